@@ -1,0 +1,20 @@
+"""Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("TUI_AGENT_HOME", str(home))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name in list(__import__("os").environ):
+        if name.startswith("TEXTUAL_"):
+            monkeypatch.delenv(name, raising=False)
+    yield home

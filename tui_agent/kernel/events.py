@@ -1,0 +1,217 @@
+"""What the kernel tells the outside world, as frozen dataclasses, in emission order.
+
+The agent machine passes every emission to one `emit` callback; the loop's engine adapter turns
+them into loop events and event-log records. Emissions are facts about the past: the callback
+must not call back into the machine synchronously (queue work instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tui_agent.vocab import (
+    Finish,
+    HistoryEntry,
+    LLMError,
+    StreamEvent,
+    TokenUsage,
+    ToolCall,
+    ToolResult,
+    ToolUpdate,
+    TurnError,
+)
+
+TurnOutcome = Literal["done", "failed", "aborted"]
+ToolState = Literal["preparing", "executing", "finishing", "succeeded", "failed", "aborted"]
+Machine = Literal["agent", "turn", "tool"]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn_id: int
+    entries: tuple[HistoryEntry, ...]  # committed on entry: notifications first, then prompts
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    turn_id: int
+    step: int
+
+
+@dataclass(frozen=True)
+class AttemptSent:
+    """The requester put an attempt on the wire (after the step gate)."""
+
+    turn_id: int
+    step: int
+    attempt: int
+
+
+@dataclass(frozen=True)
+class StreamPart:
+    """A delta of the current attempt; tool-call ids are already normalised."""
+
+    turn_id: int
+    step: int
+    event: StreamEvent
+
+
+@dataclass(frozen=True)
+class AttemptDiscarded:
+    """Partial output of the current attempt is void (retry, transport retry)."""
+
+    turn_id: int
+    step: int
+
+
+@dataclass(frozen=True)
+class UsageRecorded:
+    turn_id: int
+    step: int
+    usage: TokenUsage
+
+
+@dataclass(frozen=True)
+class Retrying:
+    turn_id: int
+    step: int
+    failed_attempt: int
+    next_attempt: int
+    max_attempts: int
+    delay_s: float
+    error: LLMError
+
+
+@dataclass(frozen=True)
+class StepCompleted:
+    """The assistant entry of a step, with usage and finish, before any tool runs."""
+
+    turn_id: int
+    step: int
+    entry: HistoryEntry
+    finish: Finish | None
+
+
+@dataclass(frozen=True)
+class StepFailed:
+    turn_id: int
+    step: int
+    error: TurnError
+
+
+@dataclass(frozen=True)
+class ToolsSpawned:
+    turn_id: int
+    step: int
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
+class ToolStateChanged:
+    call_id: str
+    name: str
+    state: ToolState
+
+
+@dataclass(frozen=True)
+class ToolUpdated:
+    call_id: str
+    update: ToolUpdate
+
+
+@dataclass(frozen=True)
+class ToolDetached:
+    call_id: str
+    name: str
+    ack: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """A call's outcome. `result` is what enters history (errors and aborts as text)."""
+
+    call_id: str
+    name: str
+    outcome: Literal["succeeded", "failed", "aborted"]
+    result: ToolResult
+    background: bool = False
+
+
+@dataclass(frozen=True)
+class Drained:
+    """Notifications, reminders and steers that entered history at a drain point."""
+
+    turn_id: int
+    step: int
+    entries: tuple[HistoryEntry, ...]
+
+
+@dataclass(frozen=True)
+class PromptSteered:
+    prompt_ids: tuple[str, ...]
+    entry: HistoryEntry
+
+
+@dataclass(frozen=True)
+class PromptBlocked:
+    prompt_id: str | None
+
+
+@dataclass(frozen=True)
+class PromptGateFailed:
+    prompt_id: str | None
+    error: str
+
+
+@dataclass(frozen=True)
+class TurnAborting:
+    turn_id: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    turn_id: int
+    outcome: TurnOutcome
+    produced: tuple[HistoryEntry, ...]
+    steps: int
+    error: TurnError | None = None
+    reason: str | None = None  # the abort reason when aborted
+
+
+@dataclass(frozen=True)
+class Transitioned:
+    """A state change of any machine, for the inspector and the event log's debug view."""
+
+    machine: Machine
+    machine_id: str
+    event: str
+    source: str
+    target: str
+    tags: tuple[str, ...] = field(default=())
+
+
+KernelEvent = (
+    TurnStarted
+    | StepStarted
+    | AttemptSent
+    | StreamPart
+    | AttemptDiscarded
+    | UsageRecorded
+    | Retrying
+    | StepCompleted
+    | StepFailed
+    | ToolsSpawned
+    | ToolStateChanged
+    | ToolUpdated
+    | ToolDetached
+    | ToolFinished
+    | Drained
+    | PromptSteered
+    | PromptBlocked
+    | PromptGateFailed
+    | TurnAborting
+    | TurnEnded
+    | Transitioned
+)

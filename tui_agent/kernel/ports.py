@@ -1,0 +1,77 @@
+"""The ports the kernel needs from the world, as Protocols. Adapters in `loop/adapters` fill them.
+
+- `Requester`: streams ONE LLM attempt for the history so far. It yields `RequestSent` once the
+  request is on the wire (after the loop's step gate), then deltas, and ends with `Finished` or
+  `StreamFailed`. Cancelling the consuming task must close the attempt at once.
+- `ToolRunner`: runs one call. `begin_batch` announces every call of a step first, so the
+  runner can hand the whole batch to the scheduler; `run` is then called once per call.
+- `ToolHooks`: optional `prepare` (replace or deny a call) and `finish` (rewrite a result).
+- `PromptGate`: optional verdict per queued prompt: pass, block, or pass rewritten.
+- `Sleep` / `Random`: the only clock and randomness the kernel uses, so tests control time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from tui_agent.vocab import (
+    AbortSignal,
+    HistoryEntry,
+    Message,
+    StreamEvent,
+    ToolCall,
+    ToolResult,
+    ToolUpdate,
+)
+
+Sleep = Callable[[float], Awaitable[None]]
+Random = Callable[[], float]
+
+
+class Requester(Protocol):
+    def stream(
+        self, history: Sequence[HistoryEntry], signal: AbortSignal
+    ) -> AsyncIterator[StreamEvent]: ...
+
+
+class ToolRunContext(Protocol):
+    @property
+    def signal(self) -> AbortSignal: ...
+
+    def on_update(self, update: ToolUpdate) -> None: ...
+
+    def detach(self, ack: str) -> None: ...
+
+
+class ToolRunner(Protocol):
+    def begin_batch(self, calls: Sequence[ToolCall], signal: AbortSignal) -> None: ...
+
+    async def run(self, call: ToolCall, ctx: ToolRunContext) -> ToolResult: ...
+
+
+@dataclass(frozen=True)
+class Proceed:
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class Deny:
+    result: ToolResult
+
+
+class ToolHooks(Protocol):
+    async def prepare(self, call: ToolCall) -> Proceed | Deny: ...
+
+    async def finish(self, call: ToolCall, result: ToolResult) -> ToolResult: ...
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    block: bool = False
+    message: Message | None = None  # pass with this rewrite
+
+
+class PromptGate(Protocol):
+    async def __call__(self, entry: HistoryEntry) -> GateVerdict: ...

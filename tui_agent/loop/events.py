@@ -1,0 +1,240 @@
+"""Loop events: what observers (the UI, `--output-format jsonl`) see of the running loop.
+
+Tagged by a stable `type` string, with `ts` (unix seconds). These are the loop's public words:
+observers never see kernel emissions or provider details, only these and `LoopSnapshot`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tui_agent.vocab import TokenUsage
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ts: float = Field(default_factory=time.time)
+
+
+class PromptQueued(_Event):
+    type: Literal["prompt.queued"] = "prompt.queued"
+    prompt_id: str
+    text: str
+
+
+class PromptRemoved(_Event):
+    """A queued prompt left the queue without running (cancelled, steered, blocked)."""
+
+    type: Literal["prompt.removed"] = "prompt.removed"
+    prompt_id: str
+    reason: Literal["cancelled", "steered", "blocked", "failed", "edited"]
+
+
+class PromptSteered(_Event):
+    type: Literal["prompt.steered"] = "prompt.steered"
+    prompt_ids: tuple[str, ...]
+    text: str
+
+
+class NotificationQueued(_Event):
+    type: Literal["notification.queued"] = "notification.queued"
+    source: Literal["notify", "reminder", "async-tool", "steer"]
+    text: str
+    key: str | None = None
+
+
+class TurnStarted(_Event):
+    type: Literal["turn.started"] = "turn.started"
+    turn_id: int
+    prompt_ids: tuple[str, ...]
+    texts: tuple[str, ...]  # the user-visible inputs that opened the turn, in order
+
+
+class StepStarted(_Event):
+    type: Literal["step.started"] = "step.started"
+    turn_id: int
+    step: int
+
+
+class AssistantDelta(_Event):
+    type: Literal["assistant.delta"] = "assistant.delta"
+    turn_id: int
+    step: int
+    text: str
+
+
+class ThinkingDelta(_Event):
+    type: Literal["thinking.delta"] = "thinking.delta"
+    turn_id: int
+    step: int
+    text: str
+
+
+class AttemptDiscarded(_Event):
+    """The partial output of the current attempt must be removed from the screen."""
+
+    type: Literal["attempt.discarded"] = "attempt.discarded"
+    turn_id: int
+    step: int
+
+
+class Retrying(_Event):
+    type: Literal["retrying"] = "retrying"
+    turn_id: int
+    step: int
+    attempt: int  # the attempt that comes next
+    max_attempts: int
+    delay_s: float
+    error_code: str
+    message: str
+
+
+class StepCompleted(_Event):
+    type: Literal["step.completed"] = "step.completed"
+    turn_id: int
+    step: int
+    text: str
+    thinking: str
+    finish_reason: str | None
+    usage: TokenUsage | None
+
+
+class ToolStarted(_Event):
+    type: Literal["tool.started"] = "tool.started"
+    id: str
+    name: str
+    arguments: str
+
+
+class ToolStateChanged(_Event):
+    type: Literal["tool.state"] = "tool.state"
+    id: str
+    name: str
+    state: str  # queued | awaiting_approval | running | detached | done | failed | aborted
+
+
+class ToolUpdated(_Event):
+    type: Literal["tool.updated"] = "tool.updated"
+    id: str
+    text: str
+
+
+class ToolFinished(_Event):
+    type: Literal["tool.finished"] = "tool.finished"
+    id: str
+    name: str
+    outcome: Literal["succeeded", "failed", "aborted"]
+    output: str
+    is_error: bool
+    display: dict[str, Any] | None = None
+    background: bool = False
+
+
+class ApprovalRequested(_Event):
+    type: Literal["approval.requested"] = "approval.requested"
+    request_id: str
+    call_id: str
+    name: str
+    summary: str  # what will happen, e.g. the shell command or the file and a diff
+    rule: str  # what "always" would allow, e.g. "shell: git status"
+
+
+class ApprovalResolved(_Event):
+    type: Literal["approval.resolved"] = "approval.resolved"
+    request_id: str
+    call_id: str
+    decision: Literal["once", "always", "deny"]
+
+
+class Drained(_Event):
+    type: Literal["drained"] = "drained"
+    turn_id: int
+    texts: tuple[str, ...]
+
+
+class Compacted(_Event):
+    type: Literal["compacted"] = "compacted"
+    summary: str
+    tokens_before: int
+    tokens_after: int
+
+
+class TurnAborting(_Event):
+    type: Literal["turn.aborting"] = "turn.aborting"
+    turn_id: int
+    reason: str
+
+
+class UsageChanged(_Event):
+    type: Literal["usage"] = "usage"
+    total: TokenUsage
+    context_tokens: int
+    context_window: int
+
+
+class MachineTransition(_Event):
+    type: Literal["machine.transition"] = "machine.transition"
+    machine: str
+    machine_id: str
+    event: str
+    source: str
+    target: str
+
+
+class TurnResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["completed", "failed", "cancelled"]
+    steps: int
+    truncated: bool = False
+    stop_reason: str | None = None
+    reason: str | None = None  # cancelled: why
+    error: dict[str, Any] | None = None  # failed: {code, message}
+
+
+class TurnFinished(_Event):
+    type: Literal["turn.finished"] = "turn.finished"
+    turn_id: int
+    text: str  # the final assistant text, whole
+    result: TurnResult
+
+
+class Notice(_Event):
+    """Something the user should read that is not part of the conversation."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"]
+    text: str
+
+
+LoopEvent = Annotated[
+    PromptQueued
+    | PromptRemoved
+    | PromptSteered
+    | NotificationQueued
+    | TurnStarted
+    | StepStarted
+    | AssistantDelta
+    | ThinkingDelta
+    | AttemptDiscarded
+    | Retrying
+    | StepCompleted
+    | ToolStarted
+    | ToolStateChanged
+    | ToolUpdated
+    | ToolFinished
+    | ApprovalRequested
+    | ApprovalResolved
+    | Drained
+    | Compacted
+    | TurnAborting
+    | UsageChanged
+    | MachineTransition
+    | TurnFinished
+    | Notice,
+    Field(discriminator="type"),
+]
