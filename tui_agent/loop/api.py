@@ -1,0 +1,86 @@
+"""The loop's public surface, as the UI and the command line see it.
+
+`AgentLoopService` (in `service.py`) implements `LoopApi`. Observers call `subscribe` to get
+every `LoopEvent` in order, and `snapshot()` for the current picture; commands are async
+and return quickly (they queue work on the machines; they never wait for a turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
+
+ApprovalMode = Literal["ask", "auto-edit", "yolo"]
+ApprovalDecision = Literal["once", "always", "deny"]
+PromptState = Literal["pending", "running", "steered", "completed", "failed", "cancelled", "blocked"]
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    provider: str  # "openai" | "anthropic" | "scripted"
+    model: str
+    context_window: int
+    approval_mode: ApprovalMode
+    session_id: str
+    workspace: str
+    demo: bool  # the built-in scripted demo is running (no key configured)
+
+
+class PromptHandle(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def state(self) -> PromptState: ...
+
+    async def result(self) -> TurnResult: ...
+
+
+class LoopApi(Protocol):
+    @property
+    def info(self) -> LoopInfo: ...
+
+    def history(self) -> list[HistoryEntry]: ...
+
+    def snapshot(self) -> LoopSnapshot: ...
+
+    def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
+        """Call `callback` for every event from now on; returns an unsubscribe function."""
+        ...
+
+    def events(self) -> AsyncIterator[LoopEvent]: ...
+
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle: ...
+
+    async def steer(self, prompt_ids: list[str]) -> bool: ...
+
+    async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
+        """No id: cancel the active turn (`force` ends it at once). An id: drop a queued prompt."""
+        ...
+
+    async def cancel_tool(self, call_id: str) -> bool: ...
+
+    async def edit_queued(self, prompt_id: str, text: str) -> bool: ...
+
+    async def move_queued(self, prompt_id: str, offset: int) -> bool: ...
+
+    async def notify(self, text: str) -> None: ...
+
+    async def remind(self, key: str, text: str) -> None: ...
+
+    async def answer_approval(
+        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+    ) -> None: ...
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None: ...
+
+    async def compact(self) -> None: ...
+
+    async def settled(self) -> None: ...
+
+    async def close(self) -> None: ...
