@@ -36,7 +36,7 @@ diagrams: $(STAMP)
 	$(BIN)/python -m tui_agent.kernel.diagrams docs/machines
 
 screenshots: $(STAMP)
-	$(BIN)/python -m tests.ui.make_screenshots screenshots
+	$(BIN)/python tests/ui/make_screenshots.py screenshots
 
 clean:
 	rm -rf $(VENV)
