@@ -139,8 +139,9 @@ class ApprovalRequested(_Event):
     request_id: str
     call_id: str
     name: str
-    summary: str  # what will happen, e.g. the shell command or the file and a diff
+    summary: str  # one line: the shell command, or the file
     rule: str  # what "always" would allow, e.g. "shell: git status"
+    preview: str = ""  # a unified diff for edits and writes, the command for shell
 
 
 class ApprovalResolved(_Event):
