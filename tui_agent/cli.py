@@ -1,8 +1,185 @@
-"""Entry points: the full-screen TUI and the headless print mode (filled in by the loop issue)."""
+"""Entry points: the full-screen TUI (`tui-agent [PROMPT]`) and headless print mode (`-p`).
+
+The headless path never imports Textual and keeps imports lazy, so a one-shot run starts fast.
+Exit status (ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
+130 cancelled (SIGINT). The first SIGINT cancels the turn through the loop (tool processes
+ended, results back-filled, log sealed); a second one exits at once.
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui_agent.loop.factory import LoopConfig
+    from tui_agent.loop.service import AgentLoopService
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tui-agent",
+        description="A terminal coding agent. Without -p it opens the full-screen app.",
+    )
+    parser.add_argument("prompt", nargs="?", help="a first prompt (TUI) ")
+    parser.add_argument("-p", "--print", dest="print_prompt", metavar="PROMPT",
+                        help="run one turn headless and print the final answer")
+    parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
+    parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
+    parser.add_argument("--model")
+    parser.add_argument("--base-url")
+    parser.add_argument("--script", help="a JSON script for the scripted provider")
+    parser.add_argument("--max-steps", type=int)
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--continue", dest="continue_latest", action="store_true",
+                        help="continue the latest session of this workspace")
+    resume.add_argument("--resume", metavar="SESSION_ID")
+    parser.add_argument("--yolo", action="store_true", help="approve every tool call")
+    parser.add_argument("--workspace", type=Path, default=None)
+    return parser
+
 
 def main(argv: list[str] | None = None) -> int:
-    print("tui-agent: not built yet")
-    return 2
+    args_list = sys.argv[1:] if argv is None else argv
+    if args_list[:1] == ["sessions"]:
+        return _list_sessions(args_list[1:])
+    try:
+        args = _parser().parse_args(args_list)
+        if args.max_steps is not None and args.max_steps < 0:
+            raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        config = _config(args)
+    except _UsageError as exc:
+        print(f"tui-agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.print_prompt is not None:
+        return asyncio.run(_headless(config, args.print_prompt, args.output_format))
+    return _tui(config, args.prompt)
+
+
+def _config(args: argparse.Namespace) -> LoopConfig:
+    from tui_agent.loop.factory import LoopConfig
+
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        raise _UsageError(f"workspace {workspace} is not a directory")
+    if args.script is not None and not Path(args.script).is_file():
+        raise _UsageError(f"script {args.script} does not exist")
+    return LoopConfig(
+        workspace=workspace,
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        script=args.script,
+        max_steps=args.max_steps,
+        yolo=args.yolo,
+        resume=args.resume,
+        continue_latest=args.continue_latest,
+        interactive=args.print_prompt is None,
+    )
+
+
+async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
+    from tui_agent.loop.factory import LoopSetupError, open_loop
+
+    try:
+        service = await open_loop(config)
+    except LoopSetupError as exc:
+        print(f"tui-agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    interrupted = _install_sigint(service)
+    unsubscribe = _echo_events(service, output_format)
+    try:
+        if service.info.demo:
+            print("tui-agent: no API key configured; running the built-in demo provider",
+                  file=sys.stderr)
+        handle = await service.submit(prompt)
+        result = await handle.result()
+    finally:
+        unsubscribe()
+        await service.close()
+    if result.type == "completed":
+        return EXIT_OK
+    if result.type == "cancelled" or interrupted.is_set():
+        return EXIT_CANCELLED
+    if result.error is not None:
+        print(f"tui-agent: {result.error.get('code')}: {result.error.get('message')}",
+              file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _echo_events(service: AgentLoopService, output_format: str) -> object:
+    from tui_agent.loop import events as ev
+
+    def on_event(event: ev.LoopEvent) -> None:
+        if output_format == "jsonl":
+            if not isinstance(event, ev.MachineTransition):
+                sys.stdout.write(event.model_dump_json() + "\n")
+                sys.stdout.flush()
+        elif isinstance(event, ev.TurnFinished):
+            if event.text:
+                sys.stdout.write(event.text.rstrip("\n") + "\n")
+                sys.stdout.flush()
+        elif isinstance(event, ev.Retrying):
+            print(f"tui-agent: {event.error_code}: retrying in {event.delay_s:.1f}s "
+                  f"(attempt {event.attempt}/{event.max_attempts})", file=sys.stderr)
+        elif isinstance(event, ev.Notice) and event.level != "info":
+            print(f"tui-agent: {event.text}", file=sys.stderr)
+
+    return service.subscribe(on_event)
+
+
+def _install_sigint(service: AgentLoopService) -> asyncio.Event:
+    interrupted = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_sigint() -> None:
+        if interrupted.is_set():
+            os._exit(EXIT_CANCELLED)
+        interrupted.set()
+        print("\ntui-agent: cancelling (press Ctrl+C again to quit at once)", file=sys.stderr)
+        loop.create_task(service.cancel())
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    return interrupted
+
+
+def _tui(config: LoopConfig, prompt: str | None) -> int:
+    from tui_agent.ui.run import run_app
+
+    return run_app(config, prompt)
+
+
+def _list_sessions(argv: list[str]) -> int:
+    from tui_agent.session import list_sessions
+
+    parser = _Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
+    parser.add_argument("--workspace", type=Path, default=None)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(f"tui-agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    workspace = (args.workspace or Path.cwd()).resolve()
+    sessions = list_sessions(workspace)
+    if not sessions:
+        print(f"No sessions for {workspace}.")
+        return EXIT_OK
+    for info in sessions:
+        print(f"{info.session_id}  {info.title}")
+    return EXIT_OK

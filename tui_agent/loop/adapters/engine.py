@@ -1,0 +1,433 @@
+"""The engine adapter: owns the kernel's agent machine and translates what it emits.
+
+Every kernel emission becomes (1) loop events for observers, (2) event-log records through the
+journal, and (3) plain facts for the service's policy (`EngineListener`): a step finished, a
+tool result arrived, a turn ended. The service never sees kernel types; this module and its
+siblings are the only code that imports the kernel.
+
+Step bookkeeping mirrors spec section 7: `step.begin` when an attempt goes on the wire, content
+parts and tool calls when the step completes, a `tool.result` per call as it completes, and
+`step.end` when the step has no calls, after its last result, as `error` for a failed attempt,
+or `interrupted` on cancel after back-filling an aborted result for every unresolved call.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tui_agent.kernel import Agent, KernelOptions
+from tui_agent.kernel import events as k
+from tui_agent.kernel.ports import PromptGate, Requester, ToolRunner
+from tui_agent.loop import events as ev
+from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
+from tui_agent.vocab import (
+    Finish,
+    FinishReason,
+    HistoryEntry,
+    TextDelta,
+    ThinkDelta,
+    TokenUsage,
+    ToolResult,
+    TurnError,
+)
+
+_TOOL_STATE = {
+    "preparing": "queued",
+    "executing": "running",
+    "finishing": "running",
+    "succeeded": "done",
+    "failed": "failed",
+    "aborted": "aborted",
+}
+
+
+@dataclass(frozen=True)
+class StepFacts:
+    turn_id: int
+    step: int
+    usage: TokenUsage | None
+    finish: Finish | None
+    had_tool_calls: bool
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    turn_id: int
+    outcome: str  # done | failed | aborted
+    steps: int
+    produced: tuple[HistoryEntry, ...]
+    error: TurnError | None
+    reason: str | None
+
+
+class EngineListener(Protocol):
+    def publish(self, event: ev.LoopEvent) -> None: ...
+
+    def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None: ...
+
+    def step_finished(self, facts: StepFacts) -> None: ...
+
+    def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None: ...
+
+    def turn_ended(self, facts: TurnFacts) -> None: ...
+
+
+@dataclass
+class _OpenStep:
+    uuid: str
+    step: int
+    pending: list[str] = field(default_factory=list)  # call ids without a logged result
+    usage: TokenUsage | None = None
+    finish: Finish | None = None
+    completed: bool = False
+
+
+@dataclass
+class _LiveTool:
+    name: str
+    state: str
+    started_at: float
+    tail: str = ""
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        requester: Requester,
+        tool_runner: ToolRunner,
+        journal: Journal,
+        listener: EngineListener,
+        options: KernelOptions,
+        history: Sequence[HistoryEntry] = (),
+        prompt_gate: PromptGate | None = None,
+        clock: Callable[[], float],
+    ) -> None:
+        self._journal = journal
+        self._listener = listener
+        self._clock = clock
+        self._open: _OpenStep | None = None
+        self._tools: dict[str, _LiveTool] = {}
+        self._machine_states: dict[str, str] = {}
+        self._turn_id: int | None = None
+        self._step = 0
+        self.agent = Agent(
+            requester,
+            tool_runner,
+            self._on_kernel_event,
+            options=options,
+            prompt_gate=prompt_gate,
+            history=history,
+        )
+
+    # -- views -------------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        return self._step
+
+    @property
+    def active_turn_id(self) -> int | None:
+        return self._turn_id
+
+    def queue(self) -> tuple[QueuedPrompt, ...]:
+        return tuple(
+            QueuedPrompt(entry.meta.prompt_id or "", entry.message.text)
+            for entry in self.agent.queue
+        )
+
+    def notifications(self) -> tuple[PendingNotification, ...]:
+        pending = [
+            PendingNotification(_notification_source(entry), entry.message.text)
+            for entry in self.agent.notifications
+        ]
+        pending += [
+            PendingNotification("reminder", entry.message.text, key)
+            for key, entry in self.agent.reminders.items()
+        ]
+        return tuple(pending)
+
+    def live_tools(self) -> tuple[LiveTool, ...]:
+        return tuple(
+            LiveTool(call_id, tool.name, tool.state, tool.started_at, tool.tail[-400:])
+            for call_id, tool in self._tools.items()
+        )
+
+    def machine_states(self) -> dict[str, str]:
+        return dict(self._machine_states)
+
+    def set_tool_state(self, call_id: str, state: str) -> None:
+        """The executor's finer states (queued, awaiting approval, running) for a live call."""
+        tool = self._tools.get(call_id)
+        if tool is None or tool.state in ("done", "failed", "aborted", "detached"):
+            return
+        tool.state = state
+        self._listener.publish(ev.ToolStateChanged(id=call_id, name=tool.name, state=state))
+
+    # -- translation -------------------------------------------------------------------------
+    def _on_kernel_event(self, event: k.KernelEvent) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_Transitioned(self, event: k.Transitioned) -> None:
+        self._machine_states[event.machine_id] = event.target
+        self._listener.publish(
+            ev.MachineTransition(
+                machine=event.machine,
+                machine_id=event.machine_id,
+                event=event.event,
+                source=event.source,
+                target=event.target,
+            )
+        )
+
+    def _on_TurnStarted(self, event: k.TurnStarted) -> None:
+        self._turn_id = event.turn_id
+        self._step = 0
+        prompt_ids = tuple(
+            pid
+            for entry in event.entries
+            for pid in (entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ()))
+        )
+        self._journal.turn_begin(event.turn_id, prompt_ids)
+        for entry in event.entries:
+            self._journal.entry(entry)
+        self._listener.turn_started(event.turn_id, event.entries)
+        self._listener.publish(
+            ev.TurnStarted(
+                turn_id=event.turn_id,
+                prompt_ids=prompt_ids,
+                texts=tuple(entry.message.text for entry in event.entries),
+            )
+        )
+
+    def _on_StepStarted(self, event: k.StepStarted) -> None:
+        self._step = event.step
+
+    def _on_AttemptSent(self, event: k.AttemptSent) -> None:
+        self._step = event.step
+        self._open = _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
+        self._journal.step_begin(self._open.uuid, event.turn_id, event.step)
+        if event.attempt == 1:
+            self._listener.publish(ev.StepStarted(turn_id=event.turn_id, step=event.step))
+
+    def _on_StreamPart(self, event: k.StreamPart) -> None:
+        part = event.event
+        if isinstance(part, TextDelta) and part.text:
+            self._listener.publish(
+                ev.AssistantDelta(turn_id=event.turn_id, step=event.step, text=part.text)
+            )
+        elif isinstance(part, ThinkDelta) and part.text:
+            self._listener.publish(
+                ev.ThinkingDelta(turn_id=event.turn_id, step=event.step, text=part.text)
+            )
+
+    def _on_AttemptDiscarded(self, event: k.AttemptDiscarded) -> None:
+        self._end_open_step(FinishReason.ERROR)
+        self._listener.publish(ev.AttemptDiscarded(turn_id=event.turn_id, step=event.step))
+
+    def _on_UsageRecorded(self, event: k.UsageRecorded) -> None:
+        if self._open is not None:
+            self._open.usage = event.usage
+
+    def _on_Retrying(self, event: k.Retrying) -> None:
+        self._listener.publish(
+            ev.Retrying(
+                turn_id=event.turn_id,
+                step=event.step,
+                attempt=event.next_attempt,
+                max_attempts=event.max_attempts,
+                delay_s=event.delay_s,
+                error_code=event.error.code,
+                message=event.error.message,
+            )
+        )
+
+    def _on_StepCompleted(self, event: k.StepCompleted) -> None:
+        message = event.entry.message
+        step = self._open or _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
+        self._open = step
+        step.usage = event.entry.meta.usage or step.usage
+        step.finish = event.finish
+        step.completed = True
+        for part in message.content:
+            self._journal.content_part(step.uuid, part)
+        for call in message.tool_calls:
+            self._journal.tool_call(step.uuid, call)
+            step.pending.append(call.id)
+        self._listener.publish(
+            ev.StepCompleted(
+                turn_id=event.turn_id,
+                step=event.step,
+                text=message.text,
+                thinking=message.thinking,
+                finish_reason=event.finish.reason.value if event.finish else None,
+                usage=step.usage,
+            )
+        )
+        if not message.tool_calls:
+            self._finish_step(event.turn_id, had_calls=False)
+
+    def _on_StepFailed(self, event: k.StepFailed) -> None:
+        self._end_open_step(FinishReason.ERROR)
+
+    def _on_ToolsSpawned(self, event: k.ToolsSpawned) -> None:
+        now = self._clock()
+        for call in event.calls:
+            self._tools[call.id] = _LiveTool(call.name, "queued", now)
+            self._listener.publish(ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments))
+
+    def _on_ToolStateChanged(self, event: k.ToolStateChanged) -> None:
+        state = _TOOL_STATE[event.state]
+        tool = self._tools.get(event.call_id)
+        if tool is None or state == "running" and tool.state in ("running", "awaiting_approval"):
+            return
+        if state in ("done", "failed", "aborted"):
+            return  # ToolFinished carries the final state with the result
+        self.set_tool_state(event.call_id, state)
+
+    def _on_ToolUpdated(self, event: k.ToolUpdated) -> None:
+        tool = self._tools.get(event.call_id)
+        if tool is not None:
+            tool.tail = (tool.tail + event.update.text)[-2000:]
+        self._listener.publish(ev.ToolUpdated(id=event.call_id, text=event.update.text))
+
+    def _on_ToolDetached(self, event: k.ToolDetached) -> None:
+        """The ack is the call's result in history; the work goes on in the background."""
+        self.set_tool_state(event.call_id, "detached")
+        tool = self._tools.get(event.call_id)
+        if tool is not None:
+            tool.state = "detached"
+        self._record_result(event.call_id, ToolResult(output=event.ack))
+
+    def _on_ToolFinished(self, event: k.ToolFinished) -> None:
+        state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[event.outcome]
+        self._tools.pop(event.call_id, None)
+        self._listener.publish(ev.ToolStateChanged(id=event.call_id, name=event.name, state=state))
+        self._listener.publish(
+            ev.ToolFinished(
+                id=event.call_id,
+                name=event.name,
+                outcome=event.outcome,
+                output=event.result.text,
+                is_error=event.result.is_error,
+                display=event.result.display,
+                background=event.background,
+            )
+        )
+        if not event.background:
+            self._record_result(event.call_id, event.result)
+        self._listener.tool_result(event.call_id, event.result, event.background)
+
+    def _on_Drained(self, event: k.Drained) -> None:
+        for entry in event.entries:
+            self._journal.entry(entry)
+        self._listener.publish(
+            ev.Drained(turn_id=event.turn_id, texts=tuple(e.message.text for e in event.entries))
+        )
+
+    def _on_PromptSteered(self, event: k.PromptSteered) -> None:
+        for prompt_id in event.prompt_ids:
+            self._listener.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="steered"))
+        self._listener.publish(
+            ev.PromptSteered(prompt_ids=event.prompt_ids, text=event.entry.message.text)
+        )
+
+    def _on_PromptBlocked(self, event: k.PromptBlocked) -> None:
+        if event.prompt_id:
+            self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="blocked"))
+
+    def _on_PromptGateFailed(self, event: k.PromptGateFailed) -> None:
+        if event.prompt_id:
+            self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="failed"))
+        self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
+
+    def _on_TurnAborting(self, event: k.TurnAborting) -> None:
+        self._listener.publish(ev.TurnAborting(turn_id=event.turn_id, reason=event.reason))
+
+    def _on_TurnEnded(self, event: k.TurnEnded) -> None:
+        if event.outcome == "aborted":
+            self._seal_interrupted(event.produced)
+        elif self._open is not None and not self._open.completed:
+            self._end_open_step(FinishReason.ERROR)
+        for call_id, tool in list(self._tools.items()):
+            if tool.state != "detached":
+                del self._tools[call_id]
+        self._listener.turn_ended(
+            TurnFacts(
+                turn_id=event.turn_id,
+                outcome=event.outcome,
+                steps=event.steps,
+                produced=event.produced,
+                error=event.error,
+                reason=event.reason,
+            )
+        )
+        self._turn_id = None
+
+    # -- step records ------------------------------------------------------------------------
+    def _record_result(self, call_id: str, result: ToolResult) -> None:
+        step = self._open
+        if step is None or call_id not in step.pending:
+            return
+        self._journal.tool_result(call_id, result)
+        step.pending.remove(call_id)
+        if not step.pending and self._turn_id is not None:
+            self._finish_step(self._turn_id, had_calls=True)
+
+    def _finish_step(self, turn_id: int, *, had_calls: bool) -> None:
+        step = self._open
+        if step is None:
+            return
+        finish = step.finish
+        reason = FinishReason.TOOL_USE if had_calls else (finish.reason if finish else FinishReason.END_TURN)
+        if not had_calls and reason is FinishReason.TOOL_USE:
+            reason = FinishReason.OTHER
+        self._journal.step_end(step.uuid, reason, finish.raw if finish else None, step.usage)
+        self._open = None
+        self._listener.step_finished(
+            StepFacts(turn_id, step.step, step.usage, finish, had_tool_calls=had_calls)
+        )
+
+    def _end_open_step(self, reason: FinishReason) -> None:
+        if self._open is not None:
+            self._journal.step_end(self._open.uuid, reason, None, self._open.usage)
+            self._open = None
+
+    def _seal_interrupted(self, produced: tuple[HistoryEntry, ...]) -> None:
+        """Cancel: back-fill every unresolved call, keep a salvaged partial, end `interrupted`."""
+        step = self._open
+        if step is None:
+            return
+        if step.completed:
+            texts = {
+                e.message.tool_call_id: e for e in produced if e.message.role == "tool"
+            }
+            for call_id in list(step.pending):
+                entry = texts.get(call_id)
+                self._journal.tool_result(
+                    call_id,
+                    ToolResult(
+                        output=entry.message.text if entry else "aborted", is_error=True
+                    ),
+                )
+            step.pending.clear()
+        else:
+            for entry in produced:
+                if entry.meta.source == "salvaged":
+                    for part in entry.message.content:
+                        self._journal.content_part(step.uuid, part)
+        self._journal.step_end(step.uuid, FinishReason.INTERRUPTED, None, step.usage)
+        self._open = None
+
+
+def _notification_source(entry: HistoryEntry) -> str:
+    if entry.meta.source == "async-tool":
+        return "async-tool"
+    if entry.meta.in_turn:
+        return "steer"
+    return "notify"

@@ -1,0 +1,36 @@
+"""What the engine tells the event log, named by what happened (implemented in `loop.journal`)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tui_agent.loop.events import TurnResult
+from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, TokenUsage, ToolCall, ToolResult
+
+
+class Journal(Protocol):
+    def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None: ...
+
+    def entry(self, entry: HistoryEntry) -> None: ...
+
+    def step_begin(self, uuid: str, turn_id: int, step: int) -> None: ...
+
+    def content_part(self, step_uuid: str, part: ContentPart) -> None: ...
+
+    def tool_call(self, step_uuid: str, call: ToolCall) -> None: ...
+
+    def tool_result(self, call_id: str, result: ToolResult) -> None: ...
+
+    def step_end(
+        self,
+        uuid: str,
+        reason: FinishReason,
+        raw: str | None = None,
+        usage: TokenUsage | None = None,
+    ) -> None: ...
+
+    def turn_end(self, turn_id: int, result: TurnResult) -> None: ...
+
+    def compaction(
+        self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int
+    ) -> None: ...

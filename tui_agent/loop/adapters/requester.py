@@ -1,0 +1,68 @@
+"""The requester adapter: fills the kernel's Requester port with a provider, behind the gate.
+
+Before EVERY attempt it awaits the loop's step gate (max-steps, then the `on_will_begin_step`
+hooks, which may compact). Only after the gate does it build the request, fresh from context
+memory and the tool registry, so whatever a hook changed is what the model sees. The kernel's
+own view of the history is passed to `build_request`, which decides what to take from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from tui_agent.vocab import (
+    AbortSignal,
+    HistoryEntry,
+    LLMError,
+    LLMErrorKind,
+    LLMRequest,
+    RequestSent,
+    StreamEvent,
+    StreamFailed,
+)
+
+GATE_STOPPED = "The agent loop gate stopped the step."
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    proceed: bool
+    error: LLMError | None = None  # why not, when the gate stops the step
+
+
+class StreamingModel(Protocol):
+    def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]: ...
+
+
+class LoopRequester:
+    def __init__(
+        self,
+        model: Callable[[], StreamingModel],
+        gate: Callable[[AbortSignal], Awaitable[GateOutcome]],
+        build_request: Callable[[Sequence[HistoryEntry]], LLMRequest],
+    ) -> None:
+        self._model = model  # looked up per attempt: /model may switch it between steps
+        self._gate = gate
+        self._build_request = build_request
+
+    async def stream(
+        self, history: Sequence[HistoryEntry], signal: AbortSignal
+    ) -> AsyncIterator[StreamEvent]:
+        outcome = await self._gate(signal)
+        if not outcome.proceed or signal.aborted:
+            yield StreamFailed(
+                error=outcome.error or LLMError(kind=LLMErrorKind.ABORT, message=GATE_STOPPED)
+            )
+            return
+        request = self._build_request(history)
+        yield RequestSent()
+        stream = self._model().stream(request)
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()

@@ -1,0 +1,676 @@
+"""AgentLoopService: the loop the UI and the command line drive (spec section 5).
+
+It owns the prompt lifecycle (handles that settle once), the step gate the requester awaits
+before every attempt (max-steps, then the `on_will_begin_step` hooks), the three ordered hook
+slots, the error-handler chain with `retry()`, the settling order of section 5.5, the tool side
+channel (`delivery` steers, `stop_turn`), approvals as awaitable requests, the compaction overlay
+and the event fan-out. The kernel is reached only through `loop.adapters`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui_agent.loop import events as ev
+from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
+from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.requester import GateOutcome
+from tui_agent.loop.api import (
+    ApprovalDecision,
+    ApprovalMode,
+    LoopInfo,
+    PromptState,
+)
+from tui_agent.loop.hooks import Disposable, OrderedHookSlot
+from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import (
+    AbortSignal,
+    EntryMeta,
+    ErrorCode,
+    FinishReason,
+    HistoryEntry,
+    LLMError,
+    LLMErrorKind,
+    LoopError,
+    Message,
+    TokenUsage,
+    ToolResult,
+    TurnError,
+    max_steps_exceeded,
+    user_message,
+)
+
+USER_CANCELLED = "user_cancelled"
+CONTINUE_AFTER_RETRY = "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
+
+
+# -- hook contexts ---------------------------------------------------------------------------
+@dataclass
+class StepBeginContext:
+    turn_id: int
+    step: int
+    first_step_of_turn: bool
+    signal: AbortSignal
+    history: Sequence[HistoryEntry]
+
+
+@dataclass
+class StepDoneContext:
+    turn_id: int
+    step: int
+    usage: TokenUsage | None
+    finish_reason: FinishReason | None
+    stop_turn: bool = False
+
+
+@dataclass
+class PromptContext:
+    message: Message
+    is_steer: bool
+    block: bool = False
+
+
+@dataclass
+class ErrorContext:
+    turn_id: int
+    step: int
+    error: TurnError
+    retry: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class LoopErrorHandler:
+    id: str
+    match: Callable[[TurnError], bool]
+    handle: Callable[[ErrorContext], Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    max_steps: int = 0  # per turn; 0 = unlimited
+    max_attempts_per_step: int = 10
+    abort_timeout_s: float = 10.0
+    abort_grace_s: float = 2.5
+
+
+# -- prompts and turns -----------------------------------------------------------------------
+class _Prompt:
+    def __init__(self, prompt_id: str, text: str) -> None:
+        self._id = prompt_id
+        self.text = text
+        self._state: PromptState = "pending"
+        self._result: asyncio.Future[ev.TurnResult] = asyncio.get_running_loop().create_future()
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def state(self) -> PromptState:
+        return self._state
+
+    def mark(self, state: PromptState) -> None:
+        if not self._result.done():
+            self._state = state
+
+    def settle(self, state: PromptState, result: ev.TurnResult) -> None:
+        if not self._result.done():
+            self._state = state
+            self._result.set_result(result)
+
+    async def result(self) -> ev.TurnResult:
+        return await asyncio.shield(self._result)
+
+
+@dataclass
+class _Turn:
+    turn_id: int
+    started_at: float
+    prompts: list[_Prompt] = field(default_factory=list)
+    steps: int = 0  # LLM steps across every machine turn bound to this loop turn
+    step_base: int = 0  # steps of earlier machine turns (error-handler continuations)
+    truncated: bool = False
+    filtered: bool = False
+    stop_requested: bool = False
+    stop_reason: str | None = None
+    max_steps_error: LoopError | None = None
+    failed_step: TurnError | None = None
+    abort_reason: str | None = None
+    continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
+    last_text: str = ""
+
+
+class _Subscribers:
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
+
+    def add(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        self._callbacks.append(callback)
+
+        def remove() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return remove
+
+    def publish(self, event: ev.LoopEvent) -> None:
+        for callback in list(self._callbacks):
+            callback(event)
+
+
+@dataclass(eq=False)
+class _PendingApproval:
+    request_id: str
+    call_id: str
+    future: asyncio.Future[tuple[ApprovalDecision, str | None]]
+
+
+class AgentLoopService:
+    """Implements `LoopApi`. Build it with `loop.factory.open_loop` (or the test helpers)."""
+
+    def __init__(
+        self,
+        *,
+        info: LoopInfo,
+        options: LoopOptions = LoopOptions(),
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._info = info
+        self._options = options
+        self._clock = clock
+        self._subscribers = _Subscribers()
+        self._prompts: dict[str, _Prompt] = {}
+        self._ids = itertools.count(1)
+        self._active: _Turn | None = None
+        self._turns_by_machine: dict[int, _Turn] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._approvals: dict[str, _PendingApproval] = {}
+        self._usage = TokenUsage()
+        self._context_tokens = 0
+        self._closed = False
+        self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
+        self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
+        self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
+        self._error_handlers: OrderedHookSlot[ErrorContext] = OrderedHookSlot()
+        self._handler_specs: dict[str, LoopErrorHandler] = {}
+        self.engine: Engine  # bound by `bind_engine` (the factory builds both)
+        self._journal: Journal
+        self._overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
+        self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
+        self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
+        self._close_hooks: list[Callable[[], Awaitable[None]]] = []
+
+    # -- wiring (factory) --------------------------------------------------------------------
+    def bind_engine(self, engine: Engine, journal: Journal) -> None:
+        self.engine = engine
+        self._journal = journal
+
+    def on_close(self, hook: Callable[[], Awaitable[None]]) -> None:
+        self._close_hooks.append(hook)
+
+    def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
+        self._set_approval_mode = setter
+
+    async def start(self) -> None:
+        await self.engine.agent.start()
+
+    # -- LoopApi: views ----------------------------------------------------------------------
+    @property
+    def info(self) -> LoopInfo:
+        return self._info
+
+    def history(self) -> list[HistoryEntry]:
+        return list(self.view(self.engine.agent.history))
+
+    def view(self, history: Sequence[HistoryEntry]) -> Sequence[HistoryEntry]:
+        """The history the model sees: the kernel's, with a compaction overlay applied."""
+        if self._overlay is None:
+            return history
+        replaced, replacement = self._overlay
+        return (*replacement, *history[replaced:])
+
+    def snapshot(self) -> LoopSnapshot:
+        agent = self.engine.agent
+        return LoopSnapshot(
+            agent_state=agent.state,
+            turn_state=agent.turn_state,
+            active_turn_id=self.engine.active_turn_id,
+            step=self.engine.step,
+            paused=agent.paused,
+            queue=self.engine.queue(),
+            notifications=self.engine.notifications(),
+            tools=self.engine.live_tools(),
+            machine_states=self.engine.machine_states(),
+        )
+
+    @property
+    def usage(self) -> TokenUsage:
+        return self._usage
+
+    def subscribe(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        return self._subscribers.add(callback)
+
+    async def events(self) -> AsyncIterator[ev.LoopEvent]:
+        queue: asyncio.Queue[ev.LoopEvent] = asyncio.Queue()
+        remove = self.subscribe(queue.put_nowait)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            remove()
+
+    # -- LoopApi: commands -------------------------------------------------------------------
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> _Prompt:
+        if self._closed:
+            raise RuntimeError("the agent loop is closed")
+        prompt = _Prompt(f"p{next(self._ids)}", text)
+        self._prompts[prompt.id] = prompt
+        busy = self._active is not None or self.engine.agent.paused or bool(self.engine.agent.queue)
+        entry = HistoryEntry(
+            message=user_message(text),
+            meta=EntryMeta(source="input", prompt_id=prompt.id, created_at=self._clock()),
+        )
+        await self.engine.agent.submit(entry)
+        if busy and prompt.state == "pending":
+            self.publish(ev.PromptQueued(prompt_id=prompt.id, text=text))
+            if steer_if_active and self._active is not None:
+                await self.steer([prompt.id])
+        return prompt
+
+    async def steer(self, prompt_ids: list[str]) -> bool:
+        if not prompt_ids or self._active is None:
+            return False
+        taken = await self.engine.agent.steer(prompt_ids)
+        if taken:
+            for prompt_id in prompt_ids:
+                prompt = self._prompts.get(prompt_id)
+                if prompt is not None and prompt.state == "pending":
+                    prompt.mark("steered")
+                    self._active.prompts.append(prompt)
+        return taken
+
+    async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
+        if prompt_id is not None:
+            prompt = self._prompts.get(prompt_id)
+            if prompt is None:
+                return False
+            if self._active is not None and prompt in self._active.prompts:
+                return await self.cancel(force=force)
+            if not await self.engine.agent.cancel_queued(prompt_id):
+                return False
+            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="removed"))
+            self.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="cancelled"))
+            return True
+        turn = self._active
+        if turn is None:
+            return False
+        first = turn.abort_reason is None
+        turn.abort_reason = turn.abort_reason or USER_CANCELLED
+        self._deny_pending_approvals("The turn was cancelled.")
+        await self.engine.agent.abort(USER_CANCELLED)  # a second abort forces the end
+        if force and first:
+            await self.engine.agent.abort(USER_CANCELLED)
+        return True
+
+    async def cancel_tool(self, call_id: str) -> bool:
+        for pending in list(self._approvals.values()):
+            if pending.call_id == call_id and not pending.future.done():
+                pending.future.set_result(("deny", "The user stopped this call."))
+        return await self.engine.agent.abort_tool(call_id, "user_stopped_call")
+
+    async def edit_queued(self, prompt_id: str, text: str) -> bool:
+        prompt = self._prompts.get(prompt_id)
+        if prompt is None or not await self.engine.agent.edit_queued(prompt_id, user_message(text)):
+            return False
+        prompt.text = text
+        self.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="edited"))
+        self.publish(ev.PromptQueued(prompt_id=prompt_id, text=text))
+        return True
+
+    async def move_queued(self, prompt_id: str, offset: int) -> bool:
+        return await self.engine.agent.move_queued(prompt_id, offset)
+
+    async def notify(self, text: str) -> None:
+        entry = HistoryEntry(
+            message=user_message(text), meta=EntryMeta(source="notify", created_at=self._clock())
+        )
+        await self.engine.agent.notify(entry)
+        self.publish(ev.NotificationQueued(source="notify", text=text))
+
+    async def remind(self, key: str, text: str) -> None:
+        entry = HistoryEntry(
+            message=user_message(text),
+            meta=EntryMeta(source="reminder", key=key, created_at=self._clock()),
+        )
+        await self.engine.agent.remind(key, entry)
+        self.publish(ev.NotificationQueued(source="reminder", text=text, key=key))
+
+    async def answer_approval(
+        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+    ) -> None:
+        pending = self._approvals.get(request_id)
+        if pending is not None and not pending.future.done():
+            pending.future.set_result((decision, reason))
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        self._set_approval_mode(mode)
+        self._info = LoopInfo(**{**self._info.__dict__, "approval_mode": mode})
+        self.publish(ev.Notice(level="info", text=f"Approval mode: {mode}"))
+
+    async def compact(self) -> None:
+        if self._compactor is None:
+            self.publish(ev.Notice(level="warning", text="Compaction is not available."))
+            return
+        await self._compact_now(self.engine.agent.history)
+
+    async def settled(self) -> None:
+        while True:
+            await self.engine.agent.idle()
+            while self._tasks:
+                await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            if self._active is None and self.engine.agent.turn_state is None:
+                if not self.engine.agent.queue and not self.engine.agent.notifications:
+                    return
+            await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._active is not None:
+            await self.cancel()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._options.abort_timeout_s + 1):
+                    await self.engine.agent.idle()
+        await self.engine.agent.close()
+        for task in list(self._tasks):
+            with contextlib.suppress(Exception):
+                await task
+        for prompt in self._prompts.values():
+            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="closed"))
+        for hook in self._close_hooks:
+            await hook()
+
+    # -- registration ------------------------------------------------------------------------
+    def register_loop_error_handler(
+        self, handler: LoopErrorHandler, *, before: str | None = None, after: str | None = None
+    ) -> Disposable:
+        self._handler_specs[handler.id] = handler
+
+        async def run(ctx: ErrorContext, next_: Callable[[ErrorContext | None], Awaitable[None]]) -> None:
+            await next_(None)  # the chain is only used for its order; see `_run_error_chain`
+
+        disposable = self._error_handlers.register(handler.id, run, before=before, after=after)
+
+        def dispose() -> None:
+            disposable.dispose()
+            self._handler_specs.pop(handler.id, None)
+
+        return Disposable(dispose)
+
+    def set_compactor(self, compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]]) -> None:
+        """`compactor(history)` returns (replacement entries, summary text, before, after)."""
+        self._compactor = compactor
+
+    # -- approvals (called by the tools' Approvals through the factory) -----------------------
+    async def ask_approval(
+        self, request_id: str, call_id: str, name: str, summary: str, rule: str
+    ) -> tuple[ApprovalDecision, str | None]:
+        future: asyncio.Future[tuple[ApprovalDecision, str | None]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._approvals[request_id] = _PendingApproval(request_id, call_id, future)
+        self.publish(
+            ev.ApprovalRequested(
+                request_id=request_id, call_id=call_id, name=name, summary=summary, rule=rule
+            )
+        )
+        try:
+            decision, reason = await future
+        finally:
+            self._approvals.pop(request_id, None)
+        self.publish(ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision))
+        return decision, reason
+
+    def _deny_pending_approvals(self, reason: str) -> None:
+        for pending in list(self._approvals.values()):
+            if not pending.future.done():
+                pending.future.set_result(("deny", reason))
+
+    # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
+    async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
+        turn = self._active
+        if turn is None or signal.aborted or turn.abort_reason is not None:
+            return GateOutcome(False)
+        if turn.stop_requested:
+            return GateOutcome(False)
+        step = turn.step_base + self.engine.step
+        max_steps = self._options.max_steps
+        if max_steps > 0 and step > max_steps:
+            turn.max_steps_error = max_steps_exceeded(max_steps)
+            return GateOutcome(False)
+        ctx = StepBeginContext(
+            turn_id=self.engine.active_turn_id or turn.turn_id,
+            step=step,
+            first_step_of_turn=step == 1,
+            signal=signal,
+            history=self.view(history),
+        )
+        try:
+            await self.on_will_begin_step.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            turn.failed_step = LoopError(
+                code=ErrorCode.HANDLER_FAILED, message=f"on_will_begin_step hook failed: {exc}"
+            )
+            return GateOutcome(False)
+        return GateOutcome(not signal.aborted)
+
+    async def prompt_gate(self, message: Message) -> PromptContext:
+        ctx = PromptContext(message=message, is_steer=False)
+        await self.on_before_submit_prompt.run(ctx)
+        return ctx
+
+    # -- EngineListener ----------------------------------------------------------------------
+    def publish(self, event: ev.LoopEvent) -> None:
+        self._subscribers.publish(event)
+
+    def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        turn = self._active
+        if turn is None or not turn.continuing:
+            turn = _Turn(turn_id=turn_id, started_at=self._clock())
+            self._active = turn
+        else:
+            turn.continuing = False
+            turn.step_base = turn.steps
+        self._turns_by_machine[turn_id] = turn
+        for entry in entries:
+            ids = entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
+            for prompt_id in ids:
+                prompt = self._prompts.get(prompt_id)
+                if prompt is not None and prompt not in turn.prompts:
+                    prompt.mark("running")
+                    turn.prompts.append(prompt)
+
+    def step_finished(self, facts: StepFacts) -> None:
+        turn = self._turns_by_machine.get(facts.turn_id)
+        if turn is None:
+            return
+        turn.steps = turn.step_base + facts.step
+        if facts.usage is not None:
+            self._usage = self._usage + facts.usage
+            self._context_tokens = facts.usage.total
+            self.publish(
+                ev.UsageChanged(
+                    total=self._usage,
+                    context_tokens=self._context_tokens,
+                    context_window=self._info.context_window,
+                )
+            )
+        reason = facts.finish.reason if facts.finish else None
+        turn.truncated = reason is FinishReason.MAX_TOKENS
+        if reason is FinishReason.FILTERED:
+            turn.filtered = True
+        self._spawn(self._after_step(turn, facts, reason))
+
+    async def _after_step(self, turn: _Turn, facts: StepFacts, reason: FinishReason | None) -> None:
+        ctx = StepDoneContext(facts.turn_id, turn.steps, facts.usage, reason)
+        try:
+            await self.on_did_finish_step.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an after-step hook cannot fail the turn (spec 5.5)
+            self.publish(ev.Notice(level="warning", text=f"on_did_finish_step hook failed: {exc}"))
+        if ctx.stop_turn:
+            turn.stop_requested = True
+
+    def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None:
+        turn = self._active
+        if result.stop_turn and turn is not None and not background:
+            turn.stop_requested = True
+            turn.stop_reason = result.stop_turn_reason
+        if result.delivery is not None:
+            text = result.delivery.message.text
+            self._spawn(self.submit(text, steer_if_active=True))
+
+    def turn_ended(self, facts: TurnFacts) -> None:
+        turn = self._turns_by_machine.pop(facts.turn_id, None)
+        if turn is None:
+            return
+        for entry in reversed(facts.produced):
+            if entry.message.role == "assistant" and entry.message.text.strip():
+                turn.last_text = entry.message.text
+                break
+        if facts.outcome != "aborted" and facts.error is not None:
+            handler = self._matching_handler(facts.error) if turn.failed_step is None else None
+            if handler is not None and turn.abort_reason is None:
+                turn.continuing = True  # the next machine turn belongs to this loop turn
+                self._spawn(self._run_error_handler(turn, facts, handler))
+                return
+        self._settle(turn, self._outcome(turn, facts))
+
+    # -- settling ----------------------------------------------------------------------------
+    def _outcome(self, turn: _Turn, facts: TurnFacts) -> LoopRunResult:
+        steps = max(turn.steps, turn.step_base + facts.steps)
+        if turn.failed_step is not None and turn.abort_reason is None:
+            return Failed(steps, turn.failed_step)
+        if facts.outcome == "aborted" or turn.abort_reason is not None:
+            return Cancelled(steps, turn.abort_reason or facts.reason or "aborted")
+        if turn.filtered:
+            return Failed(
+                steps,
+                LoopError(
+                    code=ErrorCode.PROVIDER_FILTERED,
+                    message="Provider safety policy blocked the response.",
+                ),
+            )
+        if turn.max_steps_error is not None:
+            return Failed(steps, turn.max_steps_error)
+        if turn.stop_requested:
+            return Completed(steps, turn.truncated, turn.stop_reason)
+        if facts.outcome == "failed":
+            error = facts.error or LoopError(code=ErrorCode.INTERNAL, message="The turn failed.")
+            return Failed(steps, error)
+        return Completed(steps, turn.truncated, turn.stop_reason)
+
+    def _settle(self, turn: _Turn, result: LoopRunResult) -> None:
+        if self._active is turn:
+            self._active = None
+        wire = to_turn_result(result)
+        state: PromptState = {
+            "completed": "completed",
+            "failed": "failed",
+            "cancelled": "cancelled",
+        }[wire.type]  # type: ignore[assignment]
+        for prompt in turn.prompts:
+            prompt.settle(state, wire)
+        self.publish(ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire))
+        self._journal.turn_end(turn.turn_id, wire)
+
+    def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
+        for handler_id in self._error_handlers.ids:
+            spec = self._handler_specs.get(handler_id)
+            if spec is not None and spec.match(error):
+                return spec
+        return None
+
+    async def _run_error_handler(
+        self, turn: _Turn, facts: TurnFacts, handler: LoopErrorHandler
+    ) -> None:
+        error = facts.error
+        assert error is not None
+        retried = False
+
+        def retry() -> None:
+            nonlocal retried
+            retried = True
+
+        ctx = ErrorContext(turn_id=facts.turn_id, step=turn.steps, error=error, retry=retry)
+        try:
+            kept = await handler.handle(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            turn.continuing = False
+            self._settle(
+                turn,
+                Failed(
+                    turn.steps,
+                    LoopError(code=ErrorCode.HANDLER_FAILED, message=f"{handler.id}: {exc}"),
+                ),
+            )
+            return
+        if kept and retried and not self._closed:
+            await self.engine.agent.notify(
+                HistoryEntry(
+                    message=user_message(CONTINUE_AFTER_RETRY),
+                    meta=EntryMeta(source="notify", created_at=self._clock()),
+                )
+            )
+            return
+        turn.continuing = False
+        if turn not in self._turns_by_machine.values():
+            self._settle(turn, Failed(turn.steps, error))
+
+    # -- compaction --------------------------------------------------------------------------
+    async def _compact_now(self, history: Sequence[HistoryEntry]) -> bool:
+        assert self._compactor is not None
+        outcome = await self._compactor(self.view(history))
+        if outcome is None:
+            return False
+        replacement, summary, before, after = outcome
+        self._overlay = (len(history), tuple(replacement))
+        self._context_tokens = after
+        self.publish(ev.Compacted(summary=summary, tokens_before=before, tokens_after=after))
+        return True
+
+    async def compact_in_gate(self, history: Sequence[HistoryEntry]) -> bool:
+        if self._compactor is None:
+            return False
+        return await self._compact_now(history)
+
+    # -- tasks -------------------------------------------------------------------------------
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.publish(ev.Notice(level="error", text=f"internal error: {exc!r}"))
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def is_context_overflow(error: TurnError) -> bool:
+    return isinstance(error, LLMError) and error.kind is LLMErrorKind.CONTEXT_OVERFLOW
