@@ -1,0 +1,95 @@
+"""History and its persistence: event records, the event log, folding, projection, compaction.
+
+`EventLog` appends records to a session's `events.jsonl` without blocking the loop;
+`read_log` reads them back; `fold` turns records into a well-formed history (repairing a step
+a crash or cancel left open); `project` turns history into the messages the model is sent;
+`ContextMemory` holds the live history and estimates its size; `compact` summarises it.
+"""
+
+from tui_agent.context._compaction import (
+    SUMMARY_INSTRUCTIONS,
+    CompactionFailed,
+    CompactionResult,
+    SummaryModel,
+    compact,
+    render_transcript,
+    split_for_compaction,
+)
+from tui_agent.context._fold import INTERRUPTED_TOOL_OUTPUT, Fold, fold, interrupted_result
+from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log
+from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
+from tui_agent.context._projection import (
+    EMPTY_OUTPUT,
+    ERROR_EMPTY_OUTPUT,
+    ERROR_PREFIX,
+    project,
+    project_tool_result,
+    tool_result_text,
+)
+from tui_agent.context._records import (
+    FORMAT_VERSION,
+    Compaction,
+    ContentPartDone,
+    Entry,
+    Notification,
+    Prompt,
+    Record,
+    Reminder,
+    SessionMeta,
+    Steer,
+    StepBegin,
+    StepEnd,
+    ToolCallStarted,
+    ToolResultRecorded,
+    TurnBegin,
+    TurnEnd,
+    TurnOutcome,
+)
+from tui_agent.context._summary import SUMMARY_KEY, is_summary, summary_entry
+
+__all__ = [
+    "EMPTY_OUTPUT",
+    "ERROR_EMPTY_OUTPUT",
+    "ERROR_PREFIX",
+    "FORMAT_VERSION",
+    "INTERRUPTED_TOOL_OUTPUT",
+    "SUMMARY_INSTRUCTIONS",
+    "SUMMARY_KEY",
+    "Compaction",
+    "CompactionFailed",
+    "CompactionResult",
+    "ContentPartDone",
+    "ContextMemory",
+    "Entry",
+    "EventLog",
+    "EventLogError",
+    "Fold",
+    "Notification",
+    "Prompt",
+    "Record",
+    "Reminder",
+    "SessionMeta",
+    "Steer",
+    "StepBegin",
+    "StepEnd",
+    "SummaryModel",
+    "ToolCallStarted",
+    "ToolResultRecorded",
+    "TurnBegin",
+    "TurnEnd",
+    "TurnOutcome",
+    "compact",
+    "estimate_tokens",
+    "fold",
+    "interrupted_result",
+    "is_summary",
+    "message_tokens",
+    "parse_log",
+    "project",
+    "project_tool_result",
+    "read_log",
+    "render_transcript",
+    "split_for_compaction",
+    "summary_entry",
+    "tool_result_text",
+]

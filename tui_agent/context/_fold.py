@@ -1,0 +1,252 @@
+"""Folding event-log records back into history, repairing what a crash or a cancel left open.
+
+The rules (spec section 7): a `step.begin` opens an assistant; its content parts and tool
+calls collect on it; results collect per call id. The open step is settled at a successful
+`step.end`, at the next `step.begin`, or at the end of the log: unanswered calls get an error
+result saying the tool was interrupted, an assistant with neither calls nor substantive
+content is dropped, and messages that arrived meanwhile (deferred, so they never split a tool
+exchange) follow it. `step.end{interrupted|error}` changes nothing: a failed attempt's partial
+stays open until the next step decides its fate. A `compaction` replaces everything before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tui_agent.context._records import (
+    Compaction,
+    ContentPartDone,
+    Entry,
+    Notification,
+    Prompt,
+    Record,
+    Reminder,
+    SessionMeta,
+    Steer,
+    StepBegin,
+    StepEnd,
+    ToolCallStarted,
+    ToolResultRecorded,
+    TurnBegin,
+    TurnEnd,
+)
+from tui_agent.context._summary import summary_entry
+from tui_agent.vocab import (
+    ContentPart,
+    EntryMeta,
+    Finish,
+    FinishReason,
+    HistoryEntry,
+    Message,
+    TextPart,
+    TokenUsage,
+    ToolCall,
+    is_vacuous,
+)
+
+INTERRUPTED_TOOL_OUTPUT = (
+    "Tool execution was interrupted before its result was recorded. "
+    "Do not assume the tool completed successfully."
+)
+
+_UNSEALING = frozenset({FinishReason.INTERRUPTED, FinishReason.ERROR})
+
+
+@dataclass
+class _OpenStep:
+    uuid: str | None  # None: adopted from existing history, takes the first uuid it sees
+    created_at: float | None
+    content: list[ContentPart] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    results: dict[str, HistoryEntry] = field(default_factory=dict)
+    finish: Finish | None = None
+    usage: TokenUsage | None = None
+    model: str | None = None
+    message_id: str | None = None
+
+    def owns(self, step_uuid: str) -> bool:
+        if self.uuid is None:
+            self.uuid = step_uuid
+        return self.uuid == step_uuid
+
+    @property
+    def pending(self) -> list[str]:
+        return [call.id for call in self.calls if call.id not in self.results]
+
+    def settled(self) -> list[HistoryEntry]:
+        if not self.calls and all(is_vacuous(part) for part in self.content):
+            return []
+        assistant = HistoryEntry(
+            message=Message(
+                role="assistant", content=tuple(self.content), tool_calls=tuple(self.calls)
+            ),
+            meta=EntryMeta(
+                source="llm",
+                created_at=self.created_at,
+                model=self.model,
+                usage=self.usage,
+                finish=self.finish,
+                message_id=self.message_id,
+            ),
+        )
+        answers = [self.results.get(call.id) or interrupted_result(call.id) for call in self.calls]
+        return [assistant, *answers]
+
+
+class Fold:
+    """Incremental fold: `apply` records in log order, read `entries()` at any point."""
+
+    def __init__(self, entries: Iterable[HistoryEntry] = ()) -> None:
+        self._committed: list[HistoryEntry] = []
+        self._open: _OpenStep | None = None
+        self._deferred: list[HistoryEntry] = []
+        self._reset(list(entries))
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        """Call ids of the open step that have no result yet, in call order."""
+        return tuple(self._open.pending) if self._open is not None else ()
+
+    def entries(self) -> list[HistoryEntry]:
+        """The history as if the log ended here (the open step settled), without settling it."""
+        return [*self._committed, *self._settled_tail()]
+
+    def settle(self) -> None:
+        self._committed.extend(self._settled_tail())
+        self._open = None
+        self._deferred = []
+
+    def extend(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.apply(record)
+
+    def apply(self, record: Record) -> None:
+        match record:
+            case StepBegin():
+                self.settle()
+                self._open = _OpenStep(uuid=record.uuid, created_at=record.ts)
+            case ContentPartDone():
+                if self._open is not None and self._open.owns(record.step_uuid):
+                    self._open.content.append(record.part)
+            case ToolCallStarted():
+                step = self._open
+                if (
+                    step is not None
+                    and step.owns(record.step_uuid)
+                    and all(call.id != record.call.id for call in step.calls)
+                ):
+                    step.calls.append(record.call)
+            case ToolResultRecorded():
+                step = self._open
+                if step is not None and record.call_id in step.pending:
+                    step.results[record.call_id] = _result_entry(record)
+            case StepEnd():
+                self._end_step(record)
+            case Prompt():
+                meta = EntryMeta(source="input", prompt_id=record.prompt_id, created_at=record.ts)
+                self._append(HistoryEntry(message=record.message, meta=meta))
+            case Notification() | Reminder() | Steer() | Entry():
+                self._append(record.entry)
+            case Compaction():
+                self._reset([summary_entry(record.summary, created_at=record.ts), *record.kept])
+            case SessionMeta() | TurnBegin() | TurnEnd():
+                pass
+
+    def _end_step(self, record: StepEnd) -> None:
+        step = self._open
+        if step is None or not step.owns(record.uuid) or record.finish_reason in _UNSEALING:
+            return
+        step.finish = Finish(reason=record.finish_reason, raw=record.raw_finish_reason)
+        step.usage = record.usage
+        step.model = record.model
+        step.message_id = record.message_id
+        self.settle()
+
+    def _append(self, entry: HistoryEntry) -> None:
+        # While a step is open its assistant is not placed yet; anything appended now goes
+        # after the step's tool results, so it can never split an exchange.
+        if self._open is not None:
+            self._deferred.append(entry)
+        else:
+            self._committed.append(entry)
+
+    def _settled_tail(self) -> list[HistoryEntry]:
+        step = self._open.settled() if self._open is not None else []
+        return [*step, *self._deferred]
+
+    def _reset(self, entries: list[HistoryEntry]) -> None:
+        """Start over from `entries`, adopting a trailing exchange whose results are missing."""
+        self._open = None
+        self._deferred = []
+        start = _unfinished_exchange_start(entries)
+        if start is None:
+            self._committed = entries
+            return
+        assistant = entries[start]
+        step = _OpenStep(
+            uuid=None,
+            created_at=assistant.meta.created_at,
+            content=list(assistant.message.content),
+            calls=list(assistant.message.tool_calls),
+            finish=assistant.meta.finish,
+            usage=assistant.meta.usage,
+            model=assistant.meta.model,
+            message_id=assistant.meta.message_id,
+        )
+        for answer in entries[start + 1 :]:
+            if answer.message.tool_call_id is not None:
+                step.results.setdefault(answer.message.tool_call_id, answer)
+        self._committed = entries[:start]
+        self._open = step
+
+
+def _unfinished_exchange_start(entries: list[HistoryEntry]) -> int | None:
+    """Index of a last assistant whose calls are not all answered by the tool messages after it."""
+    for index in range(len(entries) - 1, -1, -1):
+        message = entries[index].message
+        if message.role == "tool":
+            continue
+        if message.role != "assistant" or not message.tool_calls:
+            return None
+        answered = {entry.message.tool_call_id for entry in entries[index + 1 :]}
+        ids = {call.id for call in message.tool_calls}
+        return None if ids <= answered else index
+    return None
+
+
+def _result_entry(record: ToolResultRecorded) -> HistoryEntry:
+    content: tuple[ContentPart, ...] = (
+        record.output
+        if not isinstance(record.output, str)
+        else (TextPart(text=record.output),)
+        if record.output
+        else ()
+    )
+    return HistoryEntry(
+        message=Message(
+            role="tool", content=content, tool_call_id=record.call_id, is_error=record.is_error
+        ),
+        meta=EntryMeta(source="tool", note=record.note, created_at=record.ts),
+    )
+
+
+def interrupted_result(call_id: str) -> HistoryEntry:
+    """The error result a call gets when the log ends (or moves on) without its result."""
+    return HistoryEntry(
+        message=Message(
+            role="tool",
+            content=(TextPart(text=INTERRUPTED_TOOL_OUTPUT),),
+            tool_call_id=call_id,
+            is_error=True,
+        ),
+        meta=EntryMeta(source="tool"),
+    )
+
+
+def fold(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> list[HistoryEntry]:
+    """The well-formed history `records` describe (on top of `entries`), open step settled."""
+    folder = Fold(entries)
+    folder.extend(records)
+    folder.settle()
+    return folder.entries()

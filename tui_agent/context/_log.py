@@ -1,0 +1,225 @@
+"""The append-only event log of a session: writing records as JSONL and reading them back.
+
+Writes never block the event loop: `write` queues a record and returns at once (the loop's
+journal calls it from synchronous callbacks), a background task writes queued records in
+order, flushes after each batch and fsyncs when a batch holds a durable record (step end,
+turn end, compaction). `append` and `drain` wait for the disk, `close` drains and closes.
+
+A crash can tear the last line. Reading ignores a torn last line silently; opening a log for
+append first repairs it (terminates it when it is a whole record, cuts it off otherwise), so a
+new record never glues onto garbage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiofiles
+import aiofiles.os
+from pydantic import ValidationError
+
+from tui_agent.context._records import RECORD_ADAPTER, RECORD_TYPES, RECORDS_ADAPTER, Record
+
+_TAIL_CHUNK = 64 * 1024
+
+
+class EventLogError(Exception):
+    """The log cannot be written, or a line in its middle is not a record."""
+
+
+@dataclass
+class _Item:
+    data: bytes  # empty for a pure barrier (drain)
+    durable: bool
+    done: asyncio.Future[None] | None
+
+
+class EventLog:
+    def __init__(self, path: Path | str, *, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self._fsync_enabled = fsync
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+        self._closed = False
+        self.records_written = 0
+        self.fsyncs = 0
+
+    def write(self, record: Record) -> None:
+        """Queue `record` for writing; returns at once. Order of calls is order on disk."""
+        self._put(_Item(_encode(record), type(record).durable, None))
+
+    async def append(self, record: Record) -> None:
+        """Write `record` and wait until it is flushed (and fsynced if it is durable)."""
+        done = asyncio.get_running_loop().create_future()
+        self._put(_Item(_encode(record), type(record).durable, done))
+        await done
+
+    async def drain(self) -> None:
+        """Wait until every record queued so far is written, flushed and fsynced."""
+        if self._task is None and self._error is None:
+            return
+        done = asyncio.get_running_loop().create_future()
+        self._put(_Item(b"", True, done))
+        await done
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            await self.drain()
+        finally:
+            self._closed = True
+            if self._task is not None:
+                self._task.cancel()
+                try:
+                    await self._task
+                except asyncio.CancelledError:
+                    pass
+                self._task = None
+
+    def _put(self, item: _Item) -> None:
+        if self._error is not None:
+            raise EventLogError(f"cannot write {self.path}: {self._error}") from self._error
+        if self._closed:
+            raise EventLogError(f"{self.path} is closed")
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"event-log:{self.path.name}"
+            )
+        self._queue.put_nowait(item)
+
+    async def _run(self) -> None:
+        try:
+            await aiofiles.os.makedirs(self.path.parent, exist_ok=True)
+            await _repair_tail(self.path)
+            async with aiofiles.open(self.path, "ab") as file:
+                while True:
+                    batch = [await self._queue.get()]
+                    while not self._queue.empty():
+                        batch.append(self._queue.get_nowait())
+                    await self._write_batch(file, batch)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # disk full, permissions: every waiter learns of it
+            self._error = exc
+            self._fail_waiters(exc)
+
+    async def _write_batch(self, file: Any, batch: list[_Item]) -> None:
+        try:
+            chunk = b"".join(item.data for item in batch)
+            if chunk:
+                await file.write(chunk)
+                await file.flush()
+                self.records_written += sum(1 for item in batch if item.data)
+            if self._fsync_enabled and any(item.durable for item in batch):
+                # Resolved at call time (not bound at import) so tests can observe it.
+                await asyncio.to_thread(os.fsync, file.fileno())
+                self.fsyncs += 1
+        except Exception as exc:
+            for item in batch:
+                if item.done is not None and not item.done.done():
+                    item.done.set_exception(EventLogError(f"cannot write {self.path}: {exc}"))
+            raise
+        for item in batch:
+            if item.done is not None and not item.done.done():
+                item.done.set_result(None)
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item.done is not None and not item.done.done():
+                item.done.set_exception(EventLogError(f"cannot write {self.path}: {exc}"))
+
+
+def _encode(record: Record) -> bytes:
+    return record.model_dump_json().encode() + b"\n"
+
+
+async def _repair_tail(path: Path) -> None:
+    """Terminate or cut off a last line that a crash left without its newline."""
+    if not await aiofiles.os.path.exists(path):
+        return
+    async with aiofiles.open(path, "r+b") as file:
+        size = await file.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        await file.seek(size - 1)
+        if await file.read(1) == b"\n":
+            return
+        start = size
+        tail = b""
+        while start > 0:
+            start = max(0, start - _TAIL_CHUNK)
+            await file.seek(start)
+            tail = await file.read(size - start)
+            newline = tail.rfind(b"\n")
+            if newline >= 0:
+                start += newline + 1
+                tail = tail[newline + 1 :]
+                break
+        if _parse_line(tail) is not None:
+            await file.seek(size)
+            await file.write(b"\n")
+        else:
+            await file.truncate(start)
+
+
+def _parse_line(line: bytes) -> Record | None:
+    try:
+        return RECORD_ADAPTER.validate_json(line)
+    except ValidationError:
+        return None
+
+
+async def read_log(path: Path | str) -> list[Record]:
+    """Every record of the log at `path`, in order; a missing file is an empty log."""
+    path = Path(path)
+    if not await aiofiles.os.path.exists(path):
+        return []
+    async with aiofiles.open(path, "rb") as file:
+        data = await file.read()
+    return parse_log(data, source=str(path))
+
+
+def parse_log(data: bytes, *, source: str = "event log") -> list[Record]:
+    """Parse JSONL `data`: a torn last line is ignored, unknown record types are skipped."""
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    if not lines:
+        return []
+    try:
+        # One call into pydantic's Rust core for the whole file is many times faster than one
+        # per line; any bad line sends us down the careful path below.
+        return RECORDS_ADAPTER.validate_json(b"[" + b",".join(lines) + b"]")
+    except ValidationError:
+        pass
+    records: list[Record] = []
+    last = len(lines) - 1
+    for number, line in enumerate(lines):
+        record = _parse_line(line)
+        if record is not None:
+            records.append(record)
+        elif number == last or _is_unknown_type(line):
+            continue
+        else:
+            raise EventLogError(
+                f"{source}: line {_line_number(data, line)} is not a valid event record"
+            )
+    return records
+
+
+def _is_unknown_type(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("type") not in RECORD_TYPES
+
+
+def _line_number(data: bytes, line: bytes) -> int:
+    return data[: data.find(line)].count(b"\n") + 1

@@ -1,0 +1,185 @@
+"""Event-log records: the words `events.jsonl` is written in, one JSON object per line.
+
+Each record is a frozen pydantic model tagged by a stable `type` (written first on the line)
+and stamped with `ts` (unix seconds). The loop writes them as things happen; `fold` turns them
+back into history. `durable` records (step and turn ends, compactions) are fsynced: they are
+the points a crash must never lose. Unknown `type`s written by a newer version are skipped on
+read, so the format can grow without breaking older readers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, ClassVar, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, Message, TokenUsage, ToolCall
+
+FORMAT_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Declared here so that every line starts with its type; subclasses narrow it to a Literal.
+    type: str
+    ts: float = Field(default_factory=time.time)
+
+    durable: ClassVar[bool] = False
+
+
+class SessionMeta(_Record):
+    """The first line of a session's log. Never carries credentials, only names."""
+
+    type: Literal["session.meta"] = "session.meta"
+    session_id: str
+    workspace: str
+    version: int = FORMAT_VERSION
+    provider: str | None = None
+    model: str | None = None
+
+
+class TurnBegin(_Record):
+    type: Literal["turn.begin"] = "turn.begin"
+    turn_id: int
+    prompt_ids: tuple[str, ...] = ()
+
+
+class Prompt(_Record):
+    """A user input entering history (the rewritten text, when a prompt gate rewrote it)."""
+
+    type: Literal["prompt"] = "prompt"
+    prompt_id: str
+    message: Message
+
+
+class Notification(_Record):
+    type: Literal["notification"] = "notification"
+    entry: HistoryEntry
+
+
+class Reminder(_Record):
+    type: Literal["reminder"] = "reminder"
+    key: str
+    entry: HistoryEntry
+
+
+class Steer(_Record):
+    type: Literal["steer"] = "steer"
+    prompt_ids: tuple[str, ...]
+    entry: HistoryEntry
+
+
+class Entry(_Record):
+    """Any other history entry appended outside a step (async-tool notices, salvaged text)."""
+
+    type: Literal["entry"] = "entry"
+    entry: HistoryEntry
+
+
+class StepBegin(_Record):
+    type: Literal["step.begin"] = "step.begin"
+    uuid: str
+    turn_id: int
+    step: int
+
+
+class ContentPartDone(_Record):
+    """One completed content part of the open step (text, or think with its signature)."""
+
+    type: Literal["content.part"] = "content.part"
+    step_uuid: str
+    part: ContentPart
+
+
+class ToolCallStarted(_Record):
+    type: Literal["tool.call"] = "tool.call"
+    step_uuid: str
+    call: ToolCall
+
+
+class ToolResultRecorded(_Record):
+    """A call's result as the model will see it; `display` is for the UI only."""
+
+    type: Literal["tool.result"] = "tool.result"
+    call_id: str
+    output: str | tuple[ContentPart, ...] = ""
+    is_error: bool = False
+    note: str | None = None
+    display: dict[str, Any] | None = None
+    duration_ms: float | None = None
+
+
+class StepEnd(_Record):
+    """`interrupted` and `error` end an attempt without sealing it (see `fold`)."""
+
+    type: Literal["step.end"] = "step.end"
+    uuid: str
+    finish_reason: FinishReason
+    raw_finish_reason: str | None = None
+    usage: TokenUsage | None = None
+    model: str | None = None
+    message_id: str | None = None
+
+    durable: ClassVar[bool] = True
+
+
+class Compaction(_Record):
+    """From here on the history is the summary message followed by `kept`."""
+
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    kept: tuple[HistoryEntry, ...] = ()
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+    durable: ClassVar[bool] = True
+
+
+class TurnOutcome(BaseModel):
+    """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["completed", "failed", "cancelled"]
+    steps: int
+    truncated: bool = False
+    stop_reason: str | None = None
+    reason: str | None = None
+    error: dict[str, Any] | None = None
+
+
+class TurnEnd(_Record):
+    type: Literal["turn.end"] = "turn.end"
+    turn_id: int
+    result: TurnOutcome
+
+    durable: ClassVar[bool] = True
+
+
+Record = Annotated[
+    SessionMeta
+    | TurnBegin
+    | Prompt
+    | Notification
+    | Reminder
+    | Steer
+    | Entry
+    | StepBegin
+    | ContentPartDone
+    | ToolCallStarted
+    | ToolResultRecorded
+    | StepEnd
+    | Compaction
+    | TurnEnd,
+    Field(discriminator="type"),
+]
+
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+RECORDS_ADAPTER: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
+
+# Derived from the union so a new record type cannot be forgotten here.
+RECORD_TYPES: frozenset[str] = frozenset(
+    member.model_fields["type"].default for member in get_args(get_args(Record)[0])
+)
