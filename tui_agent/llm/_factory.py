@@ -1,0 +1,45 @@
+"""`make_provider`: settings in, a ready provider out.
+
+Keys and base URLs not given in the settings come from the environment (`OPENAI_API_KEY`,
+`OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), as the official SDKs do. A key
+stays optional for OpenAI-compatible servers: Ollama and local vLLM need none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import httpx
+
+from tui_agent.llm._anthropic import AnthropicProvider
+from tui_agent.llm._demo import DemoScript
+from tui_agent.llm._openai import OpenAIProvider
+from tui_agent.llm._scripted import ScriptedProvider
+from tui_agent.llm._settings import Provider, ProviderSettings
+
+_ENV = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+}
+
+
+def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> Provider:
+    """Build the provider the settings describe; a given client is borrowed, never closed.
+
+    Raises `ScriptFormatError` (a `ValueError`) for an unreadable script file: that is a
+    configuration problem for the caller, not a stream failure.
+    """
+    if settings.kind == "scripted":
+        if settings.script_path is not None:
+            return ScriptedProvider.from_file(settings.script_path, model=settings.model)
+        return ScriptedProvider(DemoScript(settings.workspace), model=settings.model)
+    key_name, url_name = _ENV[settings.kind]
+    settings = dataclasses.replace(
+        settings,
+        api_key=settings.api_key or os.environ.get(key_name) or None,
+        base_url=settings.base_url or os.environ.get(url_name) or None,
+    )
+    if settings.kind == "openai":
+        return OpenAIProvider(settings, client)
+    return AnthropicProvider(settings, client)

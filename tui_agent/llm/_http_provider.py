@@ -1,0 +1,108 @@
+"""What the two HTTP providers share: the client they own (or borrow), and the edge where
+parsed events are yielded and every failure becomes a `StreamFailed` value.
+
+A protocol supplies a URL, headers, a JSON body and a fresh `StreamParser` per attempt; the
+parser turns server-sent events into stream events and raises `StreamFailure` for anything
+the provider reported as an error. Nothing below this edge escapes as an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+import httpx
+
+from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_transport
+from tui_agent.llm._settings import ProviderSettings
+from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.llm._transport import post_sse
+from tui_agent.vocab import LLMErrorKind, LLMRequest, StreamEvent, StreamFailed
+
+
+class StreamParser(Protocol):
+    @property
+    def done(self) -> bool:
+        """The provider said the stream is over ([DONE], message_stop): stop reading."""
+        ...
+
+    @property
+    def has_finish(self) -> bool:
+        """A finish reason arrived: a transport failure after it loses nothing that matters."""
+        ...
+
+    def feed(self, event: ServerSentEvent) -> list[StreamEvent]: ...
+
+    def end(self) -> list[StreamEvent]:
+        """The closing events (`Finished`), or `StreamFailure` for an empty stream."""
+        ...
+
+
+class HTTPProvider(ABC):
+    """Base of the OpenAI-compatible and Anthropic providers."""
+
+    name: str
+
+    def __init__(
+        self, settings: ProviderSettings, base_url: str, client: httpx.AsyncClient | None
+    ) -> None:
+        self.model = settings.model
+        self.settings = settings
+        self.base_url = base_url.rstrip("/")
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient()
+        self._ctx = ErrorContext(
+            provider=self.name,
+            model=settings.model,
+            secrets=(settings.api_key,) if settings.api_key else (),
+            connect_timeout_s=settings.connect_timeout_s,
+            idle_timeout_s=settings.idle_timeout_s,
+        )
+
+    @abstractmethod
+    def url(self) -> str: ...
+
+    @abstractmethod
+    def headers(self) -> dict[str, str]: ...
+
+    @abstractmethod
+    def body(self, request: LLMRequest) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def parser(self) -> StreamParser: ...
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+        parser = self.parser()
+        try:
+            payload = json.dumps(self.body(request), ensure_ascii=False).encode("utf-8")
+            events = post_sse(self._client, self.url(), self.headers(), payload, self._ctx)
+            try:
+                async for event in events:
+                    for item in parser.feed(event):
+                        yield item
+                    if parser.done:
+                        break
+            finally:
+                # Closing the inner generator leaves `client.stream`, which closes the response.
+                await events.aclose()
+            tail = parser.end()
+        except StreamFailure as failure:
+            yield StreamFailed(error=failure.error)
+            return
+        except httpx.HTTPError as exc:
+            if not parser.has_finish:
+                yield StreamFailed(error=classify_transport(self._ctx, exc))
+                return
+            tail = parser.end()
+        except Exception as exc:  # providers never raise: an unforeseen bug is a value too
+            message = f"unexpected {type(exc).__name__}: {exc}"
+            yield StreamFailed(error=self._ctx.error(LLMErrorKind.UNKNOWN, message))
+            return
+        for item in tail:
+            yield item
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

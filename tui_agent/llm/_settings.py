@@ -1,0 +1,39 @@
+"""The provider contract: the `Provider` protocol and the settings a provider is built from."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from tui_agent.vocab import LLMRequest, StreamEvent
+
+ProviderKind = Literal["openai", "anthropic", "scripted"]
+
+
+class Provider(Protocol):
+    """Streams one LLM attempt. Failures are yielded as `StreamFailed`, never raised."""
+
+    name: str
+    model: str
+
+    def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    kind: ProviderKind
+    model: str
+    base_url: str | None = None
+    # Kept out of repr so a logged or printed settings object never shows the key.
+    api_key: str | None = field(default=None, repr=False)
+    connect_timeout_s: float = 10.0
+    idle_timeout_s: float = 120.0
+    include_usage: bool = True  # openai: send stream_options.include_usage
+    echo_reasoning: bool = False  # openai: send reasoning back on assistant messages
+    max_tokens: int | None = None
+    temperature: float | None = None
+    script_path: str | None = None  # scripted: a JSON script; None = the built-in demo
+    workspace: str | None = None  # scripted demo: the folder it walks through
