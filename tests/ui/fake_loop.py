@@ -1,0 +1,118 @@
+"""A stand-in `LoopApi` for UI tests: records every command and lets a test emit loop events.
+
+Used where a test needs a state frozen at one point (snapshots: mid-stream, retry countdown) or
+needs to see exactly which loop call a key made; flows that need real behaviour use the real
+service driven by the scripted provider (`tests/support/loops.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState
+from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
+
+INFO = LoopInfo(
+    provider="scripted",
+    model="demo-model",
+    context_window=200_000,
+    approval_mode="ask",
+    session_id="s-20261129-demo",
+    workspace="/work/project",
+    demo=True,
+)
+
+
+@dataclass
+class FakeHandle:
+    id: str
+    state: PromptState = "pending"
+
+    async def result(self) -> TurnResult:
+        return TurnResult(type="completed", steps=1)
+
+
+@dataclass
+class FakeLoop:
+    info: LoopInfo = INFO
+    entries: list[HistoryEntry] = field(default_factory=list)
+    snap: LoopSnapshot = field(
+        default_factory=lambda: LoopSnapshot("idle", None, None, 0, paused=False)
+    )
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    closed: bool = False
+    _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
+    _next: int = 0
+
+    def emit(self, *events: LoopEvent) -> None:
+        for event in events:
+            for callback in tuple(self._subscribers):
+                callback(event)
+
+    def history(self) -> list[HistoryEntry]:
+        return list(self.entries)
+
+    def snapshot(self) -> LoopSnapshot:
+        return self.snap
+
+    def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    async def events(self) -> AsyncIterator[LoopEvent]:
+        raise NotImplementedError("the UI subscribes; it never iterates events")
+        yield  # pragma: no cover
+
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> FakeHandle:
+        self._next += 1
+        self.calls.append(("submit", (text, steer_if_active)))
+        return FakeHandle(f"p{self._next}")
+
+    async def steer(self, prompt_ids: list[str]) -> bool:
+        self.calls.append(("steer", prompt_ids))
+        return True
+
+    async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
+        self.calls.append(("cancel", (prompt_id, force)))
+        return True
+
+    async def cancel_tool(self, call_id: str) -> bool:
+        self.calls.append(("cancel_tool", call_id))
+        return True
+
+    async def edit_queued(self, prompt_id: str, text: str) -> bool:
+        self.calls.append(("edit_queued", (prompt_id, text)))
+        return True
+
+    async def move_queued(self, prompt_id: str, offset: int) -> bool:
+        self.calls.append(("move_queued", (prompt_id, offset)))
+        return True
+
+    async def notify(self, text: str) -> None:
+        self.calls.append(("notify", text))
+
+    async def remind(self, key: str, text: str) -> None:
+        self.calls.append(("remind", (key, text)))
+
+    async def answer_approval(
+        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+    ) -> None:
+        self.calls.append(("answer_approval", (request_id, decision, reason)))
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        self.calls.append(("set_approval_mode", mode))
+        self.info = replace(self.info, approval_mode=mode)
+
+    async def compact(self) -> None:
+        self.calls.append(("compact", None))
+
+    async def settled(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.closed = True
+        self.calls.append(("close", None))

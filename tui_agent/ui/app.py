@@ -1,0 +1,483 @@
+"""The full-screen app: lays out the panes, owns the keys, turns widget messages into loop calls.
+
+The loop is reached only through `LoopApi`: its events go into the view model (synchronously, on
+this same asyncio loop) and the view model's changes go to the widgets; pane refreshes are
+coalesced to one per frame so a fast stream never floods the screen. Loop calls run as tasks so no
+handler waits on the loop. Keys follow ARCHITECTURE.md; the footer greys what does not apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, TextArea
+
+from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.loop.events import LoopEvent
+from tui_agent.ui import commands
+from tui_agent.ui.hooks import SessionHooks
+from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.sessions_screen import SessionPicker
+from tui_agent.ui.styles import stylesheet_paths
+from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.prompt_input import PromptInput
+from tui_agent.ui.widgets.queue_pane import QueuePane
+from tui_agent.ui.widgets.status_bar import StatusBar
+from tui_agent.ui.widgets.tools_pane import ToolsPane
+from tui_agent.ui.widgets.transcript import Transcript
+
+NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
+QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
+
+
+class TuiAgentApp(App[None]):
+    TITLE = "tui-agent"
+    CSS_PATH: ClassVar[list[str | Any]] = [str(p) for p in stylesheet_paths()]
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit_app", "Quit", priority=True),
+        Binding("escape", "cancel_turn", "Cancel", priority=True),
+        Binding("escape", "escape_idle", "Clear", priority=True),
+        Binding("ctrl+c", "interrupt", "Cancel/Clear", priority=True, show=False),
+        Binding("ctrl+s", "steer", "Steer", priority=True),
+        Binding("ctrl+t", "toggle_tools", "Tools", priority=True),
+        Binding("ctrl+n", "toggle_queue", "Queue", priority=True),
+        Binding("f2", "inspect", "Inspect", priority=True),
+    ]
+
+    def __init__(
+        self,
+        loop: LoopApi,
+        *,
+        initial_prompt: str | None = None,
+        hooks: SessionHooks | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.loop = loop
+        self.hooks = hooks or SessionHooks()
+        self.clock = clock
+        self.vm = ViewModel(loop.info, clock=clock)
+        self._initial_prompt = initial_prompt
+        self._unsubscribe: Callable[[], None] | None = None
+        self._dirty: set[str] = set()
+        self._flush_scheduled = False
+        self._last_ctrl_c: float | None = None
+        self._editing: str | None = None  # prompt id of the queued prompt being edited
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.narrow = False
+        self.transcript = Transcript(self.vm, id="transcript")
+        self.tools_pane = ToolsPane(self.vm, id="tools")
+        self.queue_pane = QueuePane(self.vm, id="queue")
+        self.status_bar = StatusBar(self.vm, id="status")
+        self.prompt_input = PromptInput(id="input")
+        self.approval_bar = ApprovalBar(id="approval")
+        self.completion = SlashCompletion(id="completion")
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield self.transcript
+            with Vertical(id="side"):
+                yield self.tools_pane
+                yield self.queue_pane
+        yield self.completion
+        yield self.approval_bar
+        yield self.prompt_input
+        yield self.status_bar
+        yield Footer(id="footer")
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.vm.listen(self._on_change)
+        self._attach_loop(self.loop)
+        self.approval_bar.display = False
+        self.completion.display = False
+        self._set_narrow(self.size.width < NARROW_BELOW)
+        self.prompt_input.focus()
+        if self._initial_prompt:
+            self._submit(self._initial_prompt, steer=False)
+
+    def _attach_loop(self, loop: LoopApi) -> None:
+        self.loop = loop
+        self.vm.reset(loop.info, loop.history(), loop.snapshot())
+        self.prompt_input.prompt_history = self.vm.history
+        self._unsubscribe = loop.subscribe(self._on_loop_event)
+
+    def on_resize(self, event: Resize) -> None:
+        self._set_narrow(event.size.width < NARROW_BELOW)
+
+    def _set_narrow(self, narrow: bool) -> None:
+        self.narrow = narrow
+        self.screen.set_class(narrow, "-narrow")
+        if not narrow:
+            self.screen.remove_class("-show-tools", "-show-queue")
+        self.status_bar.show_counts = narrow
+        self.status_bar.refresh_status()
+
+    # ------------------------------------------------------------ loop -> view model -> widgets
+
+    def _on_loop_event(self, event: LoopEvent) -> None:
+        self.vm.apply(event)
+
+    def _on_change(self, change: Change) -> None:
+        if isinstance(change, PaneChanged):
+            self._mark(change.pane)
+            return
+        self.transcript.apply(change)
+        if isinstance(change, Reset):
+            self._mark("tools", "queue", "status", "approvals", "machines")
+
+    def _mark(self, *panes: str) -> None:
+        """Coalesce pane refreshes: many events in one frame cost one redraw."""
+        self._dirty.update(panes)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.set_timer(1 / 60, self._flush_panes)
+
+    def _flush_panes(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        self._flush_scheduled = False
+        if "tools" in dirty:
+            self.tools_pane.refresh_rows()
+        if "queue" in dirty:
+            self.queue_pane.refresh_rows()
+        if "approvals" in dirty:
+            self._show_approval()
+        if "status" in dirty or "tools" in dirty or "queue" in dirty:
+            self.status_bar.refresh_status()
+        if "machines" in dirty and isinstance(self.screen, MachineInspector):
+            self.screen.refresh_machines()
+        self.refresh_bindings()
+
+    def _show_approval(self) -> None:
+        approvals = self.vm.approvals
+        had_focus = self.focused is self.approval_bar or self.approval_bar.has_focus_within
+        if approvals:
+            self.approval_bar.ask(approvals[0], len(approvals) - 1)
+            self.approval_bar.display = True
+            self.prompt_input.display = False
+            if self.focused is None or self.focused is self.prompt_input or not had_focus:
+                self.approval_bar.focus()
+        else:
+            self.approval_bar.display = False
+            self.prompt_input.display = True
+            if had_focus or self.focused is None:
+                self.prompt_input.focus()
+
+    # ------------------------------------------------------------ loop calls
+
+    def _call(self, coro: Coroutine[Any, Any, Any], what: str) -> None:
+        """Run a loop command as a task; a failure becomes a line in the transcript."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                self.vm.add_marker("error", f"{what} failed: {t.exception()}")
+
+        task.add_done_callback(done)
+
+    def _submit(self, text: str, *, steer: bool) -> None:
+        self.vm.remember_prompt(text)
+        self.transcript.action_follow()
+        self._call(self.loop.submit(text, steer_if_active=steer), "submit")
+
+    # ------------------------------------------------------------ input messages
+
+    @on(PromptInput.Submitted)
+    def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        if self.completion.display:
+            chosen = self.completion.chosen
+            self._hide_completion()
+            if chosen is not None and commands.parse(text) is None:
+                text = f"/{chosen.name}"
+        if self._editing is not None:
+            prompt_id, self._editing = self._editing, None
+            self._call(self.loop.edit_queued(prompt_id, text), "edit")
+            self._leave_edit()
+            return
+        parsed = commands.parse(text)
+        self.prompt_input.clear_input()
+        if parsed is not None:
+            self.run_slash(parsed[0].name, parsed[1])
+            return
+        self._submit(text, steer=message.steer)
+
+    @on(TextArea.Changed, "#input")
+    def _on_input_changed(self, message: TextArea.Changed) -> None:
+        text = self.prompt_input.text
+        if text.startswith("/") and " " not in text and "\n" not in text:
+            shown = self.completion.filter(text)
+            self.completion.display = shown
+            self.prompt_input.completion_open = shown
+        elif self.completion.display:
+            self._hide_completion()
+        self.refresh_bindings()
+
+    @on(PromptInput.CompletionMove)
+    def _on_completion_move(self, message: PromptInput.CompletionMove) -> None:
+        if message.key == "tab":
+            chosen = self.completion.chosen
+            if chosen is not None:
+                self.prompt_input.load_text(f"/{chosen.name}" + (" " if chosen.args else ""))
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+        else:
+            self.completion.move(-1 if message.key == "up" else 1)
+
+    @on(PromptInput.JumpToTail)
+    def _on_jump_to_tail(self) -> None:
+        self.transcript.action_follow()
+
+    def _hide_completion(self) -> None:
+        self.completion.display = False
+        self.prompt_input.completion_open = False
+
+    # ------------------------------------------------------------ pane messages
+
+    @on(ToolsPane.CancelRequested)
+    def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:
+        self._call(self.loop.cancel_tool(message.call_id), "cancel tool")
+
+    @on(QueuePane.EditRequested)
+    def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
+        self._editing = message.prompt_id
+        self.prompt_input.load_text(message.text)
+        self.prompt_input.move_cursor(self.prompt_input.document.end)
+        self.prompt_input.border_title = "editing a queued prompt: Enter saves, Esc keeps it"
+        self.prompt_input.add_class("-editing")
+        self.prompt_input.focus()
+
+    def _leave_edit(self) -> None:
+        self._editing = None
+        self.prompt_input.border_title = None
+        self.prompt_input.remove_class("-editing")
+        self.prompt_input.clear_input()
+
+    @on(QueuePane.RemoveRequested)
+    def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:
+        self._call(self.loop.cancel(message.prompt_id), "remove")
+
+    @on(QueuePane.SteerRequested)
+    def _on_steer_queued(self, message: QueuePane.SteerRequested) -> None:
+        self._call(self.loop.steer([message.prompt_id]), "steer")
+
+    @on(QueuePane.MoveRequested)
+    def _on_move_queued(self, message: QueuePane.MoveRequested) -> None:
+        self._call(self._move(message.prompt_id, message.offset), "move")
+
+    async def _move(self, prompt_id: str, offset: int) -> None:
+        if await self.loop.move_queued(prompt_id, offset):
+            self.vm.sync_queue(self.loop.snapshot())
+
+    @on(ApprovalBar.Answered)
+    def _on_approval(self, message: ApprovalBar.Answered) -> None:
+        self._call(
+            self.loop.answer_approval(message.request_id, message.decision, message.reason),
+            "approval",
+        )
+
+    # ------------------------------------------------------------ key actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        busy = self.vm.busy
+        if action == "cancel_turn":
+            return busy if not self._escape_has_local_target() else False
+        if action == "escape_idle":
+            return not (busy and not self._escape_has_local_target())
+        if action == "steer":
+            return True if self.prompt_input.text.strip() and self.prompt_input.display else None
+        if action in ("toggle_tools", "toggle_queue"):
+            return True
+        return True
+
+    def _escape_has_local_target(self) -> bool:
+        """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
+        return (
+            len(self.screen_stack) > 1
+            or self.completion.display
+            or self.approval_bar.asking_reason
+            or self._editing is not None
+        )
+
+    def action_cancel_turn(self) -> None:
+        force = self.vm.status.activity == "cancelling"
+        self._call(self.loop.cancel(force=force), "cancel")
+
+    def action_escape_idle(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.screen.dismiss(None)
+        elif self.completion.display:
+            self._hide_completion()
+        elif self.approval_bar.asking_reason:
+            self.approval_bar.cancel_reason()
+        elif self._editing is not None:
+            self._leave_edit()
+        else:
+            self.prompt_input.clear_input()
+            self.prompt_input.focus()
+
+    def action_interrupt(self) -> None:
+        now = self.clock()
+        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.action_quit_app()
+            return
+        self._last_ctrl_c = now
+        if self.vm.busy:
+            self.action_cancel_turn()
+        else:
+            self.prompt_input.clear_input()
+            self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+
+    def action_quit_app(self) -> None:
+        self._call(self._quit_sequence(), "quit")
+
+    async def _quit_sequence(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self.vm.busy:
+            await self.loop.cancel(force=True)
+        await self.loop.close()
+        self.exit()
+
+    def action_steer(self) -> None:
+        self.prompt_input.action_steer()
+
+    def action_toggle_tools(self) -> None:
+        self._toggle_pane("-show-tools", self.tools_pane)
+
+    def action_toggle_queue(self) -> None:
+        self._toggle_pane("-show-queue", self.queue_pane)
+
+    def _toggle_pane(self, css_class: str, pane: ToolsPane | QueuePane) -> None:
+        if self.narrow:
+            shown = not self.screen.has_class(css_class)
+            self.screen.remove_class("-show-tools", "-show-queue")
+            self.screen.set_class(shown, css_class)
+            if shown:
+                pane.focus()
+            else:
+                self.prompt_input.focus()
+        elif pane.has_focus:
+            self.prompt_input.focus()
+        else:
+            pane.focus()
+
+    def action_inspect(self) -> None:
+        if isinstance(self.screen, MachineInspector):
+            self.screen.dismiss(None)
+        else:
+            self.push_screen(MachineInspector(self.vm))
+
+    # ------------------------------------------------------------ slash commands
+
+    def run_slash(self, name: str, arg: str = "") -> None:
+        match name:
+            case "help":
+                self.vm.add_marker("info", commands.help_text())
+            case "new":
+                if self.hooks.new_session is not None:
+                    self._call(self._swap(self.hooks.new_session()), "/new")
+                else:
+                    self._unavailable(name)
+            case "sessions":
+                self._pick_session()
+            case "resume":
+                if arg and self.hooks.resume is not None:
+                    self._call(self._swap(self.hooks.resume(arg)), "/resume")
+                else:
+                    self._pick_session()
+            case "compact":
+                self._call(self.loop.compact(), "/compact")
+            case "model":
+                if not arg:
+                    model = self.vm.status.model
+                    self.vm.add_marker("info", f"model: {model} (/model NAME switches)")
+                elif self.hooks.switch_model is not None:
+                    self._call(self._switch_model(self.hooks.switch_model, arg), "/model")
+                else:
+                    self._unavailable(name)
+            case "approval":
+                self._set_approval(arg)
+            case "inspect":
+                self.action_inspect()
+            case "quit":
+                self.action_quit_app()
+
+    def _unavailable(self, name: str) -> None:
+        self.vm.add_marker("warning", f"/{name} is not available here")
+
+    def _set_approval(self, arg: str) -> None:
+        current = self.vm.status.approval_mode
+        if not arg:
+            mode = APPROVAL_MODES[(APPROVAL_MODES.index(current) + 1) % len(APPROVAL_MODES)]
+        elif arg in APPROVAL_MODES:
+            mode = arg
+        else:
+            modes = ", ".join(APPROVAL_MODES)
+            self.vm.add_marker("warning", f"approval mode must be one of {modes}")
+            return
+        self.loop.set_approval_mode(mode)  # the loop confirms it with a notice
+        self.vm.set_approval_mode(mode)
+
+    def _pick_session(self) -> None:
+        if self.hooks.list_sessions is None or self.hooks.resume is None:
+            self._unavailable("sessions")
+            return
+        self._call(self._pick_and_resume(), "/sessions")
+
+    async def _pick_and_resume(self) -> None:
+        assert self.hooks.list_sessions is not None and self.hooks.resume is not None
+        sessions = await self.hooks.list_sessions()
+        if not sessions:
+            self.vm.add_marker("info", "no saved sessions yet")
+            return
+        chosen = await self.push_screen_wait(SessionPicker(sessions))
+        if chosen:
+            await self._swap(self.hooks.resume(chosen))
+
+    async def _swap(self, new_loop: Awaitable[LoopApi]) -> None:
+        """Replace the loop (new session, resumed one, other model) and redraw from it."""
+        loop = await new_loop
+        old = self.loop
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._attach_loop(loop)
+        if old is not loop:
+            await old.close()
+
+    async def _switch_model(
+        self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
+    ) -> None:
+        """Reopen this session on another model: the old loop must seal its log first."""
+        session_id = self.loop.info.session_id
+        if self.vm.busy:
+            await self.loop.cancel(force=True)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.loop.close()
+        self._attach_loop(await switch(session_id, model))
+
+    # ------------------------------------------------------------ command palette
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for command in commands.COMMANDS:
+            yield SystemCommand(
+                f"/{command.name}", command.help, lambda name=command.name: self.run_slash(name)
+            )

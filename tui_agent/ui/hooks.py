@@ -1,0 +1,33 @@
+"""What the command line lends the app for commands that replace the loop.
+
+/new, /sessions, /resume and /model need a different `LoopApi` (a new session, a resumed one, or
+the same session on another model). The app cannot build one (it never sees providers or the
+session store), so the command line passes these callbacks. Each returns the new loop; the app
+unsubscribes from the old loop and closes it (callbacks never close it themselves): after the
+new one opens, except for `switch_model(session_id, model)`, which reopens the same session, so
+the old loop is closed (its log sealed) first. A callback left as None makes its command say it
+is not available. No Textual import here: the
+command line builds this object before it decides whether to load the UI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from tui_agent.loop.api import LoopApi
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    title: str  # e.g. the first prompt
+    updated: str  # already formatted for display, e.g. "2026-11-29 21:40"
+
+
+@dataclass(frozen=True)
+class SessionHooks:
+    new_session: Callable[[], Awaitable[LoopApi]] | None = None
+    list_sessions: Callable[[], Awaitable[list[SessionSummary]]] | None = None
+    resume: Callable[[str], Awaitable[LoopApi]] | None = None
+    switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None

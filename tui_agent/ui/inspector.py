@@ -1,0 +1,68 @@
+"""The live machine inspector (/inspect or F2): every machine's state and the last transitions.
+
+Reads the view model's machine table (seeded from `snapshot().machine_states`, then kept by
+`MachineTransition` events) and redraws when the app says it changed.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui_agent.ui.view_model import ViewModel
+
+TRANSITIONS_SHOWN = 40
+
+
+class MachineInspector(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f2,q", "dismiss", "Close")]
+
+    def __init__(self, vm: ViewModel) -> None:
+        super().__init__(id="inspector")
+        self.vm = vm
+        self._states = Static("", markup=False, classes="states")
+        self._transitions = Static("", markup=False, classes="transitions")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="inspector-box"):
+            yield Static("Machines (live)", classes="title")
+            yield self._states
+            yield Static("Last transitions", classes="title")
+            with VerticalScroll():
+                yield self._transitions
+
+    def on_mount(self) -> None:
+        self.refresh_machines()
+
+    def refresh_machines(self) -> None:
+        states = Table.grid(padding=(0, 2))
+        states.add_column(style="bold")
+        states.add_column()
+        order = {"agent": 0, "turn": 1}
+        machines = sorted(
+            self.vm.machines.states.items(),
+            key=lambda item: (order.get(item[0].split(":")[0], 2), item[0]),
+        )
+        for machine_id, state in machines:
+            states.add_row(machine_id, state)
+        if not machines:
+            states.add_row("(no machine has reported yet)", "")
+        self._states.update(states)
+        text = Text()
+        recent = list(self.vm.machines.transitions)[-TRANSITIONS_SHOWN:]
+        for event in reversed(recent):
+            text.append(f"{event.machine_id:<18}", style="bold")
+            text.append(f" {event.source} ")
+            text.append(f"─{event.event}→", style="dim")
+            text.append(f" {event.target}\n")
+        self._transitions.update(text or Text("(none yet)", style="dim"))
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

@@ -1,0 +1,685 @@
+"""The view model: turns the loop's events into the state the widgets draw.
+
+It owns the transcript blocks (the whole session, as plain data, so pruned widgets can be
+re-created), the live tool rows, the queue rows (in the order they will enter history), the
+pending approvals, the status line values and the machine states for the inspector. It holds no
+Textual object: widgets register a listener and receive small `Change` values, then read the
+state they need. Everything runs on the app's asyncio loop, so no locking is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tui_agent.loop.api import ApprovalMode, LoopInfo
+from tui_agent.loop.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    AssistantDelta,
+    AttemptDiscarded,
+    Compacted,
+    Drained,
+    LoopEvent,
+    MachineTransition,
+    Notice,
+    NotificationQueued,
+    PromptQueued,
+    PromptRemoved,
+    PromptSteered,
+    Retrying,
+    StepCompleted,
+    StepStarted,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    ToolStateChanged,
+    ToolUpdated,
+    TurnAborting,
+    TurnFinished,
+    TurnStarted,
+    UsageChanged,
+)
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
+
+# Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
+OUTPUT_CAP = 20_000
+TAIL_CHARS = 60
+TRANSITIONS_KEPT = 200
+
+QueueKind = Literal["prompt", "steer", "notification", "reminder"]
+UserVia = Literal["prompt", "steer", "notification"]
+MarkerKind = Literal["interrupted", "compacted", "notice", "warning", "error", "info", "stopped"]
+
+
+# ---------------------------------------------------------------- transcript blocks
+
+
+@dataclass
+class UserBlock:
+    id: int
+    text: str
+    via: UserVia = "prompt"
+
+
+@dataclass
+class TextBlock:
+    """Assistant text; `streaming` stays True until the step ends."""
+
+    id: int
+    text: str = ""
+    streaming: bool = True
+    turn_id: int = 0
+    step: int = 0
+
+
+@dataclass
+class ThinkingBlock:
+    id: int
+    text: str = ""
+    streaming: bool = True
+    turn_id: int = 0
+    step: int = 0
+
+
+@dataclass
+class ToolBlock:
+    id: int
+    call_id: str
+    name: str
+    arguments: str
+    state: str = "queued"
+    output: str = ""
+    is_error: bool = False
+    display: dict[str, Any] | None = None
+
+    @property
+    def summary(self) -> str:
+        """One line saying what the call does: the command, the path or the pattern."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return self.arguments[:80]
+        if not isinstance(args, dict):
+            return str(args)[:80]
+        for key in ("command", "path", "pattern", "file_path"):
+            if isinstance(args.get(key), str):
+                return str(args[key]).splitlines()[0] if args[key] else ""
+        return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80]
+
+    @property
+    def diff(self) -> str | None:
+        if self.display and isinstance(self.display.get("diff"), str):
+            return str(self.display["diff"])
+        return None
+
+
+@dataclass
+class RetryBlock:
+    id: int
+    attempt: int
+    max_attempts: int
+    error_code: str
+    message: str
+    deadline: float
+    resolved: bool = False
+
+
+@dataclass
+class MarkerBlock:
+    id: int
+    kind: MarkerKind
+    text: str
+
+
+Block = UserBlock | TextBlock | ThinkingBlock | ToolBlock | RetryBlock | MarkerBlock
+
+
+# ---------------------------------------------------------------- side panes and status
+
+
+@dataclass
+class ToolRow:
+    call_id: str
+    name: str
+    summary: str
+    state: str
+    started_at: float
+    tail: str = ""
+
+
+@dataclass
+class QueueRow:
+    kind: QueueKind
+    text: str
+    prompt_id: str | None = None  # prompts only: what edit/move/cancel/steer address
+    key: str | None = None  # reminders: a later reminder with the same key replaces it
+
+
+@dataclass
+class Approval:
+    request_id: str
+    call_id: str
+    name: str
+    summary: str
+    rule: str
+    preview: str = ""  # a unified diff for edits and writes, the command for shell
+
+
+@dataclass
+class Status:
+    provider: str
+    model: str
+    approval_mode: ApprovalMode
+    session_id: str
+    demo: bool
+    context_window: int
+    activity: str = "idle"  # idle | running | retrying | cancelling
+    step: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    context_tokens: int = 0
+
+    @property
+    def context_percent(self) -> int:
+        if self.context_window <= 0:
+            return 0
+        return min(100, round(100 * self.context_tokens / self.context_window))
+
+
+# ---------------------------------------------------------------- changes
+
+
+@dataclass(frozen=True)
+class BlockAdded:
+    block: Block
+
+
+@dataclass(frozen=True)
+class BlockUpdated:
+    block: Block
+
+
+@dataclass(frozen=True)
+class TextAppended:
+    block: TextBlock | ThinkingBlock
+    delta: str
+
+
+@dataclass(frozen=True)
+class StreamEnded:
+    block: TextBlock | ThinkingBlock
+
+
+@dataclass(frozen=True)
+class BlockRemoved:
+    block: Block
+
+
+@dataclass(frozen=True)
+class PaneChanged:
+    pane: Literal["tools", "queue", "status", "approvals", "machines"]
+
+
+@dataclass(frozen=True)
+class Reset:
+    """Everything changed at once (a new or resumed session): redraw from the state."""
+
+
+Change = BlockAdded | BlockUpdated | TextAppended | StreamEnded | BlockRemoved | PaneChanged | Reset
+Listener = Callable[[Change], None]
+
+
+@dataclass
+class _Machines:
+    states: dict[str, str] = field(default_factory=dict)
+    transitions: deque[MachineTransition] = field(
+        default_factory=lambda: deque(maxlen=TRANSITIONS_KEPT)
+    )
+
+
+class ViewModel:
+    """The state of the screen, kept current by `apply(event)`."""
+
+    def __init__(self, info: LoopInfo, *, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.blocks: list[Block] = []
+        self.tools: dict[str, ToolRow] = {}
+        self.queue: list[QueueRow] = []
+        self.approvals: list[Approval] = []
+        self.machines = _Machines()
+        self.status = _status_from(info)
+        self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
+        self._listeners: list[Listener] = []
+        self._next_id = 0
+        self._tool_blocks: dict[str, ToolBlock] = {}
+        self._open_text: TextBlock | None = None
+        self._open_thinking: ThinkingBlock | None = None
+        self._attempt_blocks: list[TextBlock | ThinkingBlock] = []
+        self._retry: RetryBlock | None = None
+
+    # ------------------------------------------------------------ listeners
+
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, change: Change) -> None:
+        for listener in tuple(self._listeners):
+            listener(change)
+
+    # ------------------------------------------------------------ loading and resetting
+
+    def reset(
+        self, info: LoopInfo, entries: Iterable[HistoryEntry], snapshot: LoopSnapshot
+    ) -> None:
+        """Start over for a (new or resumed) session: blocks from history, panes from snapshot."""
+        self.blocks = []
+        self.tools = {}
+        self.queue = []
+        self.approvals = []
+        self.machines = _Machines()
+        self.status = _status_from(info)
+        self._tool_blocks = {}
+        self._open_text = self._open_thinking = None
+        self._attempt_blocks = []
+        self._retry = None
+        self._load_history(entries)
+        self._load_snapshot(snapshot)
+        self._emit(Reset())
+
+    def _load_history(self, entries: Iterable[HistoryEntry]) -> None:
+        for entry in entries:
+            message = entry.message
+            if message.role == "user":
+                via: UserVia = "prompt"
+                if entry.meta.source in ("notify", "reminder", "async-tool"):
+                    via = "notification"
+                elif entry.meta.in_turn:
+                    via = "steer"
+                self.blocks.append(UserBlock(self._new_id(), message.text, via))
+                if via == "prompt":
+                    self.history.append(message.text)
+            elif message.role == "assistant":
+                if message.thinking.strip():
+                    self.blocks.append(
+                        ThinkingBlock(self._new_id(), message.thinking, streaming=False)
+                    )
+                if message.text.strip():
+                    self.blocks.append(TextBlock(self._new_id(), message.text, streaming=False))
+                for call in message.tool_calls:
+                    block = ToolBlock(self._new_id(), call.id, call.name, call.arguments)
+                    self._tool_blocks[call.id] = block
+                    self.blocks.append(block)
+            elif message.role == "tool" and message.tool_call_id in self._tool_blocks:
+                block = self._tool_blocks[message.tool_call_id]
+                block.output = message.text[-OUTPUT_CAP:]
+                block.is_error = message.is_error
+                block.state = "failed" if message.is_error else "done"
+
+    def _load_snapshot(self, snapshot: LoopSnapshot) -> None:
+        self._load_queue(snapshot)
+        for tool in snapshot.tools:
+            self.tools[tool.call_id] = ToolRow(
+                tool.call_id, tool.name, "", tool.state, tool.started_at, _tail(tool.output_tail)
+            )
+        self.machines.states.update(snapshot.machine_states)
+        if snapshot.agent_state != "idle":
+            self.status.activity = "running"
+            self.status.step = snapshot.step
+
+    def _load_queue(self, snapshot: LoopSnapshot) -> None:
+        for pending in snapshot.notifications:
+            self.queue.append(QueueRow(_queue_kind(pending.source), pending.text, key=pending.key))
+        for prompt in snapshot.queue:
+            self.queue.append(QueueRow("prompt", prompt.text, prompt_id=prompt.prompt_id))
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    # ------------------------------------------------------------ public reads
+
+    @property
+    def busy(self) -> bool:
+        return self.status.activity != "idle"
+
+    def agent_label(self) -> str:
+        """The agent state as the status bar says it."""
+        if self.approvals:
+            return "awaiting approval"
+        activity = self.status.activity
+        if activity == "running":
+            return f"step {self.status.step}" if self.status.step else "starting"
+        return activity
+
+    def add_marker(self, kind: MarkerKind, text: str) -> None:
+        """A line the UI itself writes (help, command results)."""
+        self._close_streams()
+        self._add(MarkerBlock(self._new_id(), kind, text))
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        self.status.approval_mode = mode
+        self._emit(PaneChanged("status"))
+
+    def remember_prompt(self, text: str) -> None:
+        if text.strip() and (not self.history or self.history[-1] != text):
+            self.history.append(text)
+
+    # ------------------------------------------------------------ events
+
+    def apply(self, event: LoopEvent) -> None:
+        match event:
+            case PromptQueued():
+                self._on_prompt_queued(event)
+            case PromptRemoved():
+                if event.reason != "edited":
+                    self._drop_prompts({event.prompt_id})
+            case PromptSteered():
+                self._drop_prompts(set(event.prompt_ids))
+                self._add_pending("steer", event.text, None)
+            case NotificationQueued():
+                self._add_pending(_queue_kind(event.source), event.text, event.key)
+            case TurnStarted():
+                self._on_turn_started(event)
+            case StepStarted():
+                self._close_streams()
+                self._resolve_retry()
+                self._attempt_blocks = []
+                self.status.step = event.step
+                if self.status.activity != "cancelling":
+                    self.status.activity = "running"
+                self._emit(PaneChanged("status"))
+            case AssistantDelta():
+                self._on_text(event.text, event.turn_id, event.step)
+            case ThinkingDelta():
+                self._on_thinking(event.text, event.turn_id, event.step)
+            case AttemptDiscarded():
+                self._discard_attempt()
+            case Retrying():
+                self._on_retrying(event)
+            case StepCompleted():
+                self._on_step_completed(event)
+            case ToolStarted():
+                self._on_tool_started(event)
+            case ToolStateChanged():
+                self._on_tool_state(event.id, event.state)
+            case ToolUpdated():
+                self._on_tool_output(event)
+            case ToolFinished():
+                self._on_tool_finished(event)
+            case ApprovalRequested():
+                self.approvals.append(
+                    Approval(
+                        event.request_id,
+                        event.call_id,
+                        event.name,
+                        event.summary,
+                        event.rule,
+                        event.preview,
+                    )
+                )
+                self._emit(PaneChanged("approvals"))
+                self._emit(PaneChanged("status"))
+            case ApprovalResolved():
+                self.approvals = [a for a in self.approvals if a.request_id != event.request_id]
+                self._emit(PaneChanged("approvals"))
+                self._emit(PaneChanged("status"))
+            case Drained():
+                self._on_drained(event)
+            case Compacted():
+                before, after = _k(event.tokens_before), _k(event.tokens_after)
+                self.add_marker("compacted", f"context compacted: {before} → {after} tokens")
+            case TurnAborting():
+                self.status.activity = "cancelling"
+                self._emit(PaneChanged("status"))
+            case UsageChanged():
+                self.status.tokens_in = event.total.input
+                self.status.tokens_out = event.total.output
+                self.status.context_tokens = event.context_tokens
+                self.status.context_window = event.context_window
+                self._emit(PaneChanged("status"))
+            case MachineTransition():
+                self.machines.states[event.machine_id] = event.target
+                self.machines.transitions.append(event)
+                self._emit(PaneChanged("machines"))
+            case TurnFinished():
+                self._on_turn_finished(event)
+            case Notice():
+                kind: MarkerKind = "notice" if event.level == "info" else event.level
+                self.add_marker(kind, event.text)
+
+    # ------------------------------------------------------------ event helpers
+
+    def _add(self, block: Block) -> None:
+        self.blocks.append(block)
+        self._emit(BlockAdded(block))
+
+    def _close_streams(self) -> None:
+        for block in (self._open_thinking, self._open_text):
+            if block is not None:
+                block.streaming = False
+                self._emit(StreamEnded(block))
+        self._open_text = self._open_thinking = None
+
+    def _resolve_retry(self) -> None:
+        if self._retry is not None:
+            self._retry.resolved = True
+            self._emit(BlockUpdated(self._retry))
+            self._retry = None
+
+    def _on_prompt_queued(self, event: PromptQueued) -> None:
+        # An edit is reported as removed("edited") + queued again with the same id: in place.
+        row = next((r for r in self.queue if r.prompt_id == event.prompt_id), None)
+        if row is not None:
+            row.text = event.text
+        else:
+            self.queue.append(QueueRow("prompt", event.text, prompt_id=event.prompt_id))
+        self._emit(PaneChanged("queue"))
+
+    def sync_queue(self, snapshot: LoopSnapshot) -> None:
+        """Take the queue's order from the loop (a move is not reported as an event)."""
+        self.queue = []
+        self._load_queue(snapshot)
+        self._emit(PaneChanged("queue"))
+
+    def _drop_prompts(self, prompt_ids: set[str]) -> None:
+        before = len(self.queue)
+        self.queue = [r for r in self.queue if r.prompt_id not in prompt_ids]
+        if len(self.queue) != before:
+            self._emit(PaneChanged("queue"))
+
+    def _add_pending(self, kind: QueueKind, text: str, key: str | None) -> None:
+        """Pending items enter history before any queued prompt: keep them ahead of prompts."""
+        if kind == "steer" and any(r.kind == "steer" and r.text == text for r in self.queue):
+            return  # the loop may report one steer both as PromptSteered and as a notification
+        if key is not None:
+            self.queue = [r for r in self.queue if not (r.kind == kind and r.key == key)]
+        at = next((i for i, r in enumerate(self.queue) if r.kind == "prompt"), len(self.queue))
+        self.queue.insert(at, QueueRow(kind, text, key=key))
+        self._emit(PaneChanged("queue"))
+
+    def _on_turn_started(self, event: TurnStarted) -> None:
+        self._close_streams()
+        self._drop_prompts(set(event.prompt_ids))
+        for text in event.texts:
+            self._add(UserBlock(self._new_id(), text, "prompt"))
+        self.status.activity = "running"
+        self.status.step = 0
+        self._emit(PaneChanged("status"))
+
+    def _on_text(self, text: str, turn_id: int, step: int) -> None:
+        self._resolve_retry()
+        if self._open_thinking is not None:
+            self._open_thinking.streaming = False
+            self._emit(StreamEnded(self._open_thinking))
+            self._open_thinking = None
+        block = self._open_text
+        if block is None:
+            block = self._open_text = TextBlock(self._new_id(), turn_id=turn_id, step=step)
+            self._attempt_blocks.append(block)
+            self._add(block)
+        block.text += text
+        self._emit(TextAppended(block, text))
+
+    def _on_thinking(self, text: str, turn_id: int, step: int) -> None:
+        self._resolve_retry()
+        if self._open_text is not None:
+            self._close_streams()
+        block = self._open_thinking
+        if block is None:
+            block = self._open_thinking = ThinkingBlock(self._new_id(), turn_id=turn_id, step=step)
+            self._attempt_blocks.append(block)
+            self._add(block)
+        block.text += text
+        self._emit(TextAppended(block, text))
+
+    def _discard_attempt(self) -> None:
+        self._close_streams()
+        for block in self._attempt_blocks:
+            if block in self.blocks:
+                self.blocks.remove(block)
+                self._emit(BlockRemoved(block))
+        self._attempt_blocks = []
+
+    def _on_retrying(self, event: Retrying) -> None:
+        self._discard_attempt()
+        self._resolve_retry()
+        self._retry = RetryBlock(
+            self._new_id(),
+            event.attempt,
+            event.max_attempts,
+            event.error_code,
+            event.message,
+            deadline=event.ts + event.delay_s,
+        )
+        self._add(self._retry)
+        self.status.activity = "retrying"
+        self._emit(PaneChanged("status"))
+
+    def _on_step_completed(self, event: StepCompleted) -> None:
+        # A provider that does not stream still reports the whole text here.
+        streamed = {type(b) for b in self._attempt_blocks}
+        if event.thinking.strip() and ThinkingBlock not in streamed:
+            self._add(ThinkingBlock(self._new_id(), event.thinking, streaming=False))
+        if event.text.strip() and TextBlock not in streamed:
+            self._add(TextBlock(self._new_id(), event.text, streaming=False))
+        self._close_streams()
+        self._attempt_blocks = []
+
+    def _on_tool_started(self, event: ToolStarted) -> None:
+        self._close_streams()
+        block = ToolBlock(self._new_id(), event.id, event.name, event.arguments)
+        self._tool_blocks[event.id] = block
+        self._add(block)
+        self.tools[event.id] = ToolRow(event.id, event.name, block.summary, "queued", event.ts)
+        self._emit(PaneChanged("tools"))
+
+    def _on_tool_state(self, call_id: str, state: str) -> None:
+        block = self._tool_blocks.get(call_id)
+        if block is not None and block.state != state:
+            block.state = state
+            self._emit(BlockUpdated(block))
+        row = self.tools.get(call_id)
+        if row is not None:
+            if state == "running" and row.state != "running":
+                row.started_at = self.clock()  # elapsed counts from when it really started
+            row.state = state
+            self._emit(PaneChanged("tools"))
+
+    def _on_tool_output(self, event: ToolUpdated) -> None:
+        block = self._tool_blocks.get(event.id)
+        if block is not None:
+            block.output = (block.output + event.text)[-OUTPUT_CAP:]
+            self._emit(BlockUpdated(block))
+        row = self.tools.get(event.id)
+        if row is not None:
+            row.tail = _tail(row.tail + event.text)
+            self._emit(PaneChanged("tools"))
+
+    def _on_tool_finished(self, event: ToolFinished) -> None:
+        block = self._tool_blocks.get(event.id)
+        if block is None:
+            block = ToolBlock(self._new_id(), event.id, event.name, "")
+            self._tool_blocks[event.id] = block
+            self._add(block)
+        block.state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[event.outcome]
+        block.output = event.output[-OUTPUT_CAP:]
+        block.is_error = event.is_error
+        block.display = event.display
+        self._emit(BlockUpdated(block))
+        if event.background and event.id in self.tools:
+            self.tools[event.id].state = "detached"
+        else:
+            self.tools.pop(event.id, None)
+        self.approvals = [a for a in self.approvals if a.call_id != event.id]
+        self._emit(PaneChanged("tools"))
+
+    def _on_drained(self, event: Drained) -> None:
+        self._close_streams()
+        for text in event.texts:
+            row = next((r for r in self.queue if r.kind != "prompt" and r.text == text), None)
+            via: UserVia = "steer"
+            if row is not None:
+                self.queue.remove(row)
+                via = "steer" if row.kind == "steer" else "notification"
+            self._add(UserBlock(self._new_id(), text, via))
+        self._emit(PaneChanged("queue"))
+
+    def _on_turn_finished(self, event: TurnFinished) -> None:
+        self._close_streams()
+        self._resolve_retry()
+        result = event.result
+        if result.type == "cancelled":
+            reason = f" ({result.reason})" if result.reason else ""
+            self.add_marker("interrupted", f"interrupted{reason}")
+        elif result.type == "failed":
+            error = result.error or {}
+            code = error.get("code", "error")
+            message = error.get("message") or ""
+            self.add_marker("error", f"turn failed: {code}: {message}".rstrip(": "))
+        elif result.truncated:
+            self.add_marker("stopped", f"stopped: {result.stop_reason or 'output limit'}")
+        self.status.activity = "idle"
+        self.status.step = 0
+        self.approvals = []
+        for call_id, row in list(self.tools.items()):
+            if row.state != "detached":
+                del self.tools[call_id]
+        self._emit(PaneChanged("tools"))
+        self._emit(PaneChanged("approvals"))
+        self._emit(PaneChanged("status"))
+
+
+def _status_from(info: LoopInfo) -> Status:
+    return Status(
+        provider=info.provider,
+        model=info.model,
+        approval_mode=info.approval_mode,
+        session_id=info.session_id,
+        demo=info.demo,
+        context_window=info.context_window,
+    )
+
+
+def _queue_kind(source: str) -> QueueKind:
+    if source == "steer":
+        return "steer"
+    if source == "reminder":
+        return "reminder"
+    return "notification"
+
+
+def _tail(text: str) -> str:
+    """The last non-empty line, shortened from the left so the newest characters show."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    return last[-TAIL_CHARS:]
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

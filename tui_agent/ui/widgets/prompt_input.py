@@ -1,0 +1,116 @@
+"""The prompt input: Enter sends, Ctrl+S steers, Shift+Enter / Ctrl+J / Alt+Enter add a line.
+
+Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
+`/` opens slash-command completion (Tab completes, Up/Down choose). The widget only posts
+messages; the app decides what a submit means (run, queue, steer, command, saved edit).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
+
+
+class PromptInput(TextArea):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", key_display="⏎"),
+        Binding("ctrl+j", "newline", "Newline", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str, *, steer: bool) -> None:
+            super().__init__()
+            self.text = text
+            self.steer = steer
+
+    class CompletionMove(Message):
+        """Up/Down/Tab while the slash completion is open."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    class JumpToTail(Message):
+        """End pressed with the cursor already at the end: follow the transcript again."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
+        self.prompt_history: list[str] = []
+        self._history_at: int | None = None  # index into history while walking it
+        self._draft = ""
+        self.completion_open = False
+
+    # ------------------------------------------------------------ keys
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        handled = True
+        if key == "enter":
+            self.action_submit()
+        elif key in NEWLINE_KEYS:
+            self.action_newline()
+        elif key in ("up", "down", "tab") and self.completion_open:
+            self.post_message(self.CompletionMove(key))
+        elif key == "up" and self._can_walk_history(up=True):
+            self._walk_history(-1)
+        elif key == "down" and self._history_at is not None and self._can_walk_history(up=False):
+            self._walk_history(+1)
+        elif key == "end" and self.cursor_location == self.document.end:
+            self.post_message(self.JumpToTail())
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def action_submit(self) -> None:
+        self._post_submit(steer=False)
+
+    def action_steer(self) -> None:
+        self._post_submit(steer=True)
+
+    def action_newline(self) -> None:
+        self.replace("\n", *self.selection)
+
+    def _post_submit(self, *, steer: bool) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self._history_at = None
+        self.post_message(self.Submitted(text, steer=steer))
+
+    # ------------------------------------------------------------ history
+
+    def _can_walk_history(self, *, up: bool) -> bool:
+        if not self.prompt_history:
+            return False
+        if self._history_at is None:
+            return up and not self.text
+        row = self.cursor_location[0]
+        return row == 0 if up else row == self.document.line_count - 1
+
+    def _walk_history(self, step: int) -> None:
+        if self._history_at is None:
+            self._draft = self.text
+            at = len(self.prompt_history) - 1
+        else:
+            at = self._history_at + step
+        if at >= len(self.prompt_history):
+            self._history_at = None
+            self.load_text(self._draft)
+        else:
+            self._history_at = max(0, at)
+            self.load_text(self.prompt_history[self._history_at])
+        self.move_cursor(self.document.end)
+
+    def clear_input(self) -> None:
+        self._history_at = None
+        self.load_text("")

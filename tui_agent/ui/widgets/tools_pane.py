@@ -1,0 +1,98 @@
+"""The pending tool calls pane: one row per live tool machine, selectable, `x` cancels one call.
+
+An `OptionList` (drawn line by line, so a long list stays cheap). Rows are rebuilt when the view
+model says the tools changed and once a second while something runs, so elapsed times tick.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui_agent.ui.view_model import ToolRow, ViewModel
+from tui_agent.ui.widgets.blocks import TOOL_GLYPHS
+
+STATE_WORDS = {
+    "queued": "queued",
+    "awaiting_approval": "awaiting approval",
+    "running": "running",
+    "detached": "in background",
+    "done": "done",
+    "failed": "failed",
+    "aborted": "stopped",
+}
+
+
+class ToolsPane(OptionList):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "cancel_call", "Cancel call")]
+
+    class CancelRequested(Message):
+        def __init__(self, call_id: str) -> None:
+            super().__init__()
+            self.call_id = call_id
+
+    def __init__(self, vm: ViewModel, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.vm = vm
+        self.border_title = "Tools"
+
+    def on_mount(self) -> None:
+        self.refresh_rows()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if any(row.state == "running" for row in self.vm.tools.values()):
+            self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        highlighted = self.highlighted_call_id
+        rows = list(self.vm.tools.values())
+        self.set_options([Option(self._render_row(row), id=row.call_id) for row in rows])
+        if rows:
+            ids = [row.call_id for row in rows]
+            self.highlighted = ids.index(highlighted) if highlighted in ids else 0
+        self.border_title = f"Tools ({len(rows)})" if rows else "Tools"
+        self.refresh_bindings()
+
+    @property
+    def highlighted_call_id(self) -> str | None:
+        if self.highlighted is None or self.highlighted >= self.option_count:
+            return None
+        return self.get_option_at_index(self.highlighted).id
+
+    def _render_row(self, row: ToolRow) -> Text:
+        elapsed = max(0, int(self.vm.clock() - row.started_at))
+        text = Text()
+        text.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
+        text.append(row.name, style="bold")
+        if row.summary:
+            text.append(f" {row.summary}")
+        state = STATE_WORDS.get(row.state, row.state)
+        text.append(f"\n  {state} · {_duration(elapsed)}", style="dim")
+        if row.tail:
+            text.append(f"\n  {row.tail}", style="italic dim")
+        return text
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_call":
+            call_id = self.highlighted_call_id
+            row = self.vm.tools.get(call_id) if call_id else None
+            live = row is not None and row.state in ("running", "queued", "detached")
+            return True if live else None
+        return True
+
+    def action_cancel_call(self) -> None:
+        call_id = self.highlighted_call_id
+        if call_id is not None:
+            self.post_message(self.CancelRequested(call_id))
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 60:
+        return f"{seconds}s"
+    return f"{seconds // 60}m{seconds % 60:02d}s"
