@@ -1,0 +1,218 @@
+"""The append-only event log: ordering, flush and fsync points, torn lines, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.context.context_builders import LogBuilder, entry
+from tui_agent.context import (
+    Compaction,
+    EventLog,
+    EventLogError,
+    Notification,
+    Prompt,
+    SessionMeta,
+    StepEnd,
+    TurnEnd,
+    TurnOutcome,
+    parse_log,
+    read_log,
+)
+from tui_agent.vocab import FinishReason, user_message
+
+
+@pytest.fixture
+def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def _sample() -> LogBuilder:
+    log = LogBuilder().prompt("read it")
+    turn = log.turn()
+    step = log.step()
+    log.text(step, "ok").call(step, "c1").result("c1", "body").end(step, FinishReason.TOOL_USE)
+    log.turn_end(turn)
+    return log
+
+
+async def test_records_round_trip_in_order(tmp_path: Path) -> None:
+    records = _sample().records
+    log = EventLog(tmp_path / "events.jsonl")
+
+    for record in records:
+        log.write(record)
+    await log.close()
+
+    assert await read_log(tmp_path / "events.jsonl") == records
+
+
+async def test_each_line_is_one_json_object_with_type_first(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+
+    await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+    await log.close()
+
+    line = path.read_text().splitlines()[0]
+    assert line.startswith('{"type":"prompt","ts":')
+    assert json.loads(line)["prompt_id"] == "p1"
+
+
+async def test_append_returns_once_the_record_is_readable_by_another_reader(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+
+    await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+
+    assert len(parse_log(path.read_bytes())) == 1
+    await log.close()
+
+
+async def test_only_step_end_turn_end_and_compaction_are_fsynced(
+    tmp_path: Path, fsyncs: list[int]
+) -> None:
+    log = EventLog(tmp_path / "events.jsonl")
+    durable = [
+        StepEnd(uuid="s", finish_reason=FinishReason.END_TURN),
+        TurnEnd(turn_id=1, result=TurnOutcome(type="completed", steps=1)),
+        Compaction(summary="s"),
+    ]
+
+    await log.append(SessionMeta(session_id="x", workspace="/w"))
+    await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+    assert fsyncs == []
+    for count, record in enumerate(durable, start=1):
+        await log.append(record)
+        assert len(fsyncs) == count
+    await log.close()
+
+
+async def test_drain_fsyncs_what_was_written_without_waiting(
+    tmp_path: Path, fsyncs: list[int]
+) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+    records = _sample().records[:3]
+    for record in records:
+        log.write(record)
+
+    await log.drain()
+
+    assert parse_log(path.read_bytes()) == records
+    assert len(fsyncs) == 1
+    await log.close()
+
+
+async def test_fsync_can_be_turned_off(tmp_path: Path, fsyncs: list[int]) -> None:
+    log = EventLog(tmp_path / "events.jsonl", fsync=False)
+
+    await log.append(StepEnd(uuid="s", finish_reason=FinishReason.END_TURN))
+    await log.close()
+
+    assert fsyncs == []
+    assert log.records_written == 1
+
+
+async def test_torn_last_line_is_ignored_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "events.jsonl"
+    records = _sample().records
+    whole = b"".join(r.model_dump_json().encode() + b"\n" for r in records)
+    path.write_bytes(whole + b'{"type":"step.begin","uuid":"s9","tu')
+
+    assert await read_log(path) == records
+    assert capsys.readouterr() == ("", "")
+
+
+async def test_a_bad_line_in_the_middle_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    good = Prompt(prompt_id="p1", message=user_message("hi")).model_dump_json()
+    path.write_text(f"{good}\n{{not json\n{good}\n")
+
+    with pytest.raises(EventLogError, match=r"events\.jsonl: line 2 "):
+        await read_log(path)
+
+
+async def test_unknown_record_types_from_a_newer_version_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    good = Prompt(prompt_id="p1", message=user_message("hi"))
+    path.write_text(f'{{"type":"hologram","ts":1}}\n{good.model_dump_json()}\n')
+
+    assert await read_log(path) == [good]
+
+
+async def test_missing_log_reads_as_empty(tmp_path: Path) -> None:
+    assert await read_log(tmp_path / "nothing.jsonl") == []
+
+
+async def test_reopening_after_a_torn_tail_cuts_it_before_appending(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    first = Prompt(prompt_id="p1", message=user_message("one"))
+    path.write_bytes(first.model_dump_json().encode() + b'\n{"type":"prom')
+    second = Prompt(prompt_id="p2", message=user_message("two"))
+
+    log = EventLog(path)
+    await log.append(second)
+    await log.close()
+
+    assert path.read_bytes().count(b"\n") == 2
+    assert await read_log(path) == [first, second]
+
+
+async def test_reopening_keeps_a_whole_record_that_lost_only_its_newline(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    first = Prompt(prompt_id="p1", message=user_message("one"))
+    path.write_bytes(first.model_dump_json().encode())
+    second = Prompt(prompt_id="p2", message=user_message("two"))
+
+    log = EventLog(path)
+    await log.append(second)
+    await log.close()
+
+    assert await read_log(path) == [first, second]
+
+
+async def test_a_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.mkdir()
+    log = EventLog(path)
+
+    with pytest.raises(EventLogError, match="cannot write"):
+        await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+    with pytest.raises(EventLogError):
+        log.write(Prompt(prompt_id="p2", message=user_message("again")))
+    with pytest.raises(EventLogError):
+        await log.close()
+
+
+async def test_writing_after_close_is_refused(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.jsonl")
+    await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+    await log.close()
+
+    with pytest.raises(EventLogError, match="closed"):
+        log.write(Prompt(prompt_id="p2", message=user_message("late")))
+
+
+async def test_entries_keep_their_meta_through_the_log(tmp_path: Path) -> None:
+    record = Notification(entry=entry("user", "build done", source="notify"))
+    log = EventLog(tmp_path / "events.jsonl")
+    await log.append(record)
+    await log.close()
+
+    assert (await read_log(tmp_path / "events.jsonl"))[0] == record
