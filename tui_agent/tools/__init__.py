@@ -1,0 +1,64 @@
+"""The agent's hands: the tool contract, the conflict-aware scheduler, the batch executor,
+approvals, workspace confinement and the six built-in tools.
+
+Imports only the vocabulary, pydantic, aiofiles and the standard library.
+"""
+
+from tui_agent.tools._accesses import FileAccess, FileOp, ToolAccesses, conflict, normalize_path
+from tui_agent.tools._approvals import (
+    APPROVAL_MODES,
+    ApprovalMode,
+    ApprovalRequest,
+    Approvals,
+    Ask,
+    Decision,
+    split_rule,
+)
+from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext
+from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
+from tui_agent.tools._registry import ToolRegistry, default_registry
+from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
+from tui_agent.tools._scheduler import ToolScheduler
+from tui_agent.tools._search import Glob, Grep
+from tui_agent.tools._shell import Shell, command_prefix, prefix_allows
+from tui_agent.tools._workspace import Workspace, WorkspaceError
+
+__all__ = [
+    "ABORT_GRACE_S",
+    "APPROVAL_MODES",
+    "EMPTY_OUTPUT",
+    "SKIPPED",
+    "SPILL_THRESHOLD",
+    "ApprovalMode",
+    "ApprovalRequest",
+    "Approvals",
+    "Ask",
+    "BatchExecutor",
+    "CallContext",
+    "Decision",
+    "EditFile",
+    "FileAccess",
+    "FileOp",
+    "Glob",
+    "Grep",
+    "ReadFile",
+    "Shell",
+    "Tool",
+    "ToolAborted",
+    "ToolAccesses",
+    "ToolArgs",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolScheduler",
+    "Workspace",
+    "WorkspaceError",
+    "WriteFile",
+    "command_prefix",
+    "conflict",
+    "default_registry",
+    "normalize_path",
+    "prefix_allows",
+    "split_rule",
+    "unified_diff",
+]

@@ -1,0 +1,101 @@
+"""The tool contract: a typed argument model, what a call touches, and how it runs.
+
+A tool subclasses `Tool[ArgsModel]`. The pydantic model's JSON Schema is what the model sees;
+`accesses` feeds the scheduler; `approval_rule`, `describe` and `preview` feed approvals and the
+UI; `execute` does the work with a `ToolContext` (abort signal, progress updates, detaching into
+the background, the workspace and the call id).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from tui_agent.tools._accesses import ToolAccesses
+from tui_agent.tools._workspace import Workspace
+from tui_agent.vocab import AbortSignal, ToolResult, ToolSpec, ToolUpdate
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+class ToolArgs(BaseModel):
+    """Base for argument models: unknown fields are an error the model can read and fix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolAborted(Exception):
+    """Raised by a tool that stopped because its signal aborted; `partial` is what it had."""
+
+    def __init__(self, partial: str = "") -> None:
+        super().__init__("aborted")
+        self.partial = partial
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    signal: AbortSignal
+    on_update: Callable[[ToolUpdate], None]
+    detach: Callable[[str], None]
+    workspace: Workspace
+    call_id: str
+
+
+class Tool(ABC, Generic[ArgsT]):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: type[ArgsT]
+    read_only: ClassVar[bool] = False
+    edits_files: ClassVar[bool] = False  # allowed without asking in "auto-edit" mode
+
+    def accesses(self, args: ArgsT) -> ToolAccesses:
+        return ToolAccesses.all()
+
+    def approval_rule(self, args: ArgsT) -> str:
+        """What "approve always" remembers for this call."""
+        return self.name
+
+    def matches_rule(self, pattern: str, args: ArgsT) -> bool:
+        """Whether a rule `"<name>: <pattern>"` allows this call; plain tools know no patterns."""
+        return False
+
+    def describe(self, args: ArgsT) -> str:
+        return self.name
+
+    async def preview(self, args: ArgsT) -> str:
+        """What the user approves: a diff for edits, the command for a shell call."""
+        return self.describe(args)
+
+    @abstractmethod
+    async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult: ...
+
+    def spec(self) -> ToolSpec:
+        schema = _clean_schema(self.Args.model_json_schema())
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+
+def _clean_schema(schema: Any) -> Any:
+    """Drop pydantic's titles (they repeat the field names) and show an optional field as its
+    plain type, so the model reads `"offset": {"type": "integer"}`, not an anyOf with null."""
+    if isinstance(schema, list):
+        return [_clean_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        if schema.get("default", ...) is None:
+            rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+            schema = {**next(o for o in options if o != {"type": "null"}), **rest}
+    cleaned: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            cleaned[key] = {name: _clean_schema(sub) for name, sub in value.items()}
+        else:
+            cleaned[key] = _clean_schema(value)
+    return cleaned

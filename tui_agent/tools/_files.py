@@ -1,0 +1,336 @@
+"""The file tools: `read_file`, `write_file` and `edit_file`.
+
+Reading numbers lines like `cat -n`, pages by lines (offset/limit) within a character budget
+that stays under the spill threshold, cuts very long lines, refuses binary files and decodes
+UTF-8 (BOM dropped, bad bytes replaced) or BOM-marked UTF-16. Writing creates parent folders;
+editing replaces one exact, unique match (or every match with `replace_all`). Both report a
+unified diff in `display` for the UI, and show the same diff when asking for approval. All disk
+work runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, ClassVar
+
+from pydantic import Field
+
+from tui_agent.tools._accesses import ToolAccesses
+from tui_agent.tools._base import Tool, ToolArgs, ToolContext
+from tui_agent.tools._workspace import Workspace, WorkspaceError
+from tui_agent.vocab import ToolResult, error_result
+
+DEFAULT_LIMIT = 2_000
+MAX_LINE_CHARS = 2_000
+OUTPUT_BUDGET = 40_000  # characters per read, so one read never needs to be spilled
+_SNIFF = 8_192
+_LINE_BYTES = 4 * MAX_LINE_CHARS + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+
+
+class _Refused(Exception):
+    """A file problem the model can act on; the message becomes the error result."""
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in lines)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _read_text(path: Path, shown: str) -> str:
+    """The whole file as text, for editing: refuses folders and anything but UTF-8 text, since
+    writing it back would corrupt it."""
+    if path.is_dir():
+        raise _Refused(f"{shown} is a directory, not a file.")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _Refused(f"File not found: {shown}") from None
+    try:
+        if b"\x00" in data[:_SNIFF]:
+            raise ValueError
+        return data.decode("utf-8-sig")
+    except ValueError:
+        raise _Refused(
+            f"{shown} is not UTF-8 text; edit_file would corrupt it. Use the shell to change it."
+        ) from None
+
+
+def _utf8_lines(handle: BinaryIO) -> Iterator[str]:
+    """Lines without their ending; an overlong line keeps only its start (never read whole)."""
+    while raw := handle.readline(_LINE_BYTES):
+        if not raw.endswith(b"\n"):
+            while (rest := handle.readline(_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+        yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+# --- read_file ---------------------------------------------------------------------------------
+
+
+class ReadFileArgs(ToolArgs):
+    path: str = Field(description="File path, relative to the workspace root.")
+    offset: int | None = Field(
+        default=None, ge=1, description="First line to show (1-based). Default 1."
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description=f"How many lines to show. Default {DEFAULT_LIMIT}."
+    )
+
+
+def _numbered(number: int, line: str) -> str:
+    if len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS] + f"... [line cut at {MAX_LINE_CHARS} characters]"
+    return f"{number:>6}\t{line}"
+
+
+def _read_window(path: Path, shown: str, offset: int, limit: int) -> str:
+    if path.is_dir():
+        raise _Refused(f"{shown} is a directory; use glob to list its files.")
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise _Refused(f"File not found: {shown}") from None
+    with handle:
+        head = handle.read(_SNIFF)
+        size = os.fstat(handle.fileno()).st_size
+        if not head:
+            return f"{shown} is empty."
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # UTF-16 has NUL bytes everywhere; decode it whole (such files are small in practice)
+            lines = iter((head + handle.read()).decode("utf-16", errors="replace").splitlines())
+        elif b"\x00" in head:
+            raise _Refused(f"{shown} is a binary file ({size} bytes); read_file shows text only.")
+        else:
+            handle.seek(0)
+            lines = _utf8_lines(handle)
+        out: list[str] = []
+        used = 0
+        number = 0
+        for number, line in enumerate(lines, 1):
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            if number < offset:
+                continue
+            if len(out) == limit or (out and used + len(line) > OUTPUT_BUDGET):
+                last = offset + len(out) - 1
+                out.append(
+                    f"\n[Showing lines {offset}-{last} of {shown} ({size} bytes); the file goes "
+                    f"on. Read more with offset={last + 1}.]"
+                )
+                return "\n".join(out)
+            text = _numbered(number, line)
+            out.append(text)
+            used += len(text) + 1
+        if not out:
+            raise _Refused(
+                f"{shown} has {number} lines; offset {offset} is past the end of the file."
+            )
+        return "\n".join(out)
+
+
+class ReadFile(Tool[ReadFileArgs]):
+    name = "read_file"
+    description = (
+        "Read a text file from the workspace. Lines come numbered like `cat -n` (number, tab, "
+        f"text). Shows up to {DEFAULT_LIMIT} lines from `offset` (1-based); long files say how to "
+        f"read on. Lines over {MAX_LINE_CHARS} characters are cut. Binary files are refused. "
+        "Also reads the saved full output of earlier tool calls (their output_path)."
+    )
+    Args = ReadFileArgs
+    read_only: ClassVar[bool] = True
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def accesses(self, args: ReadFileArgs) -> ToolAccesses:
+        try:
+            return ToolAccesses.read_file(str(self.workspace.resolve(args.path)))
+        except WorkspaceError:
+            return ToolAccesses.none()
+
+    def describe(self, args: ReadFileArgs) -> str:
+        return args.path
+
+    async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = self.workspace.resolve(args.path)
+            text = await asyncio.to_thread(
+                _read_window, path, args.path, args.offset or 1, args.limit or DEFAULT_LIMIT
+            )
+        except (WorkspaceError, _Refused) as error:
+            return error_result(str(error))
+        return ToolResult(output=text)
+
+
+# --- write_file --------------------------------------------------------------------------------
+
+
+class WriteFileArgs(ToolArgs):
+    path: str = Field(description="File path, relative to the workspace root.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+def _existing_text(path: Path, shown: str) -> str | None:
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise _Refused(f"{shown} is a directory; choose a file path.")
+    return _decode(path.read_bytes())
+
+
+def _write(path: Path, shown: str, content: str) -> str | None:
+    before = _existing_text(path, shown)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(content)
+    return before
+
+
+class WriteFile(Tool[WriteFileArgs]):
+    name = "write_file"
+    description = (
+        "Create a file or replace its whole content. Parent folders are created. Prefer "
+        "edit_file for changing part of an existing file."
+    )
+    Args = WriteFileArgs
+    edits_files: ClassVar[bool] = True
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def accesses(self, args: WriteFileArgs) -> ToolAccesses:
+        try:
+            return ToolAccesses.write_file(str(self.workspace.resolve(args.path, write=True)))
+        except WorkspaceError:
+            return ToolAccesses.none()
+
+    def describe(self, args: WriteFileArgs) -> str:
+        return args.path
+
+    async def preview(self, args: WriteFileArgs) -> str:
+        try:
+            path = self.workspace.resolve(args.path, write=True)
+            before = await asyncio.to_thread(_existing_text, path, args.path)
+        except (WorkspaceError, _Refused, OSError) as error:
+            return f"{args.path}: {error}"
+        return unified_diff(before or "", args.content, args.path)
+
+    async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = self.workspace.resolve(args.path, write=True)
+            before = await asyncio.to_thread(_write, path, args.path, args.content)
+        except (WorkspaceError, _Refused) as error:
+            return error_result(str(error))
+        lines = len(args.content.splitlines())
+        verb = "Created" if before is None else "Updated"
+        return ToolResult(
+            output=f"{verb} {args.path} ({lines} lines, {len(args.content)} characters).",
+            display={
+                "path": args.path,
+                "diff": unified_diff(before or "", args.content, args.path),
+            },
+        )
+
+
+# --- edit_file ---------------------------------------------------------------------------------
+
+
+class EditFileArgs(ToolArgs):
+    path: str = Field(description="File path, relative to the workspace root.")
+    old_string: str = Field(description="The exact text to replace, whitespace included.")
+    new_string: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence instead of exactly one."
+    )
+
+
+def _plan_edit(path: Path, shown: str, args: EditFileArgs) -> tuple[str, str, int]:
+    """(text before, text after, replacements) or `_Refused` with what to do instead."""
+    if args.old_string == "":
+        raise _Refused("old_string is empty. To create a file or rewrite it whole, use write_file.")
+    if args.old_string == args.new_string:
+        raise _Refused("old_string and new_string are the same; there is nothing to change.")
+    before = _read_text(path, shown)
+    old, new = args.old_string, args.new_string
+    if old not in before and "\r\n" in before and "\n" in old:
+        # the model writes "\n"; the file uses CRLF: match it in the file's own line endings
+        old, new = (s.replace("\r\n", "\n").replace("\n", "\r\n") for s in (old, new))
+    count = before.count(old)
+    if count == 0:
+        raise _Refused(
+            f"old_string was not found in {shown}. Read the file with read_file and copy the "
+            "text exactly, including indentation and line breaks."
+        )
+    if count > 1 and not args.replace_all:
+        raise _Refused(
+            f"old_string occurs {count} times in {shown}. Include more surrounding lines so it "
+            "matches exactly one place, or set replace_all to true to change every occurrence."
+        )
+    after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
+    return before, after, count if args.replace_all else 1
+
+
+def _apply_edit(path: Path, shown: str, args: EditFileArgs) -> tuple[str, str, int]:
+    before, after, count = _plan_edit(path, shown, args)
+    bom = "\ufeff" if path.read_bytes().startswith(b"\xef\xbb\xbf") else ""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(bom + after)
+    return before, after, count
+
+
+class EditFile(Tool[EditFileArgs]):
+    name = "edit_file"
+    description = (
+        "Replace text in an existing file. old_string must match the file exactly (whitespace "
+        "included) and only once, unless replace_all is true. Read the file first."
+    )
+    Args = EditFileArgs
+    edits_files: ClassVar[bool] = True
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def accesses(self, args: EditFileArgs) -> ToolAccesses:
+        try:
+            return ToolAccesses.write_file(str(self.workspace.resolve(args.path, write=True)))
+        except WorkspaceError:
+            return ToolAccesses.none()
+
+    def describe(self, args: EditFileArgs) -> str:
+        return args.path
+
+    async def preview(self, args: EditFileArgs) -> str:
+        try:
+            path = self.workspace.resolve(args.path, write=True)
+            before, after, _ = await asyncio.to_thread(_plan_edit, path, args.path, args)
+        except (WorkspaceError, _Refused, OSError) as error:
+            return f"{args.path}: {error}"
+        return unified_diff(before, after, args.path)
+
+    async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = self.workspace.resolve(args.path, write=True)
+            before, after, count = await asyncio.to_thread(_apply_edit, path, args.path, args)
+        except (WorkspaceError, _Refused) as error:
+            return error_result(str(error))
+        plural = "s" if count != 1 else ""
+        return ToolResult(
+            output=f"Edited {args.path}: {count} replacement{plural}.",
+            display={"path": args.path, "diff": unified_diff(before, after, args.path)},
+        )

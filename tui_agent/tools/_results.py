@@ -1,0 +1,130 @@
+"""Shaping a tool's result before anyone sees it: fixed texts, normalisation and spill to disk.
+
+Normalisation makes every result say something (`Tool output is empty.`), gives media-only
+output a text companion, joins text-only part lists into one string and drops a blank `note`.
+Spill keeps the model's context small: text over 50,000 characters is written whole to the
+session's spill folder and replaced by a pointer with a head and tail preview and directions
+for reading the rest with `read_file`.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import aiofiles
+import aiofiles.os
+
+from tui_agent.vocab import ContentPart, Spill, TextPart, ToolResult, error_result
+
+SPILL_THRESHOLD = 50_000
+PREVIEW_HEAD = 4_096
+PREVIEW_TAIL = 1_024
+EMPTY_OUTPUT = "Tool output is empty."
+NON_TEXT_OUTPUT = "Tool returned non-text content."
+SKIPPED = "Tool skipped because a previous tool call stopped the turn."
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def not_found(name: str) -> ToolResult:
+    return error_result(f'Tool "{name}" not found')
+
+
+def invalid_args(name: str, why: str) -> ToolResult:
+    return error_result(f'Invalid args for tool "{name}": {why}')
+
+
+def failed(name: str, error: BaseException) -> ToolResult:
+    return error_result(f'Tool "{name}" failed: {error}')
+
+
+def aborted(name: str, reason: str | None, partial: str = "") -> ToolResult:
+    if reason == "user_cancelled":
+        text = (
+            f'The user manually interrupted "{name}" (and anything else running at the same '
+            "time). Do not retry it unless asked."
+        )
+    elif reason == "user_stopped_call":
+        text = (
+            f'The user stopped "{name}" while it ran; the turn goes on. '
+            "Do not retry it unless asked."
+        )
+    else:
+        text = f'Tool "{name}" was aborted'
+    if partial.strip():
+        text += f"\nOutput before it stopped:\n{partial}"
+    return error_result(text)
+
+
+def normalize(result: ToolResult) -> ToolResult:
+    output = result.output
+    if isinstance(output, tuple):
+        if all(isinstance(part, TextPart) for part in output):
+            output = "\n".join(part.text for part in output if isinstance(part, TextPart))
+        elif not any(isinstance(part, TextPart) and part.text.strip() for part in output):
+            output = (TextPart(text=NON_TEXT_OUTPUT), *output)
+    if isinstance(output, str) and not output.strip():
+        output = EMPTY_OUTPUT
+    note = result.note if result.note and result.note.strip() else None
+    if output is result.output and note == result.note:
+        return result
+    return result.model_copy(update={"output": output, "note": note})
+
+
+def safe_name(text: str) -> str:
+    return _UNSAFE.sub("_", text)[:80] or "tool-result"
+
+
+def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
+    lines = [f"Tool output exceeded {SPILL_THRESHOLD} characters; it was cut for the context."]
+    lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {len(text)}"]
+    if path is not None:
+        lines += [
+            f"output_path: {path}",
+            "next_step: the whole output is in that file; read more of it with read_file "
+            "(path = output_path, offset = the first line to show, limit = how many lines).",
+        ]
+    else:
+        lines.append("output_path: (saving the full output failed; only this preview remains)")
+    lines += [
+        f"--- first {PREVIEW_HEAD} characters ---",
+        text[:PREVIEW_HEAD],
+        f"--- last {PREVIEW_TAIL} characters ---",
+        text[-PREVIEW_TAIL:],
+    ]
+    return "\n".join(lines)
+
+
+async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) -> ToolResult:
+    """Replace output over the threshold with a pointer to a file holding all of it."""
+    if result.spill_exempt:
+        return result
+    output = result.output
+    parts: tuple[ContentPart, ...] = output if isinstance(output, tuple) else ()
+    text = output if isinstance(output, str) else "\n".join(
+        p.text for p in parts if isinstance(p, TextPart)
+    )
+    if len(text) <= SPILL_THRESHOLD:
+        return result
+    target = spill_dir / f"{safe_name(name)}-{safe_name(call_id)}-{uuid.uuid4().hex}.txt"
+    path: Path | None = target
+    try:
+        await aiofiles.os.makedirs(spill_dir, exist_ok=True)
+        async with aiofiles.open(target, "w", encoding="utf-8", errors="replace") as handle:
+            await handle.write(text)
+    except OSError:
+        path = None  # the preview alone still goes to the model
+    pointer = _pointer(name, call_id, text, None if path is None else str(path))
+    media = tuple(p for p in parts if not isinstance(p, TextPart))
+    new_output: str | tuple[ContentPart, ...] = (
+        (TextPart(text=pointer), *media) if media else pointer
+    )
+    return result.model_copy(
+        update={
+            "output": new_output,
+            "truncated": True,
+            "spill": None if path is None else Spill(output_path=str(path), total_chars=len(text)),
+        }
+    )

@@ -1,0 +1,277 @@
+"""The `shell` tool: `bash -c` in its own process group, streamed, bounded, and never orphaned.
+
+The command runs in the workspace root, in a new session (so its process group is its own),
+with stdin closed and the provider API keys removed from its environment. Output of both streams
+goes to `on_update` as it arrives. When the command ends, times out or is cancelled, or the
+executor closes, the whole group gets SIGTERM and, after a short grace, SIGKILL; so does anything
+the command left running in the background. `background: true` detaches at once with the
+process id and reports the final result when the command ends. As a last resort, groups still
+alive when the interpreter exits are killed by an `atexit` hook.
+
+Approval rules match a command by its leading words (`git status` allows `git status -s`, not
+`git statusx`); a command that chains, pipes, redirects or substitutes never matches a rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import codecs
+import os
+import re
+import signal as signals
+from collections import deque
+from typing import ClassVar
+
+from pydantic import Field
+
+from tui_agent.tools._accesses import ToolAccesses
+from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._workspace import Workspace
+from tui_agent.vocab import ToolResult, ToolUpdate
+
+DEFAULT_TIMEOUT_S = 120.0
+KILL_GRACE_S = 1.0
+DRAIN_TIMEOUT_S = 1.0
+CAPTURE_CHARS = 1_000_000  # kept from each end of each stream
+SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
+_WITH_SUBCOMMANDS = frozenset(
+    {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "uv", "poetry", "hatch"}
+    | {"docker", "kubectl", "gh", "make", "dotnet", "brew", "apt", "apt-get", "conda"}
+)
+_SUBCOMMAND = re.compile(r"[A-Za-z][\w:.-]*")
+
+_live_groups: set[int] = set()
+
+
+@atexit.register
+def _kill_live_groups() -> None:
+    for group in list(_live_groups):
+        try:
+            os.killpg(group, signals.SIGKILL)
+        except OSError:
+            pass
+
+
+def _group_members(group: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, from /proc; killpg(0) where it is absent."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        try:
+            os.killpg(group, 0)
+        except OSError:
+            return []
+        return [group]
+    members = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] != b"Z":
+            members.append(int(name))
+    return members
+
+
+def _signal_group(group: int, sig: int) -> None:
+    try:
+        os.killpg(group, sig)
+    except OSError:
+        pass
+
+
+async def terminate_group(group: int) -> None:
+    """SIGTERM the group, then SIGKILL whatever is left after `KILL_GRACE_S`."""
+    try:
+        if not _group_members(group):
+            return
+        _signal_group(group, signals.SIGTERM)
+        deadline = asyncio.get_running_loop().time() + KILL_GRACE_S
+        # Nothing notifies us when the last member of a group dies, so poll.
+        while _group_members(group) and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+    finally:  # also when cancelled while waiting: never leave the group behind
+        _signal_group(group, signals.SIGKILL)
+        _live_groups.discard(group)
+
+
+def command_prefix(command: str) -> str:
+    """What "approve always" remembers: the program, plus its subcommand for git, npm, ..."""
+    words = command.split()
+    if not words or _COMPOUND.search(command):
+        return " ".join(words)
+    if len(words) > 1 and words[0] in _WITH_SUBCOMMANDS and _SUBCOMMAND.fullmatch(words[1]):
+        return " ".join(words[:2])
+    return words[0]
+
+
+def prefix_allows(prefix: str, command: str) -> bool:
+    """Whether a rule's command prefix allows `command` (whole words; never compound commands)."""
+    expected = prefix.split()
+    if not expected or _COMPOUND.search(command):
+        return False
+    return command.split()[: len(expected)] == expected
+
+
+class _Capture:
+    """One stream's text: the head and the tail are kept, the middle of a flood is dropped."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._head: list[str] = []
+        self._head_size = 0
+        self._tail: deque[str] = deque()
+        self._tail_size = 0
+        self.dropped = 0
+
+    def add(self, data: bytes, final: bool = False) -> str:
+        text = self._decoder.decode(data, final)
+        if self._head_size < CAPTURE_CHARS:
+            self._head.append(text)
+            self._head_size += len(text)
+            return text
+        self._tail.append(text)
+        self._tail_size += len(text)
+        while self._tail_size - len(self._tail[0]) >= CAPTURE_CHARS:
+            removed = self._tail.popleft()
+            self._tail_size -= len(removed)
+            self.dropped += len(removed)
+        return text
+
+    def text(self) -> str:
+        middle = f"\n[... {self.dropped} characters not kept ...]\n" if self.dropped else ""
+        return "".join(self._head) + middle + "".join(self._tail)
+
+
+class ShellArgs(ToolArgs):
+    command: str = Field(description="The bash command line to run in the workspace root.")
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description=f"Kill the command after this many seconds. Default {DEFAULT_TIMEOUT_S:g} "
+        "(background commands: no limit unless given).",
+    )
+    background: bool = Field(
+        default=False,
+        description="Run detached (servers, watchers, long builds): you get the pid now and "
+        "are notified with the output when it ends.",
+    )
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+    return env
+
+
+def _report(out: str, err: str, code: int | None, timed_out: float | None) -> str:
+    parts = []
+    if out.strip():
+        parts.append(out.rstrip("\n"))
+    if err.strip():
+        parts.append("stderr:\n" + err.rstrip("\n"))
+    if timed_out is not None:
+        parts.append(f"Timed out after {timed_out:g} s; the command and its processes were killed.")
+    elif code is None:
+        pass  # stopped early: the caller says why
+    elif code < 0:
+        parts.append(f"Exit code: {code} (killed by {signals.Signals(-code).name})")
+    else:
+        parts.append(f"Exit code: {code}")
+    return "\n".join(parts)
+
+
+class Shell(Tool[ShellArgs]):
+    name = "shell"
+    description = (
+        "Run a bash command in the workspace root (stdin is closed). Returns stdout, stderr and "
+        f"the exit code. Times out after {DEFAULT_TIMEOUT_S:g} s unless timeout_s says otherwise. "
+        "Processes the command leaves running are stopped when it ends; for servers or "
+        "watchers use background: true."
+    )
+    Args = ShellArgs
+    read_only: ClassVar[bool] = False
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def accesses(self, args: ShellArgs) -> ToolAccesses:
+        return ToolAccesses.all()
+
+    def approval_rule(self, args: ShellArgs) -> str:
+        return f"shell: {command_prefix(args.command)}"
+
+    def matches_rule(self, pattern: str, args: ShellArgs) -> bool:
+        return prefix_allows(pattern, args.command)
+
+    def describe(self, args: ShellArgs) -> str:
+        first = args.command.strip().splitlines()[0] if args.command.strip() else ""
+        more = " ..." if "\n" in args.command.strip() else ""
+        return (first[:200] + "...") if len(first) > 200 else first + more
+
+    async def preview(self, args: ShellArgs) -> str:
+        return args.command
+
+    async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            args.command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=self.workspace.root,
+            env=_environment(),
+            start_new_session=True,
+        )
+        group = process.pid  # a new session: its leader's pid is the group id
+        _live_groups.add(group)
+        out, err = _Capture(), _Capture()
+        assert process.stdout is not None and process.stderr is not None
+        readers = [
+            asyncio.create_task(self._pump(process.stdout, out, "stdout", ctx)),
+            asyncio.create_task(self._pump(process.stderr, err, "stderr", ctx)),
+        ]
+        if args.background:
+            ctx.detach(
+                f"Started in the background (pid {process.pid}). "
+                "You will be notified when it finishes."
+            )
+        timeout = args.timeout_s or (None if args.background else DEFAULT_TIMEOUT_S)
+        aborted = asyncio.ensure_future(ctx.signal.wait())
+        exited = asyncio.ensure_future(process.wait())
+        try:
+            finished, _ = await asyncio.wait(
+                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:  # whatever happened (even our own cancellation): no process of it survives
+            aborted.cancel()
+            await terminate_group(group)
+            await asyncio.wait([exited, *readers], timeout=DRAIN_TIMEOUT_S)
+            for task in (exited, *readers):
+                task.cancel()
+        code = exited.result() if exited.done() and not exited.cancelled() else None
+        if exited not in finished and ctx.signal.aborted:
+            raise ToolAborted(_report(out.text(), err.text(), code, None))
+        timed_out = timeout if not finished else None
+        return ToolResult(
+            output=_report(out.text(), err.text(), code, timed_out),
+            is_error=timed_out is not None or code != 0,
+            display={"command": args.command, "exit_code": code},
+        )
+
+    @staticmethod
+    async def _pump(
+        stream: asyncio.StreamReader, capture: _Capture, name: str, ctx: ToolContext
+    ) -> None:
+        while chunk := await stream.read(65_536):
+            text = capture.add(chunk)
+            if text:
+                ctx.on_update(ToolUpdate(text=text, data={"stream": name}))
+        capture.add(b"", final=True)
