@@ -1,0 +1,67 @@
+"""What the three kernel StateCharts share: error recording and `Transitioned` emissions.
+
+python-statemachine turns any exception in a callback into an `error.execution` event and drops
+it when nothing handles it. Each machine binds that event on its live wrapper state to
+`record_error`, which keeps the error in a list shared by every machine of one agent (tests
+assert it stays empty) and never lets it escape. Every state change is also emitted as
+`Transitioned`, for the live inspector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from statemachine import StateChart
+
+from tui_agent.kernel.events import KernelEvent, Machine, Transitioned
+
+Emit = Callable[[KernelEvent], None]
+
+
+class KernelChart(StateChart[Any]):
+    """Base of the agent, turn and tool machines (abstract: it declares no states)."""
+
+    machine_kind: ClassVar[Machine]
+
+    def __init__(self, emit: Emit, machine_id: str, errors: list[BaseException]) -> None:
+        self._emit = emit
+        self.machine_id = machine_id
+        self.errors = errors
+        super().__init__()
+
+    async def activate(self) -> None:
+        """Enter the initial state inside the running loop, and say so."""
+        await self.activate_initial_state()
+        self._emit(Transitioned(self.machine_kind, self.machine_id, "start", "", self.state_path))
+
+    @property
+    def state_path(self) -> str:
+        """The active atomic state, dotted from the outermost ancestor ("idle.ready")."""
+        atomic = [s for s in self.configuration if s.is_atomic]
+        if not atomic:
+            return ""
+        state = atomic[0]
+        names = [state.id]
+        parent = state.parent
+        while parent is not None and parent.id != "live":
+            names.append(parent.id)
+            parent = parent.parent
+        return ".".join(reversed(names))
+
+    def after_transition(self, event: Any, source: Any, target: Any) -> None:
+        if target is None:
+            return  # a targetless handler changes no state
+        self._emit(
+            Transitioned(
+                self.machine_kind,
+                self.machine_id,
+                "" if event is None else str(event),
+                source.id if source is not None else "",
+                target.id,
+            )
+        )
+
+    def record_error(self, error: BaseException | None = None) -> None:
+        if error is not None:
+            self.errors.append(error)

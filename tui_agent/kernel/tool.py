@@ -1,0 +1,208 @@
+# python-statemachine types `State.to` without the targetless `None` it accepts at run time,
+# and nested compound classes as factories; transition tables would need an ignore per line.
+# mypy: disable-error-code="arg-type"
+"""The tool machine: the life of one tool call (spec section 4).
+
+    preparing --(hook: proceed, maybe with a replaced call)--> executing
+    preparing --(hook: deny with a result)-------------------> finishing
+    executing --(the runner returns)-------------------------> finishing
+    finishing --(hook: maybe rewrite the result)-------------> succeeded
+    a hook or the runner raising ----------------------------> failed (aborted if the signal is)
+    tool.abort while preparing ------------------------------> aborted
+    tool.stop anywhere (forced teardown) --------------------> aborted
+
+Abort goes through the signal only: `tool.abort` is ignored while executing, the runner sees
+its `signal` and decides (it may still return a partial result, which is kept). Each phase is
+an async invoke that returns a value (never raises), so errors are values and a stale phase
+cannot leak: leaving a state cancels its invoke. `settled` resolves with the machine once it is
+final; `result` is then what enters history (failures and aborts as error text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from statemachine import Event, State
+
+from tui_agent.kernel.chart import Emit, KernelChart
+from tui_agent.kernel.events import (
+    Machine,
+    ToolDetached,
+    ToolState,
+    ToolStateChanged,
+    ToolUpdated,
+)
+from tui_agent.kernel.ports import Deny, Proceed, ToolHooks, ToolRunner
+from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
+
+ABORTED_TEXT = "aborted"
+NO_RESULT_TEXT = "produced no result"
+
+OnDetach = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """A phase ended with an exception, turned into a value."""
+
+    text: str
+    aborted: bool
+
+
+def _error_text(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+class ToolContext:
+    """What the runner gets for one call: the signal, `on_update` and `detach`."""
+
+    def __init__(self, tool: ToolMachine) -> None:
+        self._tool = tool
+
+    @property
+    def signal(self) -> AbortSignal:
+        return self._tool.signal
+
+    def on_update(self, update: ToolUpdate) -> None:
+        self._tool.emit_update(update)
+
+    def detach(self, ack: str) -> None:
+        self._tool.detach(ack)
+
+
+class ToolMachine(KernelChart):
+    machine_kind: ClassVar[Machine] = "tool"
+
+    class live(State.Compound):
+        preparing = State(initial=True)
+        executing = State()
+        finishing = State()
+
+    succeeded = State(final=True)
+    failed = State(final=True)
+    aborted = State(final=True)
+
+    done_invoke_preparing = (
+        live.preparing.to(live.executing, cond="proceeds", on="take_call")
+        | live.preparing.to(live.finishing, cond="denies", on="take_result")
+        | live.preparing.to(failed, on="take_failure")
+    )
+    done_invoke_executing = (
+        live.executing.to(live.finishing, cond="ran", on="take_result")
+        | live.executing.to(aborted, cond="raised_aborted", on="take_abort")
+        | live.executing.to(failed, on="take_failure")
+    )
+    done_invoke_finishing = live.finishing.to(
+        succeeded, cond="ran", on="take_result"
+    ) | live.finishing.to(failed, on="take_failure")
+    tool_abort = Event(live.preparing.to(aborted, on="take_abort"), id="tool.abort")
+    tool_stop = Event(live.to(aborted, on="take_abort"), id="tool.stop")
+    error_execution = live.to(None, on="record_error")
+
+    def __init__(
+        self,
+        call: ToolCall,
+        runner: ToolRunner,
+        signal: AbortSignal,
+        emit: Emit,
+        errors: list[BaseException],
+        *,
+        hooks: ToolHooks | None = None,
+        on_detach: OnDetach | None = None,
+    ) -> None:
+        self.call = call
+        self.original_id = call.id  # history pairs results with the id the model gave
+        self.signal = signal
+        self.result: ToolResult | None = None
+        self.detached = False
+        self._runner = runner
+        self._hooks = hooks
+        self._on_detach = on_detach
+        self.settled: asyncio.Future[ToolMachine] = asyncio.get_running_loop().create_future()
+        super().__init__(emit, call.id, errors)
+
+    # -- phases (invokes): each returns a value, never raises ----------------------------------
+
+    async def on_invoke_preparing(self) -> Proceed | Deny | _Raised:
+        if self._hooks is None:
+            return Proceed(self.call)
+        try:
+            return await self._hooks.prepare(self.call)
+        except Exception as error:
+            return _Raised(_error_text(error), self.signal.aborted)
+
+    async def on_invoke_executing(self) -> ToolResult | _Raised:
+        try:
+            result = await self._runner.run(self.call, ToolContext(self))
+        except Exception as error:
+            return _Raised(_error_text(error), self.signal.aborted)
+        if not isinstance(result, ToolResult):
+            return error_result(NO_RESULT_TEXT)
+        return result
+
+    async def on_invoke_finishing(self) -> ToolResult | _Raised:
+        result = self.result if self.result is not None else error_result(NO_RESULT_TEXT)
+        if self._hooks is None:
+            return result
+        try:
+            return await self._hooks.finish(self.call, result)
+        except Exception as error:
+            return _Raised(_error_text(error), self.signal.aborted)
+
+    # -- guards ---------------------------------------------------------------------------------
+
+    def proceeds(self, data: Any) -> bool:
+        return isinstance(data, Proceed)
+
+    def denies(self, data: Any) -> bool:
+        return isinstance(data, Deny)
+
+    def ran(self, data: Any) -> bool:
+        return isinstance(data, ToolResult)
+
+    def raised_aborted(self, data: Any) -> bool:
+        return isinstance(data, _Raised) and data.aborted
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def take_call(self, data: Proceed) -> None:
+        self.call = data.call
+
+    def take_result(self, data: ToolResult | Deny) -> None:
+        self.result = data.result if isinstance(data, Deny) else data
+
+    def take_failure(self, data: Any = None) -> None:
+        self.result = error_result(data.text if isinstance(data, _Raised) else NO_RESULT_TEXT)
+
+    def take_abort(self) -> None:
+        self.result = error_result(ABORTED_TEXT)
+
+    def on_enter_state(self, target: Any) -> None:
+        name = target.id
+        if name != "live":
+            state: ToolState = name
+            self._emit(ToolStateChanged(self.original_id, self.call.name, state))
+        if target.final and not self.settled.done():
+            self.settled.set_result(self)
+
+    # -- what the runner calls ------------------------------------------------------------------
+
+    @property
+    def outcome(self) -> ToolState:
+        name: ToolState = self.state_path  # type: ignore[assignment]
+        return name
+
+    def emit_update(self, update: ToolUpdate) -> None:
+        self._emit(ToolUpdated(self.original_id, update))
+
+    def detach(self, ack: str) -> None:
+        """The first detach moves the call to the background; later ones are ignored."""
+        if self.detached or self.is_terminated:
+            return
+        self.detached = True
+        self._emit(ToolDetached(self.original_id, self.call.name, ack))
+        if self._on_detach is not None:
+            self._on_detach(self.original_id, ack)
