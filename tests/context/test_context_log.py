@@ -21,6 +21,7 @@ from tui_agent.context import (
     TurnOutcome,
     parse_log,
     read_log,
+    read_log_async,
 )
 from tui_agent.vocab import FinishReason, user_message
 
@@ -55,7 +56,7 @@ async def test_records_round_trip_in_order(tmp_path: Path) -> None:
         log.write(record)
     await log.close()
 
-    assert await read_log(tmp_path / "events.jsonl") == records
+    assert read_log(tmp_path / "events.jsonl") == records
 
 
 async def test_each_line_is_one_json_object_with_type_first(tmp_path: Path) -> None:
@@ -135,7 +136,7 @@ async def test_torn_last_line_is_ignored_silently(
     whole = b"".join(r.model_dump_json().encode() + b"\n" for r in records)
     path.write_bytes(whole + b'{"type":"step.begin","uuid":"s9","tu')
 
-    assert await read_log(path) == records
+    assert read_log(path) == records
     assert capsys.readouterr() == ("", "")
 
 
@@ -145,7 +146,7 @@ async def test_a_bad_line_in_the_middle_names_the_file_and_line(tmp_path: Path) 
     path.write_text(f"{good}\n{{not json\n{good}\n")
 
     with pytest.raises(EventLogError, match=r"events\.jsonl: line 2 "):
-        await read_log(path)
+        read_log(path)
 
 
 async def test_unknown_record_types_from_a_newer_version_are_skipped(tmp_path: Path) -> None:
@@ -153,11 +154,20 @@ async def test_unknown_record_types_from_a_newer_version_are_skipped(tmp_path: P
     good = Prompt(prompt_id="p1", message=user_message("hi"))
     path.write_text(f'{{"type":"hologram","ts":1}}\n{good.model_dump_json()}\n')
 
-    assert await read_log(path) == [good]
+    assert read_log(path) == [good]
 
 
 async def test_missing_log_reads_as_empty(tmp_path: Path) -> None:
-    assert await read_log(tmp_path / "nothing.jsonl") == []
+    assert read_log(tmp_path / "nothing.jsonl") == []
+    assert await read_log_async(tmp_path / "nothing.jsonl") == []
+
+
+async def test_reading_without_blocking_gives_the_same_records(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    records = _sample().records
+    path.write_bytes(b"".join(r.model_dump_json().encode() + b"\n" for r in records))
+
+    assert await read_log_async(path) == records
 
 
 async def test_reopening_after_a_torn_tail_cuts_it_before_appending(tmp_path: Path) -> None:
@@ -171,7 +181,7 @@ async def test_reopening_after_a_torn_tail_cuts_it_before_appending(tmp_path: Pa
     await log.close()
 
     assert path.read_bytes().count(b"\n") == 2
-    assert await read_log(path) == [first, second]
+    assert read_log(path) == [first, second]
 
 
 async def test_reopening_keeps_a_whole_record_that_lost_only_its_newline(tmp_path: Path) -> None:
@@ -184,7 +194,7 @@ async def test_reopening_keeps_a_whole_record_that_lost_only_its_newline(tmp_pat
     await log.append(second)
     await log.close()
 
-    assert await read_log(path) == [first, second]
+    assert read_log(path) == [first, second]
 
 
 async def test_a_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
@@ -215,4 +225,4 @@ async def test_entries_keep_their_meta_through_the_log(tmp_path: Path) -> None:
     await log.append(record)
     await log.close()
 
-    assert (await read_log(tmp_path / "events.jsonl"))[0] == record
+    assert (read_log(tmp_path / "events.jsonl"))[0] == record

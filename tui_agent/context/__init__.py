@@ -16,7 +16,7 @@ from tui_agent.context._compaction import (
     split_for_compaction,
 )
 from tui_agent.context._fold import INTERRUPTED_TOOL_OUTPUT, Fold, fold, interrupted_result
-from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log
+from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log, read_log_async
 from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
 from tui_agent.context._projection import (
     EMPTY_OUTPUT,
@@ -88,6 +88,7 @@ __all__ = [
     "project",
     "project_tool_result",
     "read_log",
+    "read_log_async",
     "render_transcript",
     "split_for_compaction",
     "summary_entry",

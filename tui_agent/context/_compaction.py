@@ -123,8 +123,8 @@ class CompactionFailed:
 
 async def compact(
     history: Sequence[HistoryEntry] | ContextMemory,
-    model: SummaryModel,
-    model_name: str,
+    summariser: SummaryModel,
+    model: str,
     *,
     system: str = "",
     tools: Sequence[ToolSpec] = (),
@@ -132,7 +132,8 @@ async def compact(
     max_summary_tokens: int = 4_096,
     focus: str | None = None,
 ) -> CompactionResult | CompactionFailed:
-    """Summarise the older part of `history`; `focus` is the user's hint (`/compact FOCUS`)."""
+    """Summarise the older part of `history` with `summariser` (the session's own provider)
+    asking for `model`; `focus` is the user's hint (`/compact FOCUS`)."""
     entries = list(history.entries if isinstance(history, ContextMemory) else history)
     older, kept = split_for_compaction(entries)
     if not any(not is_summary(entry) for entry in older):
@@ -146,12 +147,12 @@ async def compact(
     transcript = render_transcript(older, max_chars=budget)
     hint = f"\n\nThe user asked the summary to focus on: {focus.strip()}" if focus else ""
     request = LLMRequest(
-        model=model_name,
+        model=model,
         system=SUMMARY_INSTRUCTIONS,
         messages=(user_message(_TRANSCRIPT_PROMPT.format(transcript=transcript, focus=hint)),),
         max_tokens=max_summary_tokens,
     )
-    outcome = await _summarise(model, request)
+    outcome = await _summarise(summariser, request)
     if isinstance(outcome, CompactionFailed):
         return outcome
     summary, usage = outcome
@@ -249,13 +250,13 @@ def _cut(text: str, cap: int) -> str:
 
 
 async def _summarise(
-    model: SummaryModel, request: LLMRequest
+    summariser: SummaryModel, request: LLMRequest
 ) -> tuple[str, TokenUsage | None] | CompactionFailed:
     chunks: list[str] = []
     usage: TokenUsage | None = None
     finish: FinishReason | None = None
     try:
-        async for event in model.stream(request):
+        async for event in summariser.stream(request):
             if isinstance(event, TextDelta):
                 chunks.append(event.text)
             elif isinstance(event, UsageReported):

@@ -177,8 +177,20 @@ def _parse_line(line: bytes) -> Record | None:
         return None
 
 
-async def read_log(path: Path | str) -> list[Record]:
-    """Every record of the log at `path`, in order; a missing file is an empty log."""
+def read_log(path: Path | str) -> list[Record]:
+    """Every record of the log at `path`, in order; a missing file is an empty log.
+
+    Synchronous for start-up, before the loop runs; `read_log_async` reads without blocking.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return parse_log(data, source=str(path))
+
+
+async def read_log_async(path: Path | str) -> list[Record]:
     path = Path(path)
     if not await aiofiles.os.path.exists(path):
         return []
