@@ -1,0 +1,95 @@
+"""Shared test helpers: fold a provider's stream into one outcome, locate the fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui_agent.vocab import (
+    Finish,
+    Finished,
+    LLMError,
+    MessageIdReported,
+    StreamEvent,
+    StreamFailed,
+    TextDelta,
+    ThinkDelta,
+    TokenUsage,
+    ToolCallDelta,
+    UsageReported,
+)
+
+
+def fixtures_root() -> Path:
+    """CI keeps shared/ beside the clone; this machine keeps it at /work/shared."""
+    repo = Path(__file__).resolve().parents[2]
+    beside = repo.parent / "shared" / "fixtures" / "providers"
+    return beside if beside.is_dir() else Path("/work/shared/fixtures/providers")
+
+
+def fixture(name: str) -> tuple[bytes, dict[str, Any]]:
+    """A recorded body and its sidecar metadata; `name` is `<dir>/<file>` without suffix."""
+    root = fixtures_root()
+    meta = json.loads((root / f"{name}.meta.json").read_text())
+    body = (root / Path(name).parent / meta["file"]).read_bytes()
+    return body, meta
+
+
+@dataclass
+class Outcome:
+    """Everything one attempt said, folded the way a consumer would."""
+
+    events: list[StreamEvent] = field(default_factory=list)
+    text: str = ""
+    thinking: str = ""
+    signatures: list[str] = field(default_factory=list)
+    encrypted: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    usage: TokenUsage | None = None
+    message_id: str | None = None
+    finish: Finish | None = None
+    error: LLMError | None = None
+
+    @property
+    def tool_calls(self) -> list[tuple[str | None, str | None, str]]:
+        return [
+            (c["id"], c["name"], c["arguments"] or "")
+            for _, c in sorted(self.calls.items())
+        ]
+
+
+async def collect(stream: AsyncIterator[StreamEvent]) -> Outcome:
+    out = Outcome()
+    async for event in stream:
+        assert out.finish is None and out.error is None, "an event after the end"
+        out.events.append(event)
+        if isinstance(event, TextDelta):
+            out.text += event.text
+        elif isinstance(event, ThinkDelta):
+            out.thinking += event.text
+            if event.signature:
+                out.signatures.append(event.signature)
+            if event.encrypted:
+                out.encrypted.append(event.encrypted)
+        elif isinstance(event, ToolCallDelta):
+            call = out.calls.get(event.index)
+            if call is None:
+                out.calls[event.index] = {
+                    "id": event.id, "name": event.name, "arguments": event.arguments
+                }
+            else:
+                assert event.id is None, "only the first delta of a call carries its id"
+                call["arguments"] = (call["arguments"] or "") + event.arguments
+        elif isinstance(event, UsageReported):
+            out.usage = event.usage if out.usage is None else out.usage.merge(event.usage)
+        elif isinstance(event, MessageIdReported):
+            out.message_id = event.message_id
+        elif isinstance(event, Finished):
+            out.finish = event.finish
+        elif isinstance(event, StreamFailed):
+            out.error = event.error
+    assert (out.finish is None) != (out.error is None), "exactly one Finished or StreamFailed"
+    return out
