@@ -1,0 +1,64 @@
+"""Sessions and configuration: where things live, `config.toml`, model resolution, sessions on
+disk, and the system prompt with the workspace's `AGENTS.md`.
+
+`AppPaths` finds `$TUI_AGENT_HOME` (or the platform's user directories); `load_config` reads
+`config.toml` (`ConfigError` names the file, line and key); `resolve` picks provider, model,
+endpoint and key from flags, environment and config; `Session` creates, opens and finds
+sessions per workspace; `build_system_prompt` writes the agent's instructions.
+"""
+
+from tui_agent.session._config import (
+    ApprovalMode,
+    Config,
+    ConfigError,
+    ModelConfig,
+    ProviderConfig,
+    ProviderKind,
+    load_config,
+    parse_config,
+)
+from tui_agent.session._instructions import (
+    INSTRUCTION_FILES,
+    ProjectInstructions,
+    build_system_prompt,
+    load_instructions,
+)
+from tui_agent.session._paths import HOME_ENV, AppPaths
+from tui_agent.session._resolve import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MODELS,
+    MODEL_ENV,
+    ResolvedModel,
+    known_limits,
+    provider_for_model,
+    resolve,
+)
+from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new_session_id
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_MODELS",
+    "HOME_ENV",
+    "INSTRUCTION_FILES",
+    "MODEL_ENV",
+    "AppPaths",
+    "ApprovalMode",
+    "Config",
+    "ConfigError",
+    "ModelConfig",
+    "ProjectInstructions",
+    "ProviderConfig",
+    "ProviderKind",
+    "ResolvedModel",
+    "Session",
+    "SessionInfo",
+    "build_system_prompt",
+    "known_limits",
+    "list_sessions",
+    "load_config",
+    "load_instructions",
+    "new_session_id",
+    "parse_config",
+    "provider_for_model",
+    "resolve",
+]

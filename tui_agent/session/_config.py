@@ -1,0 +1,161 @@
+"""`config.toml`: providers, models and loop settings, validated with messages a user can act on.
+
+    default_model = "gpt-4.1"          # or TUI_AGENT_MODEL, or --model
+    approval_mode = "ask"              # ask | auto-edit | yolo
+    max_steps_per_turn = 100
+    max_attempts_per_step = 10
+
+    [providers.local]                  # a name of your choosing
+    kind = "openai"                    # openai | anthropic | scripted
+    base_url = "http://127.0.0.1:8080/v1"
+    api_key_env = "LOCAL_API_KEY"      # the NAME of the variable; keys never live in the file
+
+    [models."qwen3-coder"]
+    provider = "local"
+    model = "Qwen/Qwen3-Coder-30B"     # the id sent to the provider (default: the table name)
+    context_window = 262144
+    max_output_tokens = 16384
+    echo_reasoning = false
+
+A missing file is an empty configuration. A bad one raises `ConfigError`, whose message names
+the file, and the line (TOML syntax) or the key (a bad value).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+
+from tui_agent.session._paths import AppPaths
+
+ProviderKind = Literal["openai", "anthropic", "scripted"]
+ApprovalMode = Literal["ask", "auto-edit", "yolo"]
+
+BUILTIN_PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted")
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+class ConfigError(Exception):
+    """A configuration problem; `str()` is the whole message for the user."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.key = key
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ProviderConfig(_Table):
+    kind: ProviderKind
+    base_url: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ModelConfig(_Table):
+    provider: str | None = None
+    model: str | None = None
+    context_window: PositiveInt | None = None
+    max_output_tokens: PositiveInt | None = None
+    echo_reasoning: bool | None = None
+
+
+class Config(_Table):
+    default_model: str | None = None
+    approval_mode: ApprovalMode = "ask"
+    max_steps_per_turn: PositiveInt = 100
+    max_attempts_per_step: PositiveInt = 10
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    models: dict[str, ModelConfig] = Field(default_factory=dict)
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    """Read `config.toml` (default: the one under the app paths); missing means defaults."""
+    file = Path(path) if path is not None else AppPaths.from_env().config_file
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read the configuration: {exc}", path=file) from exc
+    return parse_config(text, file)
+
+
+def parse_config(text: str, file: Path) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _syntax_error(exc, file) from exc
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise _value_error(exc, file) from exc
+    known = {*config.providers, *BUILTIN_PROVIDERS}
+    for name, model in config.models.items():
+        if model.provider is not None and model.provider not in known:
+            key = f"models.{toml_key(name)}.provider"
+            raise ConfigError(
+                f"{file}: {key}: unknown provider {model.provider!r} "
+                f"(define [providers.{toml_key(model.provider)}] or use one of "
+                f"{', '.join(BUILTIN_PROVIDERS)})",
+                path=file,
+                key=key,
+            )
+    return config
+
+
+def toml_key(name: str) -> str:
+    """A key as it is written in TOML: bare when it can be, quoted otherwise."""
+    return name if _BARE_KEY.match(name) else '"' + name.replace('"', '\\"') + '"'
+
+
+def _syntax_error(exc: tomllib.TOMLDecodeError, file: Path) -> ConfigError:
+    message = str(exc)
+    position = _TOML_POSITION.search(message)
+    if position is None:
+        return ConfigError(f"{file}: invalid TOML: {message}", path=file)
+    line = int(position.group(1))
+    reason = message[: position.start()]
+    return ConfigError(
+        f"{file}, line {line}, column {position.group(2)}: invalid TOML: {reason}",
+        path=file,
+        line=line,
+    )
+
+
+def _value_error(exc: ValidationError, file: Path) -> ConfigError:
+    error = exc.errors()[0]
+    key = ".".join(toml_key(str(part)) for part in error["loc"])
+    if error["loc"] and error["loc"][-1] == "api_key_env":
+        # Never echo this value: a common mistake is to paste the key itself here.
+        detail = "must be the name of an environment variable, e.g. OPENAI_API_KEY"
+    elif error["type"] == "extra_forbidden":
+        detail = "unknown key"
+        if error["loc"][-1] in ("api_key", "key", "token"):
+            detail += " (keys are never stored in the file: set api_key_env to a variable name)"
+    else:
+        detail = f"{error['msg']} (got {_shown(error.get('input'))})"
+    more = len(exc.errors()) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return ConfigError(f"{file}: {key}: {detail}{suffix}", path=file, key=key)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

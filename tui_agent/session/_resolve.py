@@ -1,0 +1,223 @@
+"""Choosing the provider, model, endpoint and key for a run: flags, then environment, then file.
+
+The order for every setting is: an explicit command-line flag, then the environment
+(`TUI_AGENT_MODEL`, `OPENAI_API_KEY`/`OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL`
+or a provider's own `api_key_env`), then `config.toml`, then built-in defaults. With no key
+anywhere (and no non-default base URL, which means a local OpenAI-compatible server that may
+need none) the result is the built-in scripted demo, with a `notice` saying why. Keys are read
+from the environment only and are kept out of `repr`, so a logged `ResolvedModel` shows none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_agent.session._config import (
+    BUILTIN_PROVIDERS,
+    Config,
+    ConfigError,
+    ProviderConfig,
+    ProviderKind,
+)
+
+MODEL_ENV = "TUI_AGENT_MODEL"
+DEFAULT_MODELS: dict[ProviderKind, str] = {
+    "openai": "gpt-4.1",
+    "anthropic": "claude-sonnet-4-5",
+    "scripted": "scripted",
+}
+DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+KEY_ENVS: dict[ProviderKind, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BASE_URL_ENVS: dict[ProviderKind, str] = {
+    "openai": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+}
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+
+# (name prefix, context window, max output tokens); the longest matching prefix wins.
+KNOWN_MODELS: tuple[tuple[str, int, int], ...] = (
+    ("gpt-4.1", 1_047_576, 32_768),
+    ("gpt-4o", 128_000, 16_384),
+    ("gpt-4-turbo", 128_000, 4_096),
+    ("gpt-5", 400_000, 128_000),
+    ("o1", 200_000, 100_000),
+    ("o3", 200_000, 100_000),
+    ("o4-mini", 200_000, 100_000),
+    ("claude", 200_000, 8_192),
+    ("claude-3-7-sonnet", 200_000, 64_000),
+    ("claude-sonnet-4", 200_000, 64_000),
+    ("claude-haiku-4", 200_000, 64_000),
+    ("claude-opus-4", 200_000, 32_000),
+    ("deepseek", 128_000, 8_192),
+    ("kimi-k2", 262_144, 32_768),
+    ("qwen3-coder", 262_144, 65_536),
+    ("gemini-2.5", 1_048_576, 65_536),
+)
+
+_BUILTIN_CONFIGS: dict[str, ProviderConfig] = {
+    "openai": ProviderConfig(kind="openai"),
+    "anthropic": ProviderConfig(kind="anthropic"),
+    "scripted": ProviderConfig(kind="scripted"),
+}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    provider_kind: ProviderKind
+    model: str  # the id sent to the provider
+    base_url: str | None
+    api_key: str | None = field(repr=False)
+    context_window: int
+    max_output_tokens: int
+    echo_reasoning: bool = False
+    demo: bool = False  # the built-in scripted demo, because nothing else is configured
+    provider: str = ""  # the provider's name in config.toml (or the built-in name)
+    script: Path | None = None
+    notice: str | None = None  # why the demo runs, for the user
+
+
+def resolve(
+    config: Config,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    script: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ResolvedModel:
+    """Raises `ConfigError` for a `provider` that is neither configured nor built in."""
+    env = os.environ if environ is None else environ
+    if script is not None:
+        return _scripted(Path(script))
+    name = model or env.get(MODEL_ENV) or None
+    if provider is None:
+        name = name or config.default_model
+        if name is not None:
+            provider = provider_for_model(config, name)
+        else:
+            provider = _first_available(config, env, base_url)
+            if provider is None:
+                return _demo(
+                    "No API key found (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or configure "
+                    "a provider in config.toml): running the built-in scripted demo."
+                )
+    settings = config.providers.get(provider) or _BUILTIN_CONFIGS.get(provider)
+    if settings is None:
+        known = sorted({*config.providers, *BUILTIN_PROVIDERS})
+        raise ConfigError(
+            f"unknown provider {provider!r}: use one of {', '.join(known)}", key="provider"
+        )
+    kind = settings.kind
+    if kind == "scripted":
+        return _demo(None)
+    if name is None:
+        default = config.default_model
+        fits = default is not None and provider_for_model(config, default) == provider
+        name = default if fits and default is not None else DEFAULT_MODELS[kind]
+    url = base_url or _env_base_url(provider, settings, env) or settings.base_url
+    url = url or DEFAULT_BASE_URLS[kind]
+    key_env = settings.api_key_env or KEY_ENVS[kind]
+    key = env.get(key_env) or None
+    local = kind == "openai" and url.rstrip("/") != DEFAULT_BASE_URLS["openai"]
+    if key is None and not local:
+        return _demo(f"{key_env} is not set: running the built-in scripted demo.")
+    entry = config.models.get(name)
+    model_id = (entry.model if entry else None) or name
+    window, max_output = known_limits(model_id)
+    return ResolvedModel(
+        provider_kind=kind,
+        provider=provider,
+        model=model_id,
+        base_url=url,
+        api_key=key,
+        context_window=(entry.context_window if entry else None) or window,
+        max_output_tokens=(entry.max_output_tokens if entry else None) or max_output,
+        echo_reasoning=bool(entry and entry.echo_reasoning),
+    )
+
+
+def provider_for_model(config: Config, name: str) -> str:
+    """The configured provider of a model, else a guess from its name."""
+    entry = config.models.get(name)
+    if entry is not None and entry.provider is not None:
+        return entry.provider
+    return (
+        "anthropic"
+        if _bare(entry.model if entry and entry.model else name).startswith("claude")
+        else "openai"
+    )
+
+
+def known_limits(model: str) -> tuple[int, int]:
+    """(context window, max output tokens) for a model id, from its longest known prefix."""
+    bare = _bare(model)
+    best: tuple[str, int, int] | None = None
+    for prefix, window, output in KNOWN_MODELS:
+        if bare.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+            best = (prefix, window, output)
+    if best is None:
+        return DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS
+    return best[1], best[2]
+
+
+def _bare(model: str) -> str:
+    """`openrouter/anthropic/claude-x` and `Claude-X` both name `claude-x`."""
+    return model.rsplit("/", 1)[-1].lower()
+
+
+def _env_base_url(provider: str, settings: ProviderConfig, env: Mapping[str, str]) -> str | None:
+    # The SDK variables configure the official providers; a provider of your own that names
+    # its base URL in config.toml is not redirected by them.
+    if settings.kind == "scripted" or (provider not in _BUILTIN_CONFIGS and settings.base_url):
+        return None
+    return env.get(BASE_URL_ENVS[settings.kind]) or None
+
+
+def _first_available(config: Config, env: Mapping[str, str], base_url: str | None) -> str | None:
+    """With no model named anywhere: the first provider that has a key (or a local server)."""
+    if base_url or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+        return "openai"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    for name, settings in config.providers.items():
+        if settings.kind == "scripted":
+            continue
+        if settings.api_key_env and env.get(settings.api_key_env):
+            return name
+        if settings.kind == "openai" and settings.base_url:
+            return name
+    return None
+
+
+def _scripted(script: Path) -> ResolvedModel:
+    return ResolvedModel(
+        provider_kind="scripted",
+        provider="scripted",
+        model=DEFAULT_MODELS["scripted"],
+        base_url=None,
+        api_key=None,
+        context_window=DEFAULT_CONTEXT_WINDOW,
+        max_output_tokens=DEFAULT_MAX_OUTPUT_TOKENS,
+        script=script,
+    )
+
+
+def _demo(notice: str | None) -> ResolvedModel:
+    return ResolvedModel(
+        provider_kind="scripted",
+        provider="scripted",
+        model=DEFAULT_MODELS["scripted"],
+        base_url=None,
+        api_key=None,
+        context_window=DEFAULT_CONTEXT_WINDOW,
+        max_output_tokens=DEFAULT_MAX_OUTPUT_TOKENS,
+        demo=True,
+        notice=notice,
+    )
