@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,6 +28,7 @@ class MachineInspector(ModalScreen[None]):
         self.vm = vm
         self._states = Static("", markup=False, classes="states")
         self._transitions = Static("", markup=False, classes="transitions")
+        self.states_text = Text()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector-box"):
@@ -42,19 +42,18 @@ class MachineInspector(ModalScreen[None]):
         self.refresh_machines()
 
     def refresh_machines(self) -> None:
-        states = Table.grid(padding=(0, 2))
-        states.add_column(style="bold")
-        states.add_column()
         order = {"agent": 0, "turn": 1}
         machines = sorted(
             self.vm.machines.states.items(),
             key=lambda item: (order.get(item[0].split(":")[0], 2), item[0]),
         )
+        width = max((len(machine_id) for machine_id, _ in machines), default=0) + 2
+        states = Text()
         for machine_id, state in machines:
-            states.add_row(machine_id, state)
-        if not machines:
-            states.add_row("(no machine has reported yet)", "")
-        self._states.update(states)
+            states.append(f"{machine_id:<{width}}", style="bold")
+            states.append(f"{state}\n")
+        self.states_text = states or Text("(no machine has reported yet)", style="dim")
+        self._states.update(self.states_text)
         text = Text()
         recent = list(self.vm.machines.transitions)[-TRANSITIONS_SHOWN:]
         for event in reversed(recent):

@@ -1,0 +1,419 @@
+"""Every key of the app, against a fake loop that records which loop call each key made."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from textual.pilot import Pilot
+
+from tests.ui.fake_loop import FakeLoop
+from tui_agent.loop import events as ev
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.view_model import MarkerBlock, UserBlock
+from tui_agent.ui.widgets.transcript import MAX_MOUNTED
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@asynccontextmanager
+async def running(
+    loop: FakeLoop | None = None, size: tuple[int, int] = (120, 36), clock: Clock | None = None
+) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], FakeLoop]]:
+    loop = loop or FakeLoop()
+    app = TuiAgentApp(loop, clock=clock or Clock())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        yield app, pilot, loop
+
+
+async def type_text(pilot: Pilot[None], text: str) -> None:
+    await pilot.press(*["space" if c == " " else c for c in text])
+
+
+def turn_running(loop: FakeLoop) -> None:
+    loop.emit(
+        ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("first",)),
+        ev.StepStarted(turn_id=1, step=1),
+    )
+
+
+async def test_enter_when_idle_submits_and_clears_the_input() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "hi there")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls == [("submit", ("hi there", False))]
+        assert app.prompt_input.text == ""
+
+
+async def test_enter_while_a_turn_runs_hands_the_text_to_the_loop_to_queue() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await type_text(pilot, "next")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls == [("submit", ("next", False))]
+
+
+async def test_ctrl_s_while_a_turn_runs_steers() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await type_text(pilot, "use -x")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert loop.calls == [("submit", ("use -x", True))]
+
+
+async def test_ctrl_s_is_greyed_with_an_empty_input() -> None:
+    async with running() as (app, pilot, loop):
+        assert app.check_action("steer", ()) is None
+        await type_text(pilot, "x")
+        assert app.check_action("steer", ()) is True
+
+
+async def test_escape_cancels_the_running_turn_and_a_second_escape_forces_it() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        loop.emit(ev.TurnAborting(turn_id=1, reason="user_cancelled"))
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert loop.calls == [("cancel", (None, False)), ("cancel", (None, True))]
+
+
+async def test_escape_when_idle_clears_the_input_and_cancels_nothing() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "draft")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.prompt_input.text == ""
+        assert loop.calls == []
+
+
+async def test_ctrl_c_cancels_a_running_turn() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert loop.calls == [("cancel", (None, False))]
+        assert app.is_running
+
+
+async def test_ctrl_c_when_idle_clears_and_twice_within_two_seconds_quits() -> None:
+    clock = Clock()
+    async with running(clock=clock) as (app, pilot, loop):
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.prompt_input.text == ""
+        assert not loop.closed
+        clock.now += 1.5
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert loop.closed
+
+
+async def test_ctrl_c_presses_further_apart_than_two_seconds_do_not_quit() -> None:
+    clock = Clock()
+    async with running(clock=clock) as (app, pilot, loop):
+        await pilot.press("ctrl+c")
+        clock.now += 2.5
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not loop.closed
+
+
+async def test_ctrl_q_cancels_the_turn_closes_the_loop_and_quits() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert ("cancel", (None, True)) in loop.calls
+        assert loop.calls[-1] == ("close", None)
+
+
+async def test_shift_enter_ctrl_j_and_alt_enter_insert_newlines() -> None:
+    async with running() as (app, pilot, loop):
+        await pilot.press("a", "shift+enter", "b", "ctrl+j", "c", "alt+enter", "d")
+        assert app.prompt_input.text == "a\nb\nc\nd"
+        assert loop.calls == []
+
+
+async def test_up_and_down_on_an_empty_input_walk_the_prompt_history() -> None:
+    async with running() as (app, pilot, loop):
+        for text in ("one", "two"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+        await pilot.press("up")
+        assert app.prompt_input.text == "two"
+        await pilot.press("up")
+        assert app.prompt_input.text == "one"
+        await pilot.press("down")
+        assert app.prompt_input.text == "two"
+        await pilot.press("down")
+        assert app.prompt_input.text == ""
+
+
+async def test_up_in_a_draft_moves_the_cursor_instead_of_recalling_history() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "one")
+        await pilot.press("enter")
+        await type_text(pilot, "draft")
+        await pilot.press("up")
+        assert app.prompt_input.text == "draft"
+
+
+def ask(loop: FakeLoop, n: int = 1) -> None:
+    loop.emit(
+        ev.ApprovalRequested(
+            request_id=f"r{n}",
+            call_id=f"c{n}",
+            name="shell",
+            summary="rm -rf build",
+            rule="shell: rm",
+            preview="rm -rf build",
+        )
+    )
+
+
+async def test_approval_replaces_the_input_and_y_allows_once() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        ask(loop)
+        await pilot.pause()
+        assert app.approval_bar.display and not app.prompt_input.display
+        await pilot.press("y")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "once", None))]
+
+
+async def test_approval_a_allows_always() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "always", None))]
+
+
+async def test_approval_n_denies_with_the_reason_typed() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await pilot.pause()
+        await pilot.press("n")
+        await type_text(pilot, "use trash")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "deny", "use trash"))]
+
+
+async def test_the_next_approval_shows_after_the_first_is_resolved_then_the_input_returns() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop, 1)
+        ask(loop, 2)
+        await pilot.pause()
+        assert app.approval_bar.request is not None and app.approval_bar.waiting == 1
+        loop.emit(ev.ApprovalResolved(request_id="r1", call_id="c1", decision="once"))
+        await pilot.pause()
+        assert app.approval_bar.request.request_id == "r2"
+        loop.emit(ev.ApprovalResolved(request_id="r2", call_id="c2", decision="once"))
+        await pilot.pause()
+        assert app.prompt_input.display and app.focused is app.prompt_input
+
+
+async def test_x_in_the_tools_pane_cancels_just_the_selected_call() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        for call_id in ("c1", "c2"):
+            loop.emit(
+                ev.ToolStarted(id=call_id, name="shell", arguments='{"command": "sleep 9"}'),
+                ev.ToolStateChanged(id=call_id, name="shell", state="running"),
+            )
+        await pilot.pause()
+        await pilot.press("ctrl+t", "down", "x")
+        await pilot.pause()
+        assert loop.calls == [("cancel_tool", "c2")]
+
+
+def queue_two(loop: FakeLoop) -> None:
+    loop.emit(
+        ev.PromptQueued(prompt_id="p2", text="second"),
+        ev.PromptQueued(prompt_id="p3", text="third"),
+    )
+
+
+async def test_queue_e_loads_the_prompt_and_enter_saves_the_edit() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+n", "e")
+        assert app.prompt_input.text == "second" and app.focused is app.prompt_input
+        await pilot.press("!", "enter")
+        await pilot.pause()
+        assert loop.calls == [("edit_queued", ("p2", "second!"))]
+        assert app.prompt_input.text == ""
+
+
+async def test_queue_d_removes_the_selected_prompt() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+n", "down", "d")
+        await pilot.pause()
+        assert loop.calls == [("cancel", ("p3", False))]
+
+
+async def test_queue_s_promotes_the_selected_prompt_to_a_steer() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+n", "s")
+        await pilot.pause()
+        assert loop.calls == [("steer", ["p2"])]
+
+
+async def test_queue_shift_down_moves_the_selected_prompt_later() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        assert app.queue_pane.check_action("move", (-1,)) is None  # already first: greyed
+        await pilot.press("shift+down")
+        await pilot.pause()
+        assert loop.calls == [("move_queued", ("p2", 1))]
+
+
+async def test_slash_completion_tab_completes_and_enter_runs_help() -> None:
+    async with running() as (app, pilot, loop):
+        await pilot.press("slash", "h", "e")
+        await pilot.pause()
+        assert app.completion.display
+        await pilot.press("tab")
+        assert app.prompt_input.text == "/help"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.vm.blocks[-1], MarkerBlock)
+        assert "Ctrl+S" in app.vm.blocks[-1].text
+        assert loop.calls == []
+
+
+async def test_slash_approval_sets_the_mode_on_the_loop() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "/approval yolo")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls == [("set_approval_mode", "yolo")]
+        assert app.vm.status.approval_mode == "yolo"
+
+
+async def test_slash_compact_asks_the_loop_to_compact() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "/compact")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls == [("compact", None)]
+
+
+async def test_palette_offers_the_slash_commands() -> None:
+    async with running() as (app, pilot, loop):
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {
+            "/help",
+            "/new",
+            "/sessions",
+            "/resume",
+            "/compact",
+            "/model",
+            "/approval",
+            "/inspect",
+            "/quit",
+        } <= titles
+
+
+async def test_f2_opens_the_live_inspector_and_it_follows_transitions() -> None:
+    async with running() as (app, pilot, loop):
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, MachineInspector)
+        loop.emit(
+            ev.MachineTransition(
+                machine="agent", machine_id="agent", event="submit", source="idle", target="running"
+            )
+        )
+        await pilot.pause(0.05)
+        screen = app.screen
+        assert isinstance(screen, MachineInspector)
+        assert "running" in screen.states_text.plain
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MachineInspector)
+
+
+async def test_narrow_terminal_folds_the_side_column_and_ctrl_t_ctrl_n_show_it() -> None:
+    async with running(size=(60, 20)) as (app, pilot, loop):
+        assert not app.query_one("#side").display or app.query_one("#side").size.width == 0
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.tools_pane.size.width > 0 and app.focused is app.tools_pane
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert app.queue_pane.size.width > 0 and app.tools_pane.size.width == 0
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert app.focused is app.prompt_input
+
+
+async def test_scrolling_up_stops_following_and_end_follows_again() -> None:
+    async with running(size=(100, 20)) as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(60)))
+        await pilot.pause(0.2)
+        transcript = app.transcript
+        assert transcript.following
+        transcript.scroll_up()
+        transcript.scroll_up()
+        await pilot.pause()
+        assert not transcript.following
+        await pilot.press("end")
+        await pilot.pause()
+        assert transcript.following
+
+
+async def test_long_sessions_prune_old_widgets_and_home_brings_them_back() -> None:
+    async with running() as (app, pilot, loop):
+        for n in range(MAX_MOUNTED + 10):
+            loop.emit(ev.Notice(level="info", text=f"note {n}"))
+        await pilot.pause()
+        transcript = app.transcript
+        assert len(transcript._widgets) <= MAX_MOUNTED
+        hidden = transcript.hidden_count
+        assert hidden > 0
+        transcript.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert transcript.hidden_count < hidden
+
+
+async def test_submitted_text_appears_when_the_loop_starts_the_turn() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await pilot.pause()
+        assert isinstance(app.vm.blocks[0], UserBlock)
+        assert app.vm.agent_label() == "step 1"
