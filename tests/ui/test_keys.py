@@ -55,7 +55,7 @@ async def test_enter_when_idle_submits_and_clears_the_input() -> None:
 
 
 async def test_enter_while_a_turn_runs_hands_the_text_to_the_loop_to_queue() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         await type_text(pilot, "next")
         await pilot.press("enter")
@@ -64,7 +64,7 @@ async def test_enter_while_a_turn_runs_hands_the_text_to_the_loop_to_queue() -> 
 
 
 async def test_ctrl_s_while_a_turn_runs_steers() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         await type_text(pilot, "use -x")
         await pilot.press("ctrl+s")
@@ -73,14 +73,14 @@ async def test_ctrl_s_while_a_turn_runs_steers() -> None:
 
 
 async def test_ctrl_s_is_greyed_with_an_empty_input() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (app, pilot, _loop):
         assert app.check_action("steer", ()) is None
         await type_text(pilot, "x")
         assert app.check_action("steer", ()) is True
 
 
 async def test_escape_cancels_the_running_turn_and_a_second_escape_forces_it() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         await pilot.pause()
         await pilot.press("escape")
@@ -127,7 +127,7 @@ async def test_ctrl_c_when_idle_clears_and_twice_within_two_seconds_quits() -> N
 
 async def test_ctrl_c_presses_further_apart_than_two_seconds_do_not_quit() -> None:
     clock = Clock()
-    async with running(clock=clock) as (app, pilot, loop):
+    async with running(clock=clock) as (_app, pilot, loop):
         await pilot.press("ctrl+c")
         clock.now += 2.5
         await pilot.press("ctrl+c")
@@ -136,7 +136,7 @@ async def test_ctrl_c_presses_further_apart_than_two_seconds_do_not_quit() -> No
 
 
 async def test_ctrl_q_cancels_the_turn_closes_the_loop_and_quits() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         await pilot.pause()
         await pilot.press("ctrl+q")
@@ -153,7 +153,7 @@ async def test_shift_enter_ctrl_j_and_alt_enter_insert_newlines() -> None:
 
 
 async def test_up_and_down_on_an_empty_input_walk_the_prompt_history() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (app, pilot, _loop):
         for text in ("one", "two"):
             await type_text(pilot, text)
             await pilot.press("enter")
@@ -168,7 +168,7 @@ async def test_up_and_down_on_an_empty_input_walk_the_prompt_history() -> None:
 
 
 async def test_up_in_a_draft_moves_the_cursor_instead_of_recalling_history() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (app, pilot, _loop):
         await type_text(pilot, "one")
         await pilot.press("enter")
         await type_text(pilot, "draft")
@@ -201,7 +201,7 @@ async def test_approval_replaces_the_input_and_y_allows_once() -> None:
 
 
 async def test_approval_a_allows_always() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         ask(loop)
         await pilot.pause()
         await pilot.press("a")
@@ -210,7 +210,7 @@ async def test_approval_a_allows_always() -> None:
 
 
 async def test_approval_n_denies_with_the_reason_typed() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         ask(loop)
         await pilot.pause()
         await pilot.press("n")
@@ -235,7 +235,7 @@ async def test_the_next_approval_shows_after_the_first_is_resolved_then_the_inpu
 
 
 async def test_x_in_the_tools_pane_cancels_just_the_selected_call() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         for call_id in ("c1", "c2"):
             loop.emit(
@@ -269,7 +269,7 @@ async def test_queue_e_loads_the_prompt_and_enter_saves_the_edit() -> None:
 
 
 async def test_queue_d_removes_the_selected_prompt() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
         await pilot.pause()
@@ -279,7 +279,7 @@ async def test_queue_d_removes_the_selected_prompt() -> None:
 
 
 async def test_queue_s_promotes_the_selected_prompt_to_a_steer() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
         await pilot.pause()
@@ -324,7 +324,7 @@ async def test_slash_approval_sets_the_mode_on_the_loop() -> None:
 
 
 async def test_slash_compact_asks_the_loop_to_compact() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (_app, pilot, loop):
         await type_text(pilot, "/compact")
         await pilot.press("enter")
         await pilot.pause()
@@ -332,7 +332,7 @@ async def test_slash_compact_asks_the_loop_to_compact() -> None:
 
 
 async def test_palette_offers_the_slash_commands() -> None:
-    async with running() as (app, pilot, loop):
+    async with running() as (app, _pilot, _loop):
         titles = {command.title for command in app.get_system_commands(app.screen)}
         assert {
             "/help",
@@ -367,7 +367,7 @@ async def test_f2_opens_the_live_inspector_and_it_follows_transitions() -> None:
 
 
 async def test_narrow_terminal_folds_the_side_column_and_ctrl_t_ctrl_n_show_it() -> None:
-    async with running(size=(60, 20)) as (app, pilot, loop):
+    async with running(size=(60, 20)) as (app, pilot, _loop):
         assert not app.query_one("#side").display or app.query_one("#side").size.width == 0
         await pilot.press("ctrl+t")
         await pilot.pause()
