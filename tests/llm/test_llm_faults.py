@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import time
 from contextlib import nullcontext
 
@@ -30,12 +31,9 @@ SSE = {"content-type": "text/event-stream"}
 
 
 def _chunk(content: str | None = None, finish: str | None = None) -> bytes:
-    delta = "{}" if content is None else '{"content":"%s"}' % content
-    reason = "null" if finish is None else f'"{finish}"'
-    return (
-        b'data: {"id":"c1","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}\n\n'
-        % (delta.encode(), reason.encode())
-    )
+    delta = {} if content is None else {"content": content}
+    chunk = {"id": "c1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 def _settings(server: LocalServer, kind: str = "openai", **extra: object) -> ProviderSettings:
