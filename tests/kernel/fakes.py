@@ -42,20 +42,25 @@ async def settle(rounds: int = 30) -> None:
 
 
 class FakeClock:
-    """`sleep` waits until `advance` moves time past its deadline."""
+    """`sleep` waits until `advance` moves time past its deadline (or not at all if `auto`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, auto: bool = False) -> None:
+        self.auto = auto
         self.now = 0.0
         self.delays: list[float] = []
         self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
 
     async def sleep(self, delay: float) -> None:
         self.delays.append(delay)
+        if self.auto:
+            await asyncio.sleep(0)
+            return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._sleepers.append((self.now + delay, future))
         await future
 
     async def advance(self, seconds: float) -> None:
+        await settle()  # let timers that are about to start register first
         self.now += seconds
         due = [f for deadline, f in self._sleepers if deadline <= self.now]
         self._sleepers = [(d, f) for d, f in self._sleepers if d > self.now]
@@ -63,10 +68,6 @@ class FakeClock:
             if not future.done():
                 future.set_result(None)
         await settle()
-
-
-async def instant_sleep(delay: float) -> None:
-    await asyncio.sleep(0)
 
 
 # -- the requester --------------------------------------------------------------------------------
@@ -276,6 +277,9 @@ def line(entry: HistoryEntry) -> str:
     return f"{message.role}:{body}"
 
 
+RIGS: list[Rig] = []  # every rig of the running test, checked for caught errors at teardown
+
+
 class Rig:
     """An `Agent` on fake ports, with every emission recorded."""
 
@@ -292,7 +296,7 @@ class Rig:
     ) -> None:
         self.requester = requester
         self.runner = runner or ScriptedRunner()
-        self.clock = clock or FakeClock()
+        self.clock = clock or FakeClock(auto=True)
         self.events: list[KernelEvent] = []
         opts = KernelOptions(
             sleep=self.clock.sleep,
@@ -312,6 +316,7 @@ class Rig:
         )
 
     async def start(self) -> Rig:
+        RIGS.append(self)
         await self.agent.start()
         return self
 

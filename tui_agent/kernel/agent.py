@@ -433,7 +433,9 @@ class AgentMachine(KernelChart):
     def add_notification(self, entry: HistoryEntry) -> None:
         self.notifications.append(entry)
 
-    def add_reminder(self, key: str, entry: HistoryEntry) -> None:
+    def add_reminder(self, reminder_key: str, entry: HistoryEntry) -> None:
+        # `key` as a payload name would clash with the library's own `key` argument.
+        key = reminder_key
         self.reminders.pop(key, None)
         self.reminders[key] = entry.model_copy(
             update={"meta": entry.meta.model_copy(update={"key": key})}
@@ -572,7 +574,7 @@ class Agent:
         await self._m.send("input.notify", entry=entry)
 
     async def remind(self, key: str, entry: HistoryEntry) -> None:
-        await self._m.send("input.remind", key=key, entry=entry)
+        await self._m.send("input.remind", reminder_key=key, entry=entry)
 
     async def steer(self, prompt_ids: Sequence[str]) -> bool:
         wanted = set(prompt_ids)
