@@ -86,10 +86,14 @@ def _clean_schema(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
     options = schema.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
-        if schema.get("default", ...) is None:
-            rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
-            schema = {**next(o for o in options if o != {"type": "null"}), **rest}
+    if (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and schema.get("default", ...) is None
+    ):
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+        schema = {**next(o for o in options if o != {"type": "null"}), **rest}
     cleaned: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):

@@ -64,6 +64,11 @@ class _Batch:
     def skips(self, index: int) -> bool:
         return self.stopped_at is not None and index > self.stopped_at
 
+    def note(self, index: int, result: ToolResult) -> ToolResult:
+        if result.stop_batch_after_this and (self.stopped_at is None or index < self.stopped_at):
+            self.stopped_at = index
+        return result
+
 
 @dataclass(eq=False)
 class _Run:
@@ -216,9 +221,7 @@ class BatchExecutor:
                 result = _results.failed(call.name, error)
             finally:
                 self._live.discard(run)
-            if result.stop_batch_after_this:
-                stopped = batch.stopped_at
-                batch.stopped_at = index if stopped is None else min(index, stopped)
+            batch.note(index, result)
         result = _results.normalize(result)
         result = await _results.spill(result, call.name, call.id, self.spill_dir)
         done.put_nowait((call.id, result))
@@ -273,7 +276,8 @@ class BatchExecutor:
         run.task = asyncio.create_task(tool.execute(args, ctx))
         await asyncio.wait(_futures(run.task, run.detached), return_when=asyncio.FIRST_COMPLETED)
         if run.task.done():
-            return self._outcome(run)
+            # Marked before the slot is released, so the calls it frees see the stop.
+            return run.batch.note(run.index, self._outcome(run))
         return _DETACHED
 
     async def _grace_period(self, run: _Run) -> ToolResult:

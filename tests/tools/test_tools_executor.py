@@ -1,0 +1,559 @@
+"""The batch executor: preflight, completion order, stop-batch, abort grace, shaping and spill."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.tools.tool_fakes import (
+    FakeArgs,
+    Gates,
+    Recorder,
+    call,
+    collect,
+    echo,
+    executor,
+    make_tool,
+)
+from tui_agent.tools import EMPTY_OUTPUT, SKIPPED, Approvals, ToolAborted, ToolContext
+from tui_agent.vocab import (
+    AbortSignal,
+    Delivery,
+    ImagePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    user_message,
+)
+
+
+def read_text(path: Path) -> str:
+    return path.read_text()
+
+
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+# --- preflight ---------------------------------------------------------------------------------
+
+
+async def test_an_unknown_tool_is_an_error_result(tmp_path: Path) -> None:
+    results = await collect(executor(tmp_path), [call("nope", text="x")])
+    assert results[0][1].text == 'Tool "nope" not found'
+    assert results[0][1].is_error
+
+
+async def test_malformed_argument_json_is_an_invalid_args_error(tmp_path: Path) -> None:
+    ex = executor(tmp_path, make_tool("echo", echo))
+    results = await collect(ex, [ToolCall(id="c1", name="echo", arguments='{"text": "a",}')])
+    assert results[0][1].text.startswith(
+        'Invalid args for tool "echo": the arguments are not valid JSON'
+    )
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "null"])
+async def test_empty_or_null_arguments_mean_no_arguments(tmp_path: Path, raw: str) -> None:
+    async def report(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output=f"text={args.text!r}")
+
+    ex = executor(tmp_path, make_tool("probe", report))
+    results = await collect(ex, [ToolCall(id="c1", name="probe", arguments=raw)])
+    assert results[0][1].text == "text=''"
+
+
+async def test_arguments_that_are_not_an_object_are_refused(tmp_path: Path) -> None:
+    ex = executor(tmp_path, make_tool("echo", echo))
+    results = await collect(ex, [ToolCall(id="c1", name="echo", arguments="[1, 2]")])
+    assert results[0][1].text == 'Invalid args for tool "echo": the arguments must be a JSON object'
+
+
+async def test_arguments_failing_the_schema_say_which_field_and_why(tmp_path: Path) -> None:
+    ex = executor(tmp_path, make_tool("echo", echo))
+    results = await collect(ex, [ToolCall(id="c1", name="echo", arguments='{"text": 5, "x": 1}')])
+    text = results[0][1].text
+    assert text.startswith('Invalid args for tool "echo": ')
+    assert "text: Input should be a valid string" in text
+    assert "x: Extra inputs are not permitted" in text
+
+
+async def test_an_empty_batch_yields_nothing(tmp_path: Path) -> None:
+    assert await collect(executor(tmp_path), []) == []
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+async def test_results_come_in_completion_order(tmp_path: Path) -> None:
+    gates = Gates()
+    ex = executor(tmp_path, make_tool("gated", gates.run))
+    calls = [call("gated", "first", text="a"), call("gated", "second", text="b")]
+    task = asyncio.create_task(collect(ex, calls))
+    await settle()
+    assert gates.started() == ["a", "b"]  # independent calls run together
+    gates.gate("b").set()
+    await settle()
+    gates.gate("a").set()
+    results = await task
+    assert [call_id for call_id, _ in results] == ["second", "first"]
+
+
+async def test_a_conflicting_write_waits_for_the_earlier_read(tmp_path: Path) -> None:
+    gates = Gates()
+    ex = executor(tmp_path, make_tool("gated", gates.run))
+    calls = [
+        call("gated", "r", text="read", path="/a"),
+        call("gated", "w", text="write", path="/a", write=True),
+    ]
+    task = asyncio.create_task(collect(ex, calls))
+    await settle()
+    assert gates.started() == ["read"]
+    gates.gate("read").set()
+    gates.gate("write").set()
+    await task
+    assert gates.log == ["start read", "end read", "start write", "end write"]
+
+
+async def test_states_go_queued_then_running(tmp_path: Path) -> None:
+    recorder = Recorder()
+    await collect(
+        executor(tmp_path, make_tool("echo", echo)), [call("echo", "c1", text="x")], recorder
+    )
+    assert recorder.states["c1"] == ["queued", "running"]
+
+
+async def test_a_tool_that_throws_becomes_a_failed_result(tmp_path: Path) -> None:
+    async def boom(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        raise RuntimeError("kaput")
+
+    results = await collect(executor(tmp_path, make_tool("boom", boom)), [call("boom")])
+    assert results[0][1].text == 'Tool "boom" failed: kaput'
+    assert results[0][1].is_error
+
+
+async def test_a_tool_that_returns_nothing_is_an_error(tmp_path: Path) -> None:
+    async def nothing(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return None  # type: ignore[return-value]
+
+    results = await collect(executor(tmp_path, make_tool("nothing", nothing)), [call("nothing")])
+    assert results[0][1].text == 'Tool "nothing" returned no result.'
+
+
+async def test_updates_reach_the_caller(tmp_path: Path) -> None:
+    async def chatty(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        from tui_agent.vocab import ToolUpdate
+
+        ctx.on_update(ToolUpdate(text="half way"))
+        return ToolResult(output="done")
+
+    recorder = Recorder()
+    await collect(executor(tmp_path, make_tool("chatty", chatty)), [call("chatty", "c1")], recorder)
+    assert [u.text for u in recorder.updates["c1"]] == ["half way"]
+
+
+# --- normalisation, note, delivery -------------------------------------------------------------
+
+
+async def test_empty_output_says_so(tmp_path: Path) -> None:
+    results = await collect(executor(tmp_path, make_tool("echo", echo)), [call("echo", text="  ")])
+    assert results[0][1].text == EMPTY_OUTPUT
+
+
+async def test_media_only_output_gets_a_text_companion(tmp_path: Path) -> None:
+    async def picture(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output=(ImagePart(media_type="image/png", data="AAAA"),))
+
+    results = await collect(executor(tmp_path, make_tool("picture", picture)), [call("picture")])
+    output = results[0][1].output
+    assert isinstance(output, tuple)
+    assert output[0] == TextPart(text="Tool returned non-text content.")
+    assert isinstance(output[1], ImagePart)
+
+
+async def test_text_parts_are_joined_into_one_string(tmp_path: Path) -> None:
+    async def parts(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output=(TextPart(text="a"), TextPart(text="b")))
+
+    results = await collect(executor(tmp_path, make_tool("parts", parts)), [call("parts")])
+    assert results[0][1].output == "a\nb"
+
+
+async def test_the_note_stays_beside_the_output_and_a_blank_note_is_dropped(tmp_path: Path) -> None:
+    async def noted(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="visible", note=args.text)
+
+    ex = executor(tmp_path, make_tool("noted", noted))
+    results = dict(
+        await collect(
+            ex, [call("noted", "n1", text="for the model"), call("noted", "n2", text="  ")]
+        )
+    )
+    assert results["n1"].output == "visible"
+    assert results["n1"].note == "for the model"
+    assert results["n2"].note is None
+
+
+async def test_delivery_passes_through(tmp_path: Path) -> None:
+    delivery = Delivery(message=user_message("also check the tests"))
+
+    async def delivering(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="ok", delivery=delivery)
+
+    results = await collect(executor(tmp_path, make_tool("deliver", delivering)), [call("deliver")])
+    assert results[0][1].delivery == delivery
+
+
+# --- spill -------------------------------------------------------------------------------------
+
+
+async def test_output_over_the_limit_is_spilled_to_a_file_holding_all_of_it(tmp_path: Path) -> None:
+    big = "".join(f"line {i}\n" for i in range(10_000)) + "THE END"
+    assert len(big) > 50_000
+
+    async def flood(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output=big, note="kept")
+
+    results = await collect(
+        executor(tmp_path, make_tool("Lookup Tool", flood)), [call("Lookup Tool", "call/lookup")]
+    )
+    result = results[0][1]
+    assert result.truncated
+    assert result.spill is not None
+    assert result.spill.total_chars == len(big)
+    path = Path(result.spill.output_path)
+    assert path.parent == tmp_path / "spill"
+    assert path.name.startswith("Lookup_Tool-call_lookup-")
+    assert read_text(path) == big
+    text = result.text
+    assert text.startswith("Tool output exceeded 50000 characters")
+    for expected in (
+        "tool_name: Lookup Tool",
+        "tool_call_id: call/lookup",
+        f"output_size_chars: {len(big)}",
+        f"output_path: {path}",
+        "read_file",
+    ):
+        assert expected in text
+    assert big[:4096] in text
+    assert big[-1024:] in text
+    assert "line 5000\n" not in text  # the middle stays on disk
+    assert result.note == "kept"
+
+
+@pytest.mark.parametrize(("size", "spilled"), [(50_000, False), (50_001, True)])
+async def test_the_spill_limit_is_fifty_thousand_characters(
+    tmp_path: Path, size: int, spilled: bool
+) -> None:
+    async def sized(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="x" * size)
+
+    results = await collect(executor(tmp_path, make_tool("sized", sized)), [call("sized")])
+    assert (results[0][1].spill is not None) is spilled
+    assert results[0][1].truncated is spilled
+
+
+async def test_a_spill_exempt_result_is_left_whole(tmp_path: Path) -> None:
+    async def exempt(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="y" * 60_000, spill_exempt=True)
+
+    results = await collect(executor(tmp_path, make_tool("exempt", exempt)), [call("exempt")])
+    assert results[0][1].text == "y" * 60_000
+    assert results[0][1].spill is None
+
+
+async def test_repeated_call_ids_spill_to_distinct_files(tmp_path: Path) -> None:
+    async def flood(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output=args.text * 60_000)
+
+    ex = executor(tmp_path, make_tool("flood", flood))
+    first = await collect(ex, [call("flood", "same", text="a")])
+    second = await collect(ex, [call("flood", "same", text="b")])
+    assert first[0][1].spill and second[0][1].spill
+    assert first[0][1].spill.output_path != second[0][1].spill.output_path
+
+
+async def test_an_error_result_stays_an_error_when_spilled(tmp_path: Path) -> None:
+    async def loud_failure(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="e" * 60_000, is_error=True)
+
+    results = await collect(executor(tmp_path, make_tool("loud", loud_failure)), [call("loud")])
+    assert results[0][1].is_error and results[0][1].truncated
+
+
+# --- stop-batch --------------------------------------------------------------------------------
+
+
+async def test_a_stop_batch_result_skips_the_calls_after_it(tmp_path: Path) -> None:
+    gates = Gates()
+
+    async def stopper(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="stop here", stop_batch_after_this=True)
+
+    ex = executor(tmp_path, make_tool("stopper", stopper), make_tool("gated", gates.run))
+    calls = [
+        call("stopper", "s", path="/a", write=True),
+        call("gated", "later", text="never", path="/a"),  # queued behind the stopper
+    ]
+    results = dict(await collect(ex, calls))
+    assert results["s"].text == "stop here"
+    assert results["later"].text == SKIPPED
+    assert results["later"].is_error
+    assert gates.log == []
+
+
+async def test_stop_batch_does_not_touch_calls_before_it(tmp_path: Path) -> None:
+    gates = Gates()
+
+    async def stopper(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="stop", stop_batch_after_this=True)
+
+    ex = executor(tmp_path, make_tool("stopper", stopper), make_tool("gated", gates.run))
+    calls = [call("gated", "before", text="a", path="/b", write=True), call("stopper", "s")]
+    task = asyncio.create_task(collect(ex, calls))
+    await settle()
+    gates.gate("a").set()
+    results = dict(await task)
+    assert results["before"].text == "done a"
+
+
+# --- abort -------------------------------------------------------------------------------------
+
+
+async def stubborn(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+    """Ignores its signal; only cancellation stops it."""
+    await asyncio.Event().wait()
+    return ToolResult(output="unreachable")
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        (
+            "user_cancelled",
+            'The user manually interrupted "stubborn" (and anything else running at the same '
+            "time). Do not retry it unless asked.",
+        ),
+        (
+            "user_stopped_call",
+            'The user stopped "stubborn" while it ran; the turn goes on. '
+            "Do not retry it unless asked.",
+        ),
+        ("timeout", 'Tool "stubborn" was aborted'),
+    ],
+)
+async def test_a_running_tool_that_ignores_the_abort_is_reported_after_the_grace(
+    tmp_path: Path, reason: str, expected: str
+) -> None:
+    recorder = Recorder()
+    ex = executor(tmp_path, make_tool("stubborn", stubborn), grace=0.01)
+    task = asyncio.create_task(collect(ex, [call("stubborn", "c1")], recorder))
+    await settle()
+    recorder.signals["c1"].abort(reason)
+    results = await task
+    assert results[0][1].text == expected
+    assert results[0][1].is_error
+
+
+async def test_a_tool_that_finishes_within_the_grace_keeps_its_own_result(tmp_path: Path) -> None:
+    async def polite(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        await ctx.signal.wait()
+        return ToolResult(output="stopped cleanly, partial work saved")
+
+    ex = executor(tmp_path, make_tool("polite", polite), grace=30)
+    signal = AbortSignal()
+    task = asyncio.create_task(collect(ex, [call("polite")], signal=signal))
+    await settle()
+    signal.abort("user_cancelled")
+    results = await task
+    assert results[0][1].text == "stopped cleanly, partial work saved"
+
+
+async def test_a_tool_raising_tool_aborted_reports_its_partial_output(tmp_path: Path) -> None:
+    async def partial(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        await ctx.signal.wait()
+        raise ToolAborted("first half")
+
+    ex = executor(tmp_path, make_tool("partial", partial), grace=30)
+    signal = AbortSignal()
+    task = asyncio.create_task(collect(ex, [call("partial")], signal=signal))
+    await settle()
+    signal.abort("user_cancelled")
+    text = (await task)[0][1].text
+    assert text.startswith('The user manually interrupted "partial"')
+    assert text.endswith("Output before it stopped:\nfirst half")
+
+
+async def test_a_tool_throwing_after_an_abort_is_reported_aborted_not_failed(
+    tmp_path: Path,
+) -> None:
+    async def thrower(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        await ctx.signal.wait()
+        raise RuntimeError("interrupted")
+
+    ex = executor(tmp_path, make_tool("thrower", thrower), grace=30)
+    signal = AbortSignal()
+    task = asyncio.create_task(collect(ex, [call("thrower")], signal=signal))
+    await settle()
+    signal.abort("other")
+    assert (await task)[0][1].text == 'Tool "thrower" was aborted'
+
+
+async def test_after_an_abort_no_queued_conflicting_tool_starts(tmp_path: Path) -> None:
+    gates = Gates()
+    ex = executor(tmp_path, make_tool("gated", gates.run), grace=30)
+    signal = AbortSignal()
+    calls = [
+        call("gated", "w1", text="w1", path="/a", write=True),
+        call("gated", "w2", text="w2", path="/a", write=True),
+    ]
+    task = asyncio.create_task(collect(ex, calls, signal=signal))
+    await settle()
+    signal.abort("user_cancelled")
+    await settle()
+    gates.gate("w1").set()  # the running one ends within its grace
+    results = dict(await task)
+    assert gates.started() == ["w1"]
+    assert results["w1"].text == "done w1"
+    assert results["w2"].text.startswith('The user manually interrupted "gated"')
+
+
+async def test_stopping_one_call_leaves_the_others_running(tmp_path: Path) -> None:
+    gates = Gates()
+    recorder = Recorder()
+    ex = executor(
+        tmp_path, make_tool("gated", gates.run), make_tool("stubborn", stubborn), grace=0.01
+    )
+    task = asyncio.create_task(
+        collect(ex, [call("stubborn", "s"), call("gated", "g", text="g")], recorder)
+    )
+    await settle()
+    recorder.signals["s"].abort("user_stopped_call")
+    await settle()
+    gates.gate("g").set()
+    results = dict(await task)
+    assert results["s"].text.startswith('The user stopped "stubborn"')
+    assert results["g"].text == "done g"
+
+
+# --- detach ------------------------------------------------------------------------------------
+
+
+async def test_a_detached_call_frees_its_slot_and_yields_its_final_result_later(
+    tmp_path: Path,
+) -> None:
+    finish = asyncio.Event()
+    gates = Gates()
+
+    async def background(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        ctx.detach("started in the background")
+        await finish.wait()
+        return ToolResult(output="background done")
+
+    recorder = Recorder()
+    ex = executor(tmp_path, make_tool("bg", background), make_tool("gated", gates.run))
+    calls = [call("bg", "bg", path="/a", write=True), call("gated", "next", text="next", path="/a")]
+    task = asyncio.create_task(collect(ex, calls, recorder))
+    await settle()
+    assert recorder.detached == {"bg": "started in the background"}
+    assert gates.started() == ["next"]  # the conflicting call ran while the background one goes on
+    gates.gate("next").set()
+    await settle()
+    assert not task.done()  # the batch waits for the background call's final result
+    finish.set()
+    results = await task
+    assert results == [("next", results[0][1]), ("bg", results[1][1])]
+    assert results[1][1].text == "background done"
+
+
+async def test_closing_the_executor_stops_background_calls(tmp_path: Path) -> None:
+    async def forever(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        ctx.detach("bg")
+        await ctx.signal.wait()
+        raise ToolAborted("")
+
+    ex = executor(tmp_path, make_tool("forever", forever), grace=30)
+    task = asyncio.create_task(collect(ex, [call("forever")]))
+    await settle()
+    await ex.aclose()
+    results = await task
+    assert results[0][1].text == 'Tool "forever" was aborted'
+
+
+async def test_closing_the_result_iterator_early_cancels_running_tools(tmp_path: Path) -> None:
+    cancelled = asyncio.Event()
+
+    async def watched(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return ToolResult(output="unreachable")
+
+    ex = executor(tmp_path, make_tool("watched", watched), make_tool("echo", echo))
+    recorder = Recorder()
+    batch = [(c, recorder.context(c.id)) for c in (call("echo", text="quick"), call("watched"))]
+    iterator = ex.execute(batch, AbortSignal())
+    first = await anext(iterator)
+    assert first[1].text == "quick"
+    await iterator.aclose()  # type: ignore[attr-defined]
+    assert cancelled.is_set()
+
+
+# --- approval inside the executor ---------------------------------------------------------------
+
+
+async def test_a_headless_run_denies_a_call_needing_approval_without_running_it(
+    tmp_path: Path,
+) -> None:
+    ran: list[str] = []
+
+    async def risky(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        ran.append("risky")
+        return ToolResult(output="did it")
+
+    ex = executor(tmp_path, make_tool("risky", risky, read_only=False), approvals=Approvals("ask"))
+    results = await collect(ex, [call("risky", text="rm stuff")])
+    assert ran == []
+    assert results[0][1].is_error
+    assert "--yolo" in results[0][1].text and '"risky"' in results[0][1].text
+
+
+async def test_a_call_awaiting_approval_reports_that_state(tmp_path: Path) -> None:
+    from tui_agent.tools import ApprovalRequest, Decision
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        return Decision.once()
+
+    recorder = Recorder()
+    ex = executor(
+        tmp_path, make_tool("risky", echo, read_only=False), approvals=Approvals("ask", ask=ask)
+    )
+    await collect(ex, [call("risky", "c1", text="x")], recorder)
+    assert recorder.states["c1"] == ["queued", "awaiting_approval", "running"]
+
+
+async def test_an_abort_while_awaiting_approval_answers_at_once(tmp_path: Path) -> None:
+    from tui_agent.tools import ApprovalRequest, Decision
+
+    asked = asyncio.Event()
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        asked.set()
+        await asyncio.Event().wait()
+        return Decision.once()
+
+    ex = executor(
+        tmp_path,
+        make_tool("risky", echo, read_only=False),
+        approvals=Approvals("ask", ask=ask),
+        grace=30,
+    )
+    signal = AbortSignal()
+    task = asyncio.create_task(collect(ex, [call("risky", text="x")], signal=signal))
+    await asked.wait()
+    signal.abort("user_cancelled")
+    assert (await task)[0][1].text.startswith('The user manually interrupted "risky"')
