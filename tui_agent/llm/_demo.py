@@ -17,6 +17,7 @@ would do. Tool names and arguments are the ones in ARCHITECTURE.md.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -96,8 +97,8 @@ def _listed_paths(result: Message | None) -> list[str]:
     paths = []
     for line in result.text.splitlines():
         entry = line.strip()
-        # Skip the tool's own remarks ("(12 more)", "No files matched") and keep path-like lines.
-        if entry and " " not in entry and not entry.startswith(("(", "[")):
+        # The glob tool's own remarks: "No files match ..." and "[12 more files not shown ...]".
+        if entry and not entry.startswith(("[", "No files match")):
             paths.append(entry)
     return paths
 
@@ -130,19 +131,26 @@ def _pick_word(result: Message | None) -> str:
     return word
 
 
+_GREP_HIT = re.compile(r"^.+:\d+:")
+
+
 def _match_count(result: Message | None) -> int:
     if result is None or result.is_error:
         return 0
-    return sum(1 for line in result.text.splitlines() if line.strip())
+    return sum(1 for line in result.text.splitlines() if _GREP_HIT.match(line))
 
 
 class DemoScript:
     """Writes each demo answer from the request: the step author behind the offline demo."""
 
-    def __init__(self, workspace: str | None = None) -> None:
+    def __init__(self, workspace: str | None = None, chunk_delay_s: float = 0.01) -> None:
         self.workspace = workspace
+        self.chunk_delay_s = chunk_delay_s
 
     def __call__(self, request: LLMRequest) -> ScriptStep:
+        return dataclasses.replace(self._answer(request), chunk_delay_s=self.chunk_delay_s)
+
+    def _answer(self, request: LLMRequest) -> ScriptStep:
         exchanges = _exchanges(request)
         last = request.messages[-1] if request.messages else None
         if last is None or last.role != "tool":
