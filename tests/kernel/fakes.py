@@ -141,8 +141,9 @@ def fail(
 class ScriptedRequester:
     """Plays one scripted attempt per `stream` call; records each call's history and signal."""
 
-    def __init__(self, *attempts: Attempt) -> None:
+    def __init__(self, *attempts: Attempt, fallback: Attempt | None = None) -> None:
         self.attempts = list(attempts)
+        self.fallback = fallback if fallback is not None else text("(script exhausted)")
         self.histories: list[tuple[HistoryEntry, ...]] = []
         self.signals: list[AbortSignal] = []
         self.closed = 0
@@ -153,7 +154,7 @@ class ScriptedRequester:
         self.histories.append(tuple(history))
         self.signals.append(signal)
         index = len(self.histories) - 1
-        script = self.attempts[index] if index < len(self.attempts) else text("(script exhausted)")
+        script = self.attempts[index] if index < len(self.attempts) else self.fallback
         return self._play(script)
 
     async def _play(self, script: Attempt) -> AsyncIterator[StreamEvent]:

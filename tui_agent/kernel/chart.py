@@ -31,9 +31,13 @@ class KernelChart(StateChart[Any]):
         super().__init__()
 
     async def activate(self) -> None:
-        """Enter the initial state inside the running loop, and say so."""
+        """Enter the initial state inside the running loop. Announced first, so that eventless
+        transitions taken during activation are reported after it."""
+        state = self.initial_state
+        while state.states:
+            state = next(child for child in state.states if child.initial)
+        self._emit(Transitioned(self.machine_kind, self.machine_id, "start", "", state.id))
         await self.activate_initial_state()
-        self._emit(Transitioned(self.machine_kind, self.machine_id, "start", "", self.state_path))
 
     @property
     def state_path(self) -> str:

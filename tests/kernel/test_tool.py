@@ -1,0 +1,224 @@
+"""Tool machine behaviours (spec section 4): hooks, outcomes, updates, abort via the signal."""
+
+from __future__ import annotations
+
+from tests.kernel.fakes import Gate, ScriptedRunner, calls, ok, prompt, rig, settle, text
+from tui_agent.kernel import (
+    Deny,
+    Proceed,
+    ToolFinished,
+    ToolRunContext,
+    ToolStateChanged,
+    ToolUpdated,
+    Transitioned,
+)
+from tui_agent.vocab import ToolCall, ToolResult, ToolUpdate
+
+
+class Hooks:
+    """Configurable prepare/finish hooks."""
+
+    def __init__(
+        self,
+        *,
+        deny: str = "",
+        replace_args: str = "",
+        prepare_error: str = "",
+        rewrite: str = "",
+        finish_error: str = "",
+        gate: Gate | None = None,
+    ) -> None:
+        self.deny, self.replace_args, self.prepare_error = deny, replace_args, prepare_error
+        self.rewrite, self.finish_error, self.gate = rewrite, finish_error, gate
+
+    async def prepare(self, call: ToolCall) -> Proceed | Deny:
+        if self.gate is not None:
+            await self.gate.event.wait()
+        if self.prepare_error:
+            raise ValueError(self.prepare_error)
+        if self.deny:
+            return Deny(ToolResult(output=self.deny, is_error=True))
+        if self.replace_args:
+            return Proceed(call.model_copy(update={"arguments": self.replace_args}))
+        return Proceed(call)
+
+    async def finish(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        if self.finish_error:
+            raise ValueError(self.finish_error)
+        if self.rewrite:
+            return result.model_copy(update={"output": self.rewrite})
+        return result
+
+
+def _echo_args() -> ScriptedRunner:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        return ToolResult(output=call.arguments)
+
+    return ScriptedRunner(echo=run)
+
+
+async def test_tool_walks_preparing_executing_finishing_succeeded() -> None:
+    r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
+    await r.run("hi")
+    states = [e.state for e in r.of(ToolStateChanged)]
+    assert states == ["preparing", "executing", "finishing", "succeeded"]
+    [finished] = r.of(ToolFinished)
+    assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
+
+
+async def test_prepare_hook_may_replace_the_call() -> None:
+    hooks = Hooks(replace_args='{"safe": true}')
+    r = await rig(calls(("c1", "echo", '{"x": 1}')), text("ok"), runner=_echo_args(), hooks=hooks)
+    await r.run("hi")
+    assert r.lines()[2] == 'tool:{"safe": true}'
+
+
+async def test_prepare_hook_may_deny_with_a_result_that_skips_execution() -> None:
+    runner = ScriptedRunner(echo=ok("ran"))
+    r = await rig(
+        calls(("c1", "echo")), text("ok"), runner=runner, hooks=Hooks(deny="denied by user")
+    )
+    await r.run("hi")
+    assert runner.runs == []
+    assert r.lines()[2] == "tool:denied by user"
+    assert [e.state for e in r.of(ToolStateChanged)] == ["preparing", "finishing", "succeeded"]
+
+
+async def test_prepare_hook_error_fails_the_call() -> None:
+    r = await rig(
+        calls(("c1", "echo")),
+        text("ok"),
+        runner=ScriptedRunner(echo=ok("x")),
+        hooks=Hooks(prepare_error="bad hook"),
+    )
+    await r.run("hi")
+    assert r.lines()[2] == "tool:bad hook"
+    assert r.of(ToolFinished)[0].outcome == "failed"
+
+
+async def test_finish_hook_may_rewrite_the_result() -> None:
+    r = await rig(
+        calls(("c1", "echo")),
+        text("ok"),
+        runner=ScriptedRunner(echo=ok("raw")),
+        hooks=Hooks(rewrite="rewritten"),
+    )
+    await r.run("hi")
+    assert r.lines()[2] == "tool:rewritten"
+
+
+async def test_finish_hook_error_fails_the_call() -> None:
+    r = await rig(
+        calls(("c1", "echo")),
+        text("ok"),
+        runner=ScriptedRunner(echo=ok("raw")),
+        hooks=Hooks(finish_error="finish broke"),
+    )
+    await r.run("hi")
+    assert r.lines()[2] == "tool:finish broke"
+
+
+async def test_abort_while_preparing_aborts_without_running() -> None:
+    gate = Gate()
+    runner = ScriptedRunner(echo=ok("x"))
+    r = await rig(calls(("c1", "echo")), runner=runner, hooks=Hooks(gate=gate))
+    await r.agent.submit(prompt("hi"))
+    await settle()
+    await r.agent.abort()
+    await r.agent.idle()
+    assert runner.runs == []
+    assert r.lines()[-1] == "tool:aborted"
+    assert r.of(ToolStateChanged)[-1].state == "aborted"
+
+
+async def test_runner_error_without_a_message_is_named_by_its_type() -> None:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        raise KeyError
+
+    r = await rig(calls(("c1", "bad")), text("ok"), runner=ScriptedRunner(bad=run))
+    await r.run("hi")
+    assert r.lines()[2] == "tool:KeyError"
+
+
+async def test_runner_returning_nothing_produces_no_result_error() -> None:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        return None  # type: ignore[return-value]
+
+    r = await rig(calls(("c1", "bad")), text("ok"), runner=ScriptedRunner(bad=run))
+    await r.run("hi")
+    assert r.lines()[2] == "tool:produced no result"
+    assert r.agent.history[2].message.is_error
+
+
+async def test_tool_updates_are_emitted_while_executing() -> None:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        ctx.on_update(ToolUpdate(text="50%"))
+        ctx.on_update(ToolUpdate(text="100%"))
+        return ToolResult(output="done")
+
+    r = await rig(calls(("c1", "work")), text("ok"), runner=ScriptedRunner(work=run))
+    await r.run("hi")
+    assert [(e.call_id, e.update.text) for e in r.of(ToolUpdated)] == [
+        ("c1", "50%"),
+        ("c1", "100%"),
+    ]
+
+
+async def test_second_detach_is_ignored() -> None:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        ctx.detach("first")
+        ctx.detach("second")
+        return ToolResult(output="done")
+
+    r = await rig(calls(("c1", "bg")), text("a"), text("b"), runner=ScriptedRunner(bg=run))
+    await r.run("hi")
+    await settle()
+    await r.agent.idle()
+    assert r.lines()[2] == "tool:first"
+
+
+async def test_tool_note_and_error_flag_reach_the_tool_message() -> None:
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        return ToolResult(output="out", note="for the model", is_error=True)
+
+    r = await rig(calls(("c1", "t")), text("ok"), runner=ScriptedRunner(t=run))
+    await r.run("hi")
+    tool = r.agent.history[2]
+    assert tool.meta.note == "for the model" and tool.message.is_error
+
+
+async def test_every_machine_reports_its_transitions() -> None:
+    r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
+    await r.run("hi")
+    machines = {(e.machine, e.machine_id) for e in r.of(Transitioned)}
+    assert machines == {("agent", "agent"), ("turn", "turn-0"), ("tool", "c1")}
+    turn_targets = [e.target for e in r.of(Transitioned) if e.machine == "turn"]
+    assert turn_targets == [
+        "gating",
+        "streaming",
+        "acting",
+        "draining",
+        "gating",
+        "streaming",
+        "done",
+    ]
+
+
+async def test_runner_gets_one_batch_with_every_call_of_the_step_before_any_run() -> None:
+    order: list[str] = []
+    runner = ScriptedRunner(echo=ok("x"))
+    original = runner.begin_batch
+
+    def begin(calls_: object, signal: object) -> None:
+        order.append("batch")
+        original(calls_, signal)  # type: ignore[arg-type]
+
+    async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        order.append(call.id)
+        return ToolResult(output="x")
+
+    runner.begin_batch = begin  # type: ignore[method-assign]
+    runner.behaviours["echo"] = run
+    r = await rig(calls(("a", "echo"), ("b", "echo")), text("ok"), runner=runner)
+    await r.run("hi")
+    assert order == ["batch", "a", "b"] and runner.batches == [("a", "b")]
