@@ -34,6 +34,7 @@ class KernelChart(StateChart[Any]):
         """Enter the initial state inside the running loop. Announced first, so that eventless
         transitions taken during activation are reported after it."""
         state = self.initial_state
+        assert state is not None  # every kernel machine declares its states
         while state.states:
             state = next(child for child in state.states if child.initial)
         self._emit(Transitioned(self.machine_kind, self.machine_id, "start", "", state.id))
