@@ -13,6 +13,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,13 @@ def _parser() -> argparse.ArgumentParser:
         description="A terminal coding agent. Without -p it opens the full-screen app.",
     )
     parser.add_argument("prompt", nargs="?", help="a first prompt (TUI) ")
-    parser.add_argument("-p", "--print", dest="print_prompt", metavar="PROMPT",
-                        help="run one turn headless and print the final answer")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_prompt",
+        metavar="PROMPT",
+        help="run one turn headless and print the final answer",
+    )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
     parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
     parser.add_argument("--model")
@@ -47,8 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", help="a JSON script for the scripted provider")
     parser.add_argument("--max-steps", type=int)
     resume = parser.add_mutually_exclusive_group()
-    resume.add_argument("--continue", dest="continue_latest", action="store_true",
-                        help="continue the latest session of this workspace")
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue the latest session of this workspace",
+    )
     resume.add_argument("--resume", metavar="SESSION_ID")
     parser.add_argument("--yolo", action="store_true", help="approve every tool call")
     parser.add_argument("--workspace", type=Path, default=None)
@@ -106,8 +116,10 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     unsubscribe = _echo_events(service, output_format)
     try:
         if service.info.demo:
-            print("tui-agent: no API key configured; running the built-in demo provider",
-                  file=sys.stderr)
+            print(
+                "tui-agent: no API key configured; running the built-in demo provider",
+                file=sys.stderr,
+            )
         handle = await service.submit(prompt)
         result = await handle.result()
     finally:
@@ -118,12 +130,13 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     if result.type == "cancelled" or interrupted.is_set():
         return EXIT_CANCELLED
     if result.error is not None:
-        print(f"tui-agent: {result.error.get('code')}: {result.error.get('message')}",
-              file=sys.stderr)
+        print(
+            f"tui-agent: {result.error.get('code')}: {result.error.get('message')}", file=sys.stderr
+        )
     return EXIT_FAILED
 
 
-def _echo_events(service: AgentLoopService, output_format: str) -> object:
+def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], None]:
     from tui_agent.loop import events as ev
 
     def on_event(event: ev.LoopEvent) -> None:
@@ -136,8 +149,11 @@ def _echo_events(service: AgentLoopService, output_format: str) -> object:
                 sys.stdout.write(event.text.rstrip("\n") + "\n")
                 sys.stdout.flush()
         elif isinstance(event, ev.Retrying):
-            print(f"tui-agent: {event.error_code}: retrying in {event.delay_s:.1f}s "
-                  f"(attempt {event.attempt}/{event.max_attempts})", file=sys.stderr)
+            print(
+                f"tui-agent: {event.error_code}: retrying in {event.delay_s:.1f}s "
+                f"(attempt {event.attempt}/{event.max_attempts})",
+                file=sys.stderr,
+            )
         elif isinstance(event, ev.Notice) and event.level != "info":
             print(f"tui-agent: {event.text}", file=sys.stderr)
 
@@ -147,13 +163,14 @@ def _echo_events(service: AgentLoopService, output_format: str) -> object:
 def _install_sigint(service: AgentLoopService) -> asyncio.Event:
     interrupted = asyncio.Event()
     loop = asyncio.get_running_loop()
+    tasks: set[asyncio.Task[bool]] = set()
 
     def on_sigint() -> None:
         if interrupted.is_set():
             os._exit(EXIT_CANCELLED)
         interrupted.set()
         print("\ntui-agent: cancelling (press Ctrl+C again to quit at once)", file=sys.stderr)
-        loop.create_task(service.cancel())
+        tasks.add(loop.create_task(service.cancel()))
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     return interrupted

@@ -42,8 +42,14 @@ def run_cli(
 
 def cli_args(server: ScriptedOpenAIServer, workspace: Path) -> list[str]:
     return [
-        "--provider", "openai", "--base-url", server.base_url, "--model", "test-model",
-        "--workspace", str(workspace),
+        "--provider",
+        "openai",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "test-model",
+        "--workspace",
+        str(workspace),
     ]
 
 
@@ -68,10 +74,12 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_two_step_turn_pairs_parallel_tool_results_in_provider_order(workspace: Path) -> None:
     steps = [
-        {"tool_calls": [
-            {"name": "read_file", "arguments": {"path": "a.txt"}},
-            {"name": "read_file", "arguments": {"path": "b.txt"}},
-        ]},
+        {
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "a.txt"}},
+                {"name": "read_file", "arguments": {"path": "b.txt"}},
+            ]
+        },
         {"text": "Both files read."},
     ]
     with scripted_openai_server(steps) as server:
@@ -107,8 +115,11 @@ def test_empty_response_is_retried_then_succeeds(workspace: Path) -> None:
 
 def test_rate_limit_retry_after_is_honoured(workspace: Path) -> None:
     steps = [
-        {"status": 429, "headers": {"Retry-After": "1"},
-         "body": {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}},
+        {
+            "status": 429,
+            "headers": {"Retry-After": "1"},
+            "body": {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
+        },
         {"text": "ok"},
     ]
     with scripted_openai_server(steps) as server:
@@ -133,18 +144,31 @@ def test_running_out_of_steps_fails_with_max_steps_exceeded(workspace: Path) -> 
 
 
 def test_context_overflow_compacts_and_succeeds(workspace: Path) -> None:
+    with scripted_openai_server([{"text": "Noted: the code word is heron."}]) as server:
+        assert run_cli(server, workspace, "-p", "the code word is heron").returncode == 0
     overflow = {
         "status": 400,
-        "body": {"error": {"message": "This model's maximum context length is 128000 tokens.",
-                           "type": "invalid_request_error", "code": "context_length_exceeded"}},
+        "body": {
+            "error": {
+                "message": "This model's maximum context length is 128000 tokens.",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            }
+        },
     }
-    steps = [overflow, {"text": "SUMMARY: the user asked to say hi."}, {"text": "Hi again."}]
+    summary = "SUMMARY: the user set the code word heron."
+    steps = [overflow, {"text": summary}, {"text": "Hi again."}]
     with scripted_openai_server(steps) as server:
-        done = run_cli(server, workspace, "-p", "say hi", "--output-format", "jsonl")
+        done = run_cli(
+            server, workspace, "--continue", "-p", "say hi", "--output-format", "jsonl"
+        )
     assert done.returncode == 0, done.stderr
-    assert events_of(done.stdout)[-1]["text"] == "Hi again."
+    events = events_of(done.stdout)
+    assert events[-1]["text"] == "Hi again."
+    assert any(e["type"] == "compacted" for e in events)
     final_request = json.dumps(server.requests[2]["messages"])
-    assert "SUMMARY: the user asked to say hi." in final_request
+    assert summary in final_request and "say hi" in final_request
+    assert "Noted: the code word is heron." not in final_request
 
 
 def test_continue_resumes_the_latest_session_of_the_workspace(workspace: Path) -> None:
@@ -179,14 +203,32 @@ def _alive(pid: int) -> bool:
 
 def _start_shell_turn(server: ScriptedOpenAIServer, workspace: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo",
-         "-p", "run it", "--output-format", "jsonl"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
+        [
+            sys.executable,
+            "-m",
+            "tui_agent",
+            *cli_args(server, workspace),
+            "--yolo",
+            "-p",
+            "run it",
+            "--output-format",
+            "jsonl",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
     )
 
 
-SLOW_SHELL = {"tool_calls": [{"name": "shell", "arguments": {
-    "command": "sleep 30 & echo $! > child.pid; sleep 30; wait"}}]}
+SLOW_SHELL = {
+    "tool_calls": [
+        {
+            "name": "shell",
+            "arguments": {"command": "sleep 30 & echo $! > child.pid; sleep 30; wait"},
+        }
+    ]
+}
 
 
 def test_sigint_during_a_shell_tool_cancels_exits_130_and_pairs_an_aborted_result(
@@ -241,8 +283,17 @@ def test_a_torn_final_log_line_is_ignored_on_continue(workspace: Path) -> None:
 
 
 def test_the_event_log_never_contains_the_api_key(workspace: Path) -> None:
-    steps = [{"status": 401, "body": {"error": {"message": f"Incorrect API key provided: {FAKE_KEY}",
-                                                "code": "invalid_api_key"}}}]
+    steps = [
+        {
+            "status": 401,
+            "body": {
+                "error": {
+                    "message": f"Incorrect API key provided: {FAKE_KEY}",
+                    "code": "invalid_api_key",
+                }
+            },
+        }
+    ]
     with scripted_openai_server(steps) as server:
         done = run_cli(server, workspace, "-p", "hello")
     assert done.returncode == 1
@@ -256,7 +307,10 @@ def test_sessions_lists_this_workspaces_sessions(workspace: Path) -> None:
         assert run_cli(server, workspace, "-p", "first prompt here").returncode == 0
     listed = subprocess.run(
         [sys.executable, "-m", "tui_agent", "sessions", "--workspace", str(workspace)],
-        capture_output=True, text=True, timeout=30, env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=cli_env(),
     )
     assert listed.returncode == 0
     assert "first prompt here" in listed.stdout
@@ -265,7 +319,10 @@ def test_sessions_lists_this_workspaces_sessions(workspace: Path) -> None:
 def test_a_bad_flag_is_a_usage_error(workspace: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tui_agent", "--no-such-flag"],
-        capture_output=True, text=True, timeout=30, env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=cli_env(),
     )
     assert done.returncode == 2
     assert "--no-such-flag" in done.stderr
@@ -276,7 +333,10 @@ def test_a_broken_config_file_is_a_usage_error_naming_the_file(workspace: Path) 
     config.write_text("default_model = [unclosed\n")
     done = subprocess.run(
         [sys.executable, "-m", "tui_agent", "-p", "hi", "--workspace", str(workspace)],
-        capture_output=True, text=True, timeout=30, env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=cli_env(),
     )
     assert done.returncode == 2
     assert "config.toml" in done.stderr
@@ -286,9 +346,11 @@ def test_the_demo_runs_offline_without_a_key(workspace: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     done = subprocess.run(
         [sys.executable, "-m", "tui_agent", "-p", "show me around", "--workspace", str(workspace)],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()
     assert done.stdout.strip()
-

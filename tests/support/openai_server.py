@@ -78,7 +78,9 @@ class ScriptedOpenAIServer:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 try:
-                    for chunk in _chunks(step, body.get("model", "test-model"), len(server.requests)):
+                    for chunk in _chunks(
+                        step, body.get("model", "test-model"), len(server.requests)
+                    ):
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
                     self.wfile.write(b"data: [DONE]\n\n")

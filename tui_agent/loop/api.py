@@ -17,7 +17,9 @@ from tui_agent.vocab import HistoryEntry
 
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 ApprovalDecision = Literal["once", "always", "deny"]
-PromptState = Literal["pending", "running", "steered", "completed", "failed", "cancelled", "blocked"]
+PromptState = Literal[
+    "pending", "running", "steered", "completed", "failed", "cancelled", "blocked"
+]
 
 
 @dataclass(frozen=True)

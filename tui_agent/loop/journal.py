@@ -15,9 +15,9 @@ from tui_agent.context import (
     Notification,
     Prompt,
     Reminder,
+    Steer,
     StepBegin,
     StepEnd,
-    Steer,
     ToolCallStarted,
     ToolResultRecorded,
     TurnBegin,
@@ -25,7 +25,14 @@ from tui_agent.context import (
     TurnOutcome,
 )
 from tui_agent.loop.events import TurnResult
-from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, TokenUsage, ToolCall, ToolResult
+from tui_agent.vocab import (
+    ContentPart,
+    FinishReason,
+    HistoryEntry,
+    TokenUsage,
+    ToolCall,
+    ToolResult,
+)
 
 
 class LogJournal:

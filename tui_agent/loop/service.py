@@ -48,7 +48,9 @@ from tui_agent.vocab import (
 )
 
 USER_CANCELLED = "user_cancelled"
-CONTINUE_AFTER_RETRY = "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
+CONTINUE_AFTER_RETRY = (
+    "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
+)
 
 
 # -- hook contexts ---------------------------------------------------------------------------
@@ -58,7 +60,7 @@ class StepBeginContext:
     step: int
     first_step_of_turn: bool
     signal: AbortSignal
-    history: Sequence[HistoryEntry]
+    history: Sequence[HistoryEntry]  # the kernel's; `service.view(history)` is the model's
 
 
 @dataclass
@@ -375,9 +377,10 @@ class AgentLoopService:
             await self.engine.agent.idle()
             while self._tasks:
                 await asyncio.gather(*list(self._tasks), return_exceptions=True)
-            if self._active is None and self.engine.agent.turn_state is None:
-                if not self.engine.agent.queue and not self.engine.agent.notifications:
-                    return
+            agent = self.engine.agent
+            idle = self._active is None and agent.turn_state is None
+            if idle and not agent.queue and not agent.notifications:
+                return
             await asyncio.sleep(0)
 
     async def close(self) -> None:
@@ -404,8 +407,12 @@ class AgentLoopService:
     ) -> Disposable:
         self._handler_specs[handler.id] = handler
 
-        async def run(ctx: ErrorContext, next_: Callable[[ErrorContext | None], Awaitable[None]]) -> None:
-            await next_(None)  # the chain is only used for its order; see `_run_error_chain`
+        async def run(
+            ctx: ErrorContext, next_: Callable[[ErrorContext | None], Awaitable[None]]
+        ) -> None:
+            # The slot only keeps the order (before/after/replace/dispose): the first
+            # matching handler runs alone (spec 5.5), so the chain itself never runs.
+            await next_(None)
 
         disposable = self._error_handlers.register(handler.id, run, before=before, after=after)
 
@@ -416,12 +423,13 @@ class AgentLoopService:
         return Disposable(dispose)
 
     def set_compactor(self, compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]]) -> None:
-        """`compactor(history)` returns (replacement entries, summary text, before, after)."""
+        """`compactor(view)` returns (replacement, summary, kept, tokens before, tokens after),
+        or the reason it failed as a string."""
         self._compactor = compactor
 
     # -- approvals (called by the tools' Approvals through the factory) -----------------------
     async def ask_approval(
-        self, request_id: str, call_id: str, name: str, summary: str, rule: str
+        self, request_id: str, call_id: str, name: str, summary: str, rule: str, preview: str
     ) -> tuple[ApprovalDecision, str | None]:
         future: asyncio.Future[tuple[ApprovalDecision, str | None]] = (
             asyncio.get_running_loop().create_future()
@@ -429,7 +437,12 @@ class AgentLoopService:
         self._approvals[request_id] = _PendingApproval(request_id, call_id, future)
         self.publish(
             ev.ApprovalRequested(
-                request_id=request_id, call_id=call_id, name=name, summary=summary, rule=rule
+                request_id=request_id,
+                call_id=call_id,
+                name=name,
+                summary=summary,
+                rule=rule,
+                preview=preview,
             )
         )
         try:
@@ -461,7 +474,7 @@ class AgentLoopService:
             step=step,
             first_step_of_turn=step == 1,
             signal=signal,
-            history=self.view(history),
+            history=history,
         )
         try:
             await self.on_will_begin_step.run(ctx)
@@ -642,13 +655,16 @@ class AgentLoopService:
 
     # -- compaction --------------------------------------------------------------------------
     async def _compact_now(self, history: Sequence[HistoryEntry]) -> bool:
+        """Summarise what the model sees of `history` (the kernel's) and overlay the result."""
         assert self._compactor is not None
         outcome = await self._compactor(self.view(history))
-        if outcome is None:
+        if isinstance(outcome, str):
+            self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome}"))
             return False
-        replacement, summary, before, after = outcome
+        replacement, summary, kept, before, after = outcome
         self._overlay = (len(history), tuple(replacement))
         self._context_tokens = after
+        self._journal.compaction(summary, tuple(kept), before, after)
         self.publish(ev.Compacted(summary=summary, tokens_before=before, tokens_after=after))
         return True
 

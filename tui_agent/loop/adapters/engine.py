@@ -191,7 +191,9 @@ class Engine:
         prompt_ids = tuple(
             pid
             for entry in event.entries
-            for pid in (entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ()))
+            for pid in (
+                entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
+            )
         )
         self._journal.turn_begin(event.turn_id, prompt_ids)
         for entry in event.entries:
@@ -279,12 +281,14 @@ class Engine:
         now = self._clock()
         for call in event.calls:
             self._tools[call.id] = _LiveTool(call.name, "queued", now)
-            self._listener.publish(ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments))
+            self._listener.publish(
+                ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments)
+            )
 
     def _on_ToolStateChanged(self, event: k.ToolStateChanged) -> None:
         state = _TOOL_STATE[event.state]
         tool = self._tools.get(event.call_id)
-        if tool is None or state == "running" and tool.state in ("running", "awaiting_approval"):
+        if tool is None or (state == "running" and tool.state in ("running", "awaiting_approval")):
             return
         if state in ("done", "failed", "aborted"):
             return  # ToolFinished carries the final state with the result
@@ -384,7 +388,11 @@ class Engine:
         if step is None:
             return
         finish = step.finish
-        reason = FinishReason.TOOL_USE if had_calls else (finish.reason if finish else FinishReason.END_TURN)
+        reason = (
+            FinishReason.TOOL_USE
+            if had_calls
+            else (finish.reason if finish else FinishReason.END_TURN)
+        )
         if not had_calls and reason is FinishReason.TOOL_USE:
             reason = FinishReason.OTHER
         self._journal.step_end(step.uuid, reason, finish.raw if finish else None, step.usage)
@@ -404,16 +412,12 @@ class Engine:
         if step is None:
             return
         if step.completed:
-            texts = {
-                e.message.tool_call_id: e for e in produced if e.message.role == "tool"
-            }
+            texts = {e.message.tool_call_id: e for e in produced if e.message.role == "tool"}
             for call_id in list(step.pending):
                 entry = texts.get(call_id)
                 self._journal.tool_result(
                     call_id,
-                    ToolResult(
-                        output=entry.message.text if entry else "aborted", is_error=True
-                    ),
+                    ToolResult(output=entry.message.text if entry else "aborted", is_error=True),
                 )
             step.pending.clear()
         else:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Protocol
 
 from tui_agent.loop.events import TurnResult
-from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, TokenUsage, ToolCall, ToolResult
+from tui_agent.vocab import (
+    ContentPart,
+    FinishReason,
+    HistoryEntry,
+    TokenUsage,
+    ToolCall,
+    ToolResult,
+)
 
 
 class Journal(Protocol):

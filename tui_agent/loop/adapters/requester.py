@@ -40,7 +40,7 @@ class LoopRequester:
     def __init__(
         self,
         model: Callable[[], StreamingModel],
-        gate: Callable[[AbortSignal], Awaitable[GateOutcome]],
+        gate: Callable[[Sequence[HistoryEntry], AbortSignal], Awaitable[GateOutcome]],
         build_request: Callable[[Sequence[HistoryEntry]], LLMRequest],
     ) -> None:
         self._model = model  # looked up per attempt: /model may switch it between steps
@@ -50,7 +50,7 @@ class LoopRequester:
     async def stream(
         self, history: Sequence[HistoryEntry], signal: AbortSignal
     ) -> AsyncIterator[StreamEvent]:
-        outcome = await self._gate(signal)
+        outcome = await self._gate(history, signal)
         if not outcome.proceed or signal.aborted:
             yield StreamFailed(
                 error=outcome.error or LLMError(kind=LLMErrorKind.ABORT, message=GATE_STOPPED)
