@@ -100,25 +100,35 @@ class AgentMachine(KernelChart):
         | live.idle.waiting.to(live.running, cond="resumes_chain", on="resume")
         | live.to(None, on="resume"),
         id="input.continue",
+        name="input.continue",
     )
     input_abort = Event(
         live.running.active.to(live.running.aborting, on="begin_abort")
         | live.running.aborting.to(None, on="force_abort"),
         id="input.abort",
+        name="input.abort",
     )
-    input_submit = Event(live.to(None, on="enqueue"), id="input.submit")
-    input_notify = Event(live.to(None, on="add_notification"), id="input.notify")
-    input_remind = Event(live.to(None, on="add_reminder"), id="input.remind")
-    input_steer = Event(live.to(None, on="steer_prompts"), id="input.steer")
-    input_cancel = Event(live.to(None, on="cancel_prompt"), id="input.cancel")
-    input_edit = Event(live.to(None, on="edit_prompt"), id="input.edit")
-    input_move = Event(live.to(None, on="move_prompt"), id="input.move")
-    input_pause = Event(live.to(None, on="pause_turn"), id="input.pause")
-    input_abort_tool = Event(live.to(None, on="abort_one_tool"), id="input.abort_tool")
-    input_reset = Event(live.to(live.idle, before="note_exit", on="apply_reset"), id="input.reset")
-    input_close = Event(live.to(closed, before="note_exit"), id="input.close")
-    tool_settled = Event(live.to(None, on="settle_tool"), id="tool.settled")
-    tool_detached = Event(live.to(None, on="detach_tool"), id="tool.detached")
+    input_submit = Event(live.to(None, on="enqueue"), id="input.submit", name="input.submit")
+    input_notify = Event(
+        live.to(None, on="add_notification"), id="input.notify", name="input.notify"
+    )
+    input_remind = Event(live.to(None, on="add_reminder"), id="input.remind", name="input.remind")
+    input_steer = Event(live.to(None, on="steer_prompts"), id="input.steer", name="input.steer")
+    input_cancel = Event(live.to(None, on="cancel_prompt"), id="input.cancel", name="input.cancel")
+    input_edit = Event(live.to(None, on="edit_prompt"), id="input.edit", name="input.edit")
+    input_move = Event(live.to(None, on="move_prompt"), id="input.move", name="input.move")
+    input_pause = Event(live.to(None, on="pause_turn"), id="input.pause", name="input.pause")
+    input_abort_tool = Event(
+        live.to(None, on="abort_one_tool"), id="input.abort_tool", name="input.abort_tool"
+    )
+    input_reset = Event(
+        live.to(live.idle, before="note_exit", on="apply_reset"),
+        id="input.reset",
+        name="input.reset",
+    )
+    input_close = Event(live.to(closed, before="note_exit"), id="input.close", name="input.close")
+    tool_settled = Event(live.to(None, on="settle_tool"), id="tool.settled", name="tool.settled")
+    tool_detached = Event(live.to(None, on="detach_tool"), id="tool.detached", name="tool.detached")
     error_execution = live.to(None, on="record_error")
 
     def __init__(

@@ -98,8 +98,10 @@ class ToolMachine(KernelChart):
     done_invoke_finishing = live.finishing.to(
         succeeded, cond="ran", on="take_result"
     ) | live.finishing.to(failed, on="take_failure")
-    tool_abort = Event(live.preparing.to(aborted, on="take_abort"), id="tool.abort")
-    tool_stop = Event(live.to(aborted, on="take_abort"), id="tool.stop")
+    tool_abort = Event(
+        live.preparing.to(aborted, on="take_abort"), id="tool.abort", name="tool.abort"
+    )
+    tool_stop = Event(live.to(aborted, on="take_abort"), id="tool.stop", name="tool.stop")
     error_execution = live.to(None, on="record_error")
 
     def __init__(
@@ -180,11 +182,17 @@ class ToolMachine(KernelChart):
     def take_abort(self) -> None:
         self.result = error_result(ABORTED_TEXT)
 
-    def on_enter_state(self, target: Any) -> None:
-        name = target.id
-        if name != "live":
-            state: ToolState = name
-            self._emit(ToolStateChanged(self.original_id, self.call.name, state))
+    async def activate(self) -> None:
+        self._emit(ToolStateChanged(self.original_id, self.call.name, "preparing"))
+        await super().activate()
+
+    def after_transition(self, event: Any, source: Any, target: Any) -> None:
+        # A transition callback, not a state-entry one, so the diagram stays uncluttered.
+        super().after_transition(event, source, target)
+        if target is None or target.id == "live":
+            return
+        state: ToolState = target.id
+        self._emit(ToolStateChanged(self.original_id, self.call.name, state))
         if target.final and not self.settled.done():
             self.settled.set_result(self)
 

@@ -149,17 +149,25 @@ class TurnMachine(KernelChart):
         | live.acting.aborting.to(aborted, on="collect_aborted")
         | live.draining.to(aborted, on="note_abort"),
         id="turn.abort",
+        name="turn.abort",
     )
     turn_notify = Event(
         live.draining.to(done, cond="is_paused", on="take_drained")
         | live.draining.to(failed, cond="out_of_steps", on="fail_max_steps")
         | live.draining.to(live.gating, on="next_step"),
         id="turn.notify",
+        name="turn.notify",
     )
-    tool_settled = Event(live.acting.to(None, on="record_outcome"), id="tool.settled")
-    tool_detached = Event(live.acting.to(None, on="record_detach"), id="tool.detached")
-    turn_pause = Event(live.to(None, on="set_paused"), id="turn.pause")
-    turn_continue = Event(live.to(None, on="clear_paused"), id="turn.continue")
+    tool_settled = Event(
+        live.acting.to(None, on="record_outcome"), id="tool.settled", name="tool.settled"
+    )
+    tool_detached = Event(
+        live.acting.to(None, on="record_detach"), id="tool.detached", name="tool.detached"
+    )
+    turn_pause = Event(live.to(None, on="set_paused"), id="turn.pause", name="turn.pause")
+    turn_continue = Event(
+        live.to(None, on="clear_paused"), id="turn.continue", name="turn.continue"
+    )
     error_execution = live.to(None, on="record_error")
 
     def __init__(
@@ -396,8 +404,9 @@ class TurnMachine(KernelChart):
 
     # -- the outcome -----------------------------------------------------------------------------
 
-    def on_enter_state(self, target: Any) -> None:
-        if target.final:
+    def after_transition(self, event: Any, source: Any, target: Any) -> None:
+        super().after_transition(event, source, target)
+        if target is not None and target.final:
             self.outcome = target.id
             if not self.ended.done():
                 self.ended.set_result(self)
