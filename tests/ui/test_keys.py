@@ -415,5 +415,5 @@ async def test_submitted_text_appears_when_the_loop_starts_the_turn() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         await pilot.pause()
-        assert isinstance(app.vm.blocks[0], UserBlock)
+        assert isinstance(app.vm.blocks[-1], UserBlock)
         assert app.vm.agent_label() == "step 1"

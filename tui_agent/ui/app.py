@@ -39,6 +39,11 @@ from tui_agent.ui.widgets.transcript import Transcript
 
 NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+DEMO_NOTICE = (
+    "Demo mode: no API key is configured, so a built-in scripted model answers. "
+    "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
+    "/help lists the keys and commands."
+)
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
 
 
@@ -116,6 +121,8 @@ class TuiAgentApp(App[None]):
         self.vm.reset(loop.info, loop.history(), loop.snapshot())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
+        if loop.info.demo and not self.vm.blocks:
+            self.vm.add_marker("notice", DEMO_NOTICE)
 
     def on_resize(self, event: Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)

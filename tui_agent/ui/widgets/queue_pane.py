@@ -71,7 +71,8 @@ class QueuePane(OptionList):
                 (i for i, r in enumerate(rows) if selected and r.prompt_id == selected.prompt_id),
                 None,
             )
-            self.highlighted = match if match is not None else 0
+            first_prompt = next((i for i, r in enumerate(rows) if r.prompt_id is not None), 0)
+            self.highlighted = match if match is not None else first_prompt
         self.border_title = f"Queue ({len(rows)})" if rows else "Queue"
         self.refresh_bindings()
 

@@ -34,12 +34,12 @@ class StatusBar(Static):
             style = "bold magenta"
         text.append("  ● ", style=style)
         text.append(label, style=style)
+        if self.show_counts:
+            text.append(f"  tools {len(self.vm.tools)}·^T  queue {len(self.vm.queue)}·^N")
         text.append(f"  ↑{_k(status.tokens_in)} ↓{_k(status.tokens_out)}")
         text.append(f"  ctx {status.context_percent}%")
         mode = status.approval_mode
         text.append(f"  {mode}", style="bold red" if mode == "yolo" else "")
-        if self.show_counts:
-            text.append(f"  tools {len(self.vm.tools)} (^T)  queue {len(self.vm.queue)} (^N)")
         text.append(f"  {status.session_id}", style="dim")
         self.update(text)
 
