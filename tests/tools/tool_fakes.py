@@ -95,12 +95,23 @@ class Recorder:
     updates: dict[str, list[ToolUpdate]] = field(default_factory=dict)
     detached: dict[str, str] = field(default_factory=dict)
     signals: dict[str, AbortSignal] = field(default_factory=dict)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def _update(self, call_id: str, update: ToolUpdate) -> None:
+        self.updates.setdefault(call_id, []).append(update)
+        self.changed.set()
+
+    async def first_update(self, call_id: str) -> str:
+        while not self.updates.get(call_id):
+            self.changed.clear()
+            await self.changed.wait()
+        return self.updates[call_id][0].text
 
     def context(self, call_id: str) -> CallContext:
         signal = self.signals.setdefault(call_id, AbortSignal())
         return CallContext(
             signal=signal,
-            on_update=lambda u: self.updates.setdefault(call_id, []).append(u),
+            on_update=lambda u: self._update(call_id, u),
             detach=lambda ack: self.detached.__setitem__(call_id, ack),
             on_state=lambda s: self.states.setdefault(call_id, []).append(s),
         )

@@ -21,7 +21,7 @@ import os
 import re
 import signal as signals
 from collections import deque
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -119,6 +119,34 @@ def prefix_allows(prefix: str, command: str) -> bool:
     return command.split()[: len(expected)] == expected
 
 
+def _leader_exit(process: asyncio.subprocess.Process) -> asyncio.Future[None]:
+    """Resolves when the command's own process exits, even while its children hold the pipes
+    (asyncio's `wait()` also waits for the pipes). Uses a pidfd, or polls where there is none."""
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+
+        async def poll() -> None:
+            while process.returncode is None:  # noqa: ASYNC110 - no exit event without a pidfd
+                await asyncio.sleep(0.05)
+
+        return asyncio.ensure_future(poll())
+
+    def ready() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    def close(_: asyncio.Future[None]) -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+    loop.add_reader(pidfd, ready)
+    exited.add_done_callback(close)
+    return exited
+
+
 class _Capture:
     """One stream's text: the head and the tail are kept, the middle of a flood is dropped."""
 
@@ -170,6 +198,10 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def _partial(out: str, err: str) -> str:
+    return out.rstrip("\n") + (f"\nstderr:\n{err.rstrip()}" if err.strip() else "")
+
+
 def _report(out: str, err: str, code: int | None, timed_out: float | None) -> str:
     parts = []
     if out.strip():
@@ -179,7 +211,7 @@ def _report(out: str, err: str, code: int | None, timed_out: float | None) -> st
     if timed_out is not None:
         parts.append(f"Timed out after {timed_out:g} s; the command and its processes were killed.")
     elif code is None:
-        pass  # stopped early: the caller says why
+        parts.append("Exit code: unknown")
     elif code < 0:
         parts.append(f"Exit code: {code} (killed by {signals.Signals(-code).name})")
     else:
@@ -245,20 +277,25 @@ class Shell(Tool[ShellArgs]):
             )
         timeout = args.timeout_s or (None if args.background else DEFAULT_TIMEOUT_S)
         aborted = asyncio.ensure_future(ctx.signal.wait())
-        exited = asyncio.ensure_future(process.wait())
+        exited = _leader_exit(process)
         try:
+            watched: set[asyncio.Future[Any]] = {exited, aborted}
             finished, _ = await asyncio.wait(
-                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
         finally:  # whatever happened (even our own cancellation): no process of it survives
             aborted.cancel()
+            exited.cancel()
             await terminate_group(group)
-            await asyncio.wait([exited, *readers], timeout=DRAIN_TIMEOUT_S)
-            for task in (exited, *readers):
+            # wait() also waits for the pipes to close; a process that left the group with
+            # setsid could hold them forever, so both waits are bounded.
+            reaped = asyncio.ensure_future(process.wait())
+            await asyncio.wait([reaped, *readers], timeout=DRAIN_TIMEOUT_S)
+            for task in (reaped, *readers):
                 task.cancel()
-        code = exited.result() if exited.done() and not exited.cancelled() else None
+        code = process.returncode
         if exited not in finished and ctx.signal.aborted:
-            raise ToolAborted(_report(out.text(), err.text(), code, None))
+            raise ToolAborted(_partial(out.text(), err.text()))
         timed_out = timeout if not finished else None
         return ToolResult(
             output=_report(out.text(), err.text(), code, timed_out),
