@@ -55,6 +55,7 @@ class LocalServer:
         self.answer: Callable[[Recorded], Reply] | None = None
         self.requests: list[Recorded] = []
         self.open_connections = 0
+        self.connections_accepted = 0
         self.client_left = asyncio.Event()  # a client closed while we stalled or wrote
         self._server: asyncio.Server | None = None
         self.port = 0
@@ -89,6 +90,7 @@ class LocalServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.open_connections += 1
+        self.connections_accepted += 1
         try:
             while True:
                 request = await self._read_request(reader)

@@ -8,9 +8,10 @@ the provider reported as an error. Nothing below this edge escapes as an excepti
 
 from __future__ import annotations
 
+import asyncio
 import json
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
 
 import httpx
@@ -38,6 +39,24 @@ class StreamParser(Protocol):
     def end(self) -> list[StreamEvent]:
         """The closing events (`Finished`), or `StreamFailure` for an empty stream."""
         ...
+
+
+_DRAIN_LIMIT_S = 0.5
+
+
+async def _drain(events: AsyncGenerator[ServerSentEvent]) -> None:
+    """Read what follows the provider's end marker (usually just the chunked terminator).
+
+    A fully read response returns its connection to the pool, so the next request skips a
+    new TLS handshake. A server that keeps talking or stalls after its end marker only costs
+    the connection: after a short limit the response is closed instead.
+    """
+    try:
+        async with asyncio.timeout(_DRAIN_LIMIT_S):
+            async for _ in events:
+                pass
+    except (TimeoutError, StreamFailure, httpx.HTTPError):
+        pass
 
 
 class HTTPProvider(ABC):
@@ -83,6 +102,7 @@ class HTTPProvider(ABC):
                     for item in parser.feed(event):
                         yield item
                     if parser.done:
+                        await _drain(events)
                         break
             finally:
                 # Closing the inner generator leaves `client.stream`, which closes the response.
