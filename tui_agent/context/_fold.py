@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tui_agent.context._bulk import gc_paused
 from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
@@ -123,9 +124,7 @@ class Fold:
 
     def apply(self, record: Record) -> None:
         match record:
-            case StepBegin():
-                self.settle()
-                self._open = _OpenStep(uuid=record.uuid, created_at=record.ts)
+            # Ordered by how often each record occurs in a log: this runs per record.
             case ContentPartDone():
                 if self._open is not None and self._open.owns(record.step_uuid):
                     self._open.content.append(record.part)
@@ -141,6 +140,9 @@ class Fold:
                 step = self._open
                 if step is not None and record.call_id in step.pending:
                     step.results[record.call_id] = _result_entry(record)
+            case StepBegin():
+                self.settle()
+                self._open = _OpenStep(uuid=record.uuid, created_at=record.ts)
             case StepEnd():
                 self._end_step(record)
             case Prompt():
@@ -246,7 +248,8 @@ def interrupted_result(call_id: str) -> HistoryEntry:
 
 def fold(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> list[HistoryEntry]:
     """The well-formed history `records` describe (on top of `entries`), open step settled."""
-    folder = Fold(entries)
-    folder.extend(records)
-    folder.settle()
-    return folder.entries()
+    with gc_paused():
+        folder = Fold(entries)
+        folder.extend(records)
+        folder.settle()
+        return folder.entries()

@@ -23,7 +23,8 @@ import aiofiles
 import aiofiles.os
 from pydantic import ValidationError
 
-from tui_agent.context._records import RECORD_ADAPTER, RECORD_TYPES, RECORDS_ADAPTER, Record
+from tui_agent.context._bulk import gc_paused
+from tui_agent.context._records import RECORD_ADAPTER, RECORD_TYPES, Record
 
 _TAIL_CHUNK = 64 * 1024
 
@@ -202,26 +203,19 @@ async def read_log_async(path: Path | str) -> list[Record]:
 def parse_log(data: bytes, *, source: str = "event log") -> list[Record]:
     """Parse JSONL `data`: a torn last line is ignored, unknown record types are skipped."""
     lines = [line for line in data.split(b"\n") if line.strip()]
-    if not lines:
-        return []
-    try:
-        # One call into pydantic's Rust core for the whole file is many times faster than one
-        # per line; any bad line sends us down the careful path below.
-        return RECORDS_ADAPTER.validate_json(b"[" + b",".join(lines) + b"]")
-    except ValidationError:
-        pass
     records: list[Record] = []
     last = len(lines) - 1
-    for number, line in enumerate(lines):
-        record = _parse_line(line)
-        if record is not None:
-            records.append(record)
-        elif number == last or _is_unknown_type(line):
-            continue
-        else:
-            raise EventLogError(
-                f"{source}: line {_line_number(data, line)} is not a valid event record"
-            )
+    with gc_paused():
+        for number, line in enumerate(lines):
+            record = _parse_line(line)
+            if record is not None:
+                records.append(record)
+            elif number == last or _is_unknown_type(line):
+                continue
+            else:
+                raise EventLogError(
+                    f"{source}: line {_line_number(data, line)} is not a valid event record"
+                )
     return records
 
 

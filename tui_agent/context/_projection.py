@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tui_agent.context._bulk import gc_paused
 from tui_agent.context._fold import interrupted_result
 from tui_agent.vocab import ContentPart, HistoryEntry, Message, TextPart, is_vacuous
 
@@ -23,6 +24,11 @@ ERROR_EMPTY_OUTPUT = "<system>ERROR: Tool execution failed. Tool output is empty
 
 
 def project(entries: Sequence[HistoryEntry]) -> list[Message]:
+    with gc_paused():
+        return _project(entries)
+
+
+def _project(entries: Sequence[HistoryEntry]) -> list[Message]:
     messages: list[Message] = []
     index = 0
     while index < len(entries):
@@ -34,7 +40,9 @@ def project(entries: Sequence[HistoryEntry]) -> list[Message]:
             content = tuple(part for part in message.content if not is_vacuous(part))
             if not content and not message.tool_calls:
                 continue
-            messages.append(message.model_copy(update={"content": content}))
+            if len(content) != len(message.content):
+                message = message.model_copy(update={"content": content})
+            messages.append(message)
             answers: dict[str, HistoryEntry] = {}
             while index < len(entries) and entries[index].message.role == "tool":
                 call_id = entries[index].message.tool_call_id

@@ -177,7 +177,6 @@ Record = Annotated[
 ]
 
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
-RECORDS_ADAPTER: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
 
 # Derived from the union so a new record type cannot be forgotten here.
 RECORD_TYPES: frozenset[str] = frozenset(
