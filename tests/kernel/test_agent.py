@@ -33,12 +33,18 @@ from tui_agent.kernel import (
 )
 from tui_agent.vocab import (
     EntryMeta,
+    Finish,
+    FinishReason,
     HistoryEntry,
     LLMErrorKind,
     Message,
+    MessageIdReported,
     RequestSent,
     TextDelta,
+    TokenUsage,
+    ToolCall,
     ToolCallDelta,
+    UsageReported,
     user_message,
 )
 
@@ -571,3 +577,56 @@ async def test_tools_view_shows_running_calls_by_state() -> None:
     gate.open()
     await r.agent.idle()
     assert r.agent.tools == {} and r.agent.turn_state is None
+
+
+async def test_continue_on_history_ending_with_a_tool_result_starts_a_continuation_turn() -> None:
+    history = [
+        prompt("hi"),
+        HistoryEntry(
+            message=Message(
+                role="assistant",
+                tool_calls=(ToolCall(id="c1", name="t"),),
+            ),
+            meta=EntryMeta(source="llm"),
+        ),
+        HistoryEntry(
+            message=Message(role="tool", tool_call_id="c1"), meta=EntryMeta(source="tool")
+        ),
+    ]
+    r = await rig(text("continued"), history=history)
+    await r.agent.resume()
+    await r.agent.idle()
+    assert r.lines()[-1] == "assistant:continued"
+    assert r.of(TurnStarted)[0].entries == ()
+
+
+async def test_assistant_entry_meta_carries_model_usage_finish_and_message_id() -> None:
+    usage = TokenUsage(input_other=3, output=2)
+    stream = [
+        RequestSent(),
+        TextDelta(text="hi"),
+        UsageReported(usage=usage),
+        MessageIdReported(message_id="msg-1"),
+        *text()[-1:],
+    ]
+    r = await rig(stream)
+    await r.agent.notify(note("ping"))
+    await r.agent.idle()
+    meta = r.agent.history[-1].meta
+    assert (meta.source, meta.model, meta.usage, meta.message_id) == (
+        "llm",
+        "test-model",
+        usage,
+        "msg-1",
+    )
+    assert meta.finish == Finish(reason=FinishReason.END_TURN, raw="stop")
+
+
+async def test_commands_after_close_are_ignored_without_errors() -> None:
+    r = await rig(text("x"))
+    await r.agent.close()
+    await r.agent.submit(prompt("late"))
+    await r.agent.abort()
+    await r.agent.close()
+    await r.agent.idle()
+    assert r.agent.state == "closed" and r.requester.calls == 0
