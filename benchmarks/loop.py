@@ -13,16 +13,13 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tui_agent.context import (  # noqa: E402  (the path line above makes the package importable)
+from tui_agent.context import (
     ContentPartDone,
     EventLog,
     Prompt,
@@ -38,7 +35,7 @@ from tui_agent.context import (  # noqa: E402  (the path line above makes the pa
     project,
     read_log,
 )
-from tui_agent.vocab import (  # noqa: E402
+from tui_agent.vocab import (
     FinishReason,
     TextPart,
     ThinkPart,
