@@ -279,3 +279,13 @@ async def test_server_stalling_after_done_still_finishes(server: LocalServer) ->
     assert out.text == "Hi"
     assert out.finish is not None and out.finish.reason is FinishReason.END_TURN
     assert await server.wait_until_client_left()
+
+
+async def test_error_event_in_plain_text_is_a_provider_error(server: LocalServer) -> None:
+    server.replies.append(
+        Reply(headers=SSE, pieces=[_chunk("Hi"), b"event: error\ndata: upstream went away\n\n"])
+    )
+    out = await _run(_settings(server))
+    assert out.error is not None
+    assert out.error.kind is LLMErrorKind.PROVIDER
+    assert out.error.message == "upstream went away"

@@ -108,6 +108,8 @@ class OpenAIStreamParser:
         try:
             chunk = json.loads(data)
         except ValueError:
+            if event.event == "error":  # an error event in plain words is still the provider's
+                raise StreamFailure(classify_stream_error(self._ctx, {"error": data})) from None
             message = f"malformed JSON in a stream chunk: {data[:200]}"
             raise protocol_error(self._ctx, message) from None
         if event.event == "error":
