@@ -159,9 +159,7 @@ def test_context_overflow_compacts_and_succeeds(workspace: Path) -> None:
     summary = "SUMMARY: the user set the code word heron."
     steps = [overflow, {"text": summary}, {"text": "Hi again."}]
     with scripted_openai_server(steps) as server:
-        done = run_cli(
-            server, workspace, "--continue", "-p", "say hi", "--output-format", "jsonl"
-        )
+        done = run_cli(server, workspace, "--continue", "-p", "say hi", "--output-format", "jsonl")
     assert done.returncode == 0, done.stderr
     events = events_of(done.stdout)
     assert events[-1]["text"] == "Hi again."

@@ -54,6 +54,7 @@ from tui_agent.tools import (
     Approvals,
     BatchExecutor,
     Decision,
+    Tool,
     Workspace,
     default_registry,
 )
@@ -161,10 +162,13 @@ async def build_loop(
     approval_mode: ApprovalMode = "ask",
     interactive: bool = True,
     options: LoopOptions = LoopOptions(),
+    extra_tools: Sequence[Tool[Any]] = (),
 ) -> AgentLoopService:
-    """Wire a service from parts; tests use it with their own provider and paths."""
+    """Wire a service from parts; tests use it with their own provider, paths and tools."""
     root = Workspace(workspace, readable=(spill_dir,))
     registry = default_registry(root)
+    for tool in extra_tools:
+        registry.register(tool)
     instructions = load_instructions(workspace)
     system = build_system_prompt(workspace, instructions, registry.names)
     service = AgentLoopService(

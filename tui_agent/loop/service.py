@@ -21,6 +21,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.requester import GateOutcome
+from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
 from tui_agent.loop.api import (
     ApprovalDecision,
     ApprovalMode,
@@ -41,6 +42,7 @@ from tui_agent.vocab import (
     LoopError,
     Message,
     TokenUsage,
+    ToolCall,
     ToolResult,
     TurnError,
     max_steps_exceeded,
@@ -325,7 +327,7 @@ class AgentLoopService:
         for pending in list(self._approvals.values()):
             if pending.call_id == call_id and not pending.future.done():
                 pending.future.set_result(("deny", "The user stopped this call."))
-        return await self.engine.agent.abort_tool(call_id, "user_stopped_call")
+        return await self.engine.agent.abort_tool(call_id, USER_STOPPED_CALL)
 
     async def edit_queued(self, prompt_id: str, text: str) -> bool:
         prompt = self._prompts.get(prompt_id)
@@ -550,9 +552,14 @@ class AgentLoopService:
         if result.stop_turn and turn is not None and not background:
             turn.stop_requested = True
             turn.stop_reason = result.stop_turn_reason
-        if result.delivery is not None:
-            text = result.delivery.message.text
-            self._spawn(self.submit(text, steer_if_active=True))
+
+    async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """A `delivery` is re-submitted as steer-if-active before the result reaches the turn,
+        so the steer drains with this step's results; the model never sees the field."""
+        if result.delivery is None:
+            return result
+        await self.submit(result.delivery.message.text, steer_if_active=True)
+        return result.model_copy(update={"delivery": None})
 
     def turn_ended(self, facts: TurnFacts) -> None:
         turn = self._turns_by_machine.pop(facts.turn_id, None)

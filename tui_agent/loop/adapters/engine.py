@@ -20,7 +20,7 @@ from typing import Protocol
 
 from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
-from tui_agent.kernel.ports import PromptGate, Requester, ToolRunner
+from tui_agent.kernel.ports import Deny, Proceed, PromptGate, Requester, ToolRunner
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
@@ -31,13 +31,14 @@ from tui_agent.vocab import (
     TextDelta,
     ThinkDelta,
     TokenUsage,
+    ToolCall,
     ToolResult,
     TurnError,
 )
 
 _TOOL_STATE = {
     "preparing": "queued",
-    "executing": "running",
+    "executing": "queued",  # handed to the executor, which reports when it really runs
     "finishing": "running",
     "succeeded": "done",
     "failed": "failed",
@@ -74,6 +75,23 @@ class EngineListener(Protocol):
     def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None: ...
 
     def turn_ended(self, facts: TurnFacts) -> None: ...
+
+    async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """The after-tool hook: runs before the result reaches the turn (side channel)."""
+        ...
+
+
+class _AfterToolHook:
+    """Fills the kernel's ToolHooks port: calls proceed as they are; results pass the listener."""
+
+    def __init__(self, listener: EngineListener) -> None:
+        self._listener = listener
+
+    async def prepare(self, call: ToolCall) -> Proceed | Deny:
+        return Proceed(call)
+
+    async def finish(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        return await self._listener.finish_tool(call, result)
 
 
 @dataclass
@@ -121,6 +139,7 @@ class Engine:
             self._on_kernel_event,
             options=options,
             prompt_gate=prompt_gate,
+            tool_hooks=_AfterToolHook(listener),
             history=history,
         )
 

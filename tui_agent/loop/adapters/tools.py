@@ -21,6 +21,8 @@ from tui_agent.kernel.ports import ToolRunContext
 from tui_agent.tools import CallContext
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, error_result
 
+USER_STOPPED_CALL = "user_stopped_call"  # the reason `AgentLoopService.cancel_tool` gives
+
 
 class BatchRunner(Protocol):
     def execute(
@@ -65,7 +67,7 @@ class LoopToolRunner:
         if previous is not None:
             _settle(previous, error_result(f'Tool call "{call.id}" was superseded by a duplicate.'))
         self._parked[call.id] = parked
-        ctx.signal.add_callback(lambda reason: self._abort_parked(call.id))
+        ctx.signal.add_callback(lambda reason: self._abort_parked(call.id, reason))
         if self._expected <= set(self._parked):
             batch, self._parked, self._expected = list(self._parked.values()), {}, set()
             self._launch(batch, self._signal)
@@ -78,9 +80,18 @@ class LoopToolRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def _abort_parked(self, call_id: str) -> None:
-        """A parked call's signal aborted before its batch started: the whole batch is void."""
+    def _abort_parked(self, call_id: str, reason: str) -> None:
+        """A parked call's signal aborted before its batch started. A turn abort voids the
+        whole batch; the user stopping one call takes only that call out of it."""
         if call_id not in self._parked:
+            return
+        if reason == USER_STOPPED_CALL:
+            parked = self._parked.pop(call_id)
+            self._expected.discard(call_id)
+            _settle(parked, error_result(f'The user stopped "{parked.call.name}" before it ran.'))
+            if self._parked and self._expected <= set(self._parked):
+                batch, self._parked, self._expected = list(self._parked.values()), {}, set()
+                self._launch(batch, self._signal)
             return
         for parked in self._parked.values():
             _settle(parked, error_result(f'Tool "{parked.call.name}" aborted before execution.'))

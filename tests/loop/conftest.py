@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_model import FakeModel, Step
+from tui_agent.context import EventLog
+from tui_agent.loop.factory import build_loop
+from tui_agent.loop.service import AgentLoopService, LoopOptions
+from tui_agent.session import ResolvedModel
+from tui_agent.tools import Tool
+
+LoopMaker = Callable[..., Any]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    return root
+
+
+@pytest.fixture
+async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]:
+    opened: list[AgentLoopService] = []
+
+    async def make(
+        steps: list[Step],
+        *,
+        approval_mode: str = "yolo",
+        options: LoopOptions = LoopOptions(abort_grace_s=0.5),
+        tools: tuple[Tool[Any], ...] = (),
+        context_window: int = 128_000,
+    ) -> tuple[AgentLoopService, FakeModel, Path]:
+        model = FakeModel(list(steps))
+        log_path = tmp_path / f"events-{len(opened)}.jsonl"
+        service = await build_loop(
+            provider=model,
+            resolved=ResolvedModel(
+                provider_kind="scripted",
+                model=model.model,
+                base_url=None,
+                api_key=None,
+                context_window=context_window,
+                max_output_tokens=1000,
+            ),
+            workspace=workspace,
+            spill_dir=tmp_path / "spill",
+            log=EventLog(log_path),
+            session_id="test-session",
+            approval_mode=approval_mode,  # type: ignore[arg-type]
+            options=options,
+            extra_tools=tools,
+        )
+        opened.append(service)
+        return service, model, log_path
+
+    yield make
+    for service in opened:
+        await service.close()
+        assert service.engine.agent.errors == []  # the machines caught nothing unexpected
