@@ -4,7 +4,8 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
 
 - fold: a 100,000-event log shaped like real sessions (each step: a think and a text part,
   two tool calls with ~400-character results, a step end) is read from disk, parsed, folded
-  into history and projected for the model. Target: read + parse + fold below 1 s.
+  into history (including the garbage collection the new objects cause) and projected for
+  the model. Target: `load_history` below 1 s.
 - append: events per second through `EventLog`, queued with `write` (the loop's way) and
   awaited one by one with `append`, with and without fsync (fsync falls on every step end,
   one record in seven here, as in a real session).
@@ -13,6 +14,7 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
 from __future__ import annotations
 
 import asyncio
+import gc
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +34,7 @@ from tui_agent.context import (
     TurnEnd,
     TurnOutcome,
     fold,
+    load_history,
     project,
     read_log,
 )
@@ -124,18 +127,30 @@ def bench_fold(directory: Path) -> list[Row]:
         for record in session_records(FOLD_EVENTS):
             file.write(record.model_dump_json().encode() + b"\n")
     size_mb = path.stat().st_size / 1e6
+    section = f"fold {FOLD_EVENTS:,} events"
+    # What resuming costs: read, parse, fold, and the one collection the new objects cause.
+    gc.collect()
+    whole, history = timed(lambda: _then_collect(load_history(path)))
+    assert isinstance(history, list)
+    gc.collect()
     read_s, records = timed(lambda: read_log(path))
     assert isinstance(records, list)
-    fold_s, history = timed(lambda: fold(records))
-    assert isinstance(history, list)
+    gc.collect()
+    fold_s, _ = timed(lambda: fold(records))
+    records.clear()
+    gc.collect()
     project_s, _ = timed(lambda: project(history))
-    section = f"fold {FOLD_EVENTS:,} events"
     return [
-        Row(section, "read + parse", str(read_s), f"{size_mb:.1f} MB on disk"),
-        Row(section, "fold", str(fold_s), f"{len(history):,} history entries"),
-        Row(section, "read + parse + fold", str(read_s + fold_s), "target < 1,000 ms"),
+        Row(section, "load_history (read + fold)", str(whole), "target < 1,000 ms"),
+        Row(section, "  of which read + parse", str(read_s), f"{size_mb:.1f} MB on disk"),
+        Row(section, "  of which fold", str(fold_s), f"{len(history):,} history entries"),
         Row(section, "project for the model", str(project_s)),
     ]
+
+
+def _then_collect(value: object) -> object:
+    gc.collect()
+    return value
 
 
 async def _append_rate(path: Path, *, fsync: bool, awaited: bool) -> tuple[float, int]:

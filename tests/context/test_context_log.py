@@ -19,6 +19,7 @@ from tui_agent.context import (
     StepEnd,
     TurnEnd,
     TurnOutcome,
+    load_history,
     parse_log,
     read_log,
     read_log_async,
@@ -226,3 +227,13 @@ async def test_entries_keep_their_meta_through_the_log(tmp_path: Path) -> None:
     await log.close()
 
     assert (read_log(tmp_path / "events.jsonl"))[0] == record
+
+
+def test_load_history_folds_a_log_file_with_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    whole = b"".join(r.model_dump_json().encode() + b"\n" for r in _sample().records)
+    path.write_bytes(whole + b'{"type":"prompt","prom')
+
+    history = load_history(path)
+
+    assert [e.message.role for e in history] == ["user", "assistant", "tool"]

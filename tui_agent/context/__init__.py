@@ -2,7 +2,8 @@
 
 `EventLog` appends records to a session's `events.jsonl` without blocking the loop;
 `read_log` reads them back; `fold` turns records into a well-formed history (repairing a step
-a crash or cancel left open); `project` turns history into the messages the model is sent;
+a crash or cancel left open), `load_history` does both for a file; `project` turns history
+into the messages the model is sent;
 `ContextMemory` holds the live history and estimates its size; `compact` summarises it.
 """
 
@@ -15,7 +16,13 @@ from tui_agent.context._compaction import (
     render_transcript,
     split_for_compaction,
 )
-from tui_agent.context._fold import INTERRUPTED_TOOL_OUTPUT, Fold, fold, interrupted_result
+from tui_agent.context._fold import (
+    INTERRUPTED_TOOL_OUTPUT,
+    Fold,
+    fold,
+    interrupted_result,
+    load_history,
+)
 from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log, read_log_async
 from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
 from tui_agent.context._projection import (
@@ -83,6 +90,7 @@ __all__ = [
     "fold",
     "interrupted_result",
     "is_summary",
+    "load_history",
     "message_tokens",
     "parse_log",
     "project",
