@@ -30,14 +30,58 @@ class _Task(Generic[T]):
     runner: asyncio.Task[T] | None = field(default=None)
 
 
+def _writes(accesses: ToolAccesses) -> bool:
+    return any(access.writes for access in accesses.files)
+
+
+class _Index:
+    """A set of tasks sorted by what they can conflict with, so a check does not compare a
+    task with everything: only writers can conflict with a reader, only `all` with `none`."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.alls = 0
+        self.writers: dict[_Task[Any], None] = {}  # insertion-ordered sets
+        self.readers: dict[_Task[Any], None] = {}
+
+    def add(self, task: _Task[Any]) -> None:
+        self.size += 1
+        if task.accesses.kind == "all":
+            self.alls += 1
+        elif task.accesses.kind == "files":
+            (self.writers if _writes(task.accesses) else self.readers)[task] = None
+
+    def remove(self, task: _Task[Any]) -> None:
+        self.size -= 1
+        if task.accesses.kind == "all":
+            self.alls -= 1
+        self.writers.pop(task, None)
+        self.readers.pop(task, None)
+
+    def conflicts(self, task: _Task[Any]) -> bool:
+        accesses = task.accesses
+        if self.alls:
+            return True
+        if accesses.kind == "none":
+            return False
+        if accesses.kind == "all":
+            return self.size > 0
+        if any(conflict(accesses, other.accesses) for other in self.writers):
+            return True
+        return _writes(accesses) and any(
+            conflict(accesses, other.accesses) for other in self.readers
+        )
+
+
 class ToolScheduler:
     def __init__(self) -> None:
-        self._running: list[_Task[Any]] = []
+        self._running = _Index()
         self._queue: list[_Task[Any]] = []
+        self._queued = _Index()  # the same tasks as the queue
 
     @property
     def running(self) -> int:
-        return len(self._running)
+        return self._running.size
 
     @property
     def queued(self) -> int:
@@ -47,33 +91,27 @@ class ToolScheduler:
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         task = _Task(accesses, start, future)
         future.add_done_callback(lambda _f: self._on_future_done(task))
-        if self._blocked(task, ahead=self._queue):
+        if self._running.conflicts(task) or self._queued.conflicts(task):
             self._queue.append(task)
+            self._queued.add(task)
         else:
             self._launch(task)
         return future
 
-    def _blocked(self, task: _Task[Any], ahead: list[_Task[Any]]) -> bool:
-        return any(conflict(task.accesses, other.accesses) for other in self._running) or any(
-            conflict(task.accesses, other.accesses) for other in ahead
-        )
-
     def _launch(self, task: _Task[Any]) -> None:
-        self._running.append(task)
         try:
             awaitable = task.start()
         except Exception as error:  # start() itself threw: the task failed and is finished
-            self._running.remove(task)
             if not task.future.done():
                 task.future.set_exception(error)
             return
+        self._running.add(task)
         runner = asyncio.ensure_future(awaitable)
         task.runner = runner
         runner.add_done_callback(lambda r: self._on_runner_done(task, r))
 
     def _on_runner_done(self, task: _Task[Any], runner: asyncio.Future[Any]) -> None:
-        if task in self._running:
-            self._running.remove(task)
+        self._running.remove(task)
         if not task.future.done():
             if runner.cancelled():
                 task.future.cancel()
@@ -91,15 +129,20 @@ class ToolScheduler:
             return
         if task in self._queue:
             self._queue.remove(task)
+            self._queued.remove(task)
             self._pump()
         elif task.runner is not None and not task.runner.done():
             task.runner.cancel()  # its done callback releases the accesses
 
     def _pump(self) -> None:
+        """Walk the queue in order; start each task nothing running or still queued ahead of
+        it conflicts with."""
         still_queued: list[_Task[Any]] = []
-        for task in list(self._queue):
-            if self._blocked(task, ahead=still_queued):
+        ahead = _Index()
+        for task in self._queue:
+            if self._running.conflicts(task) or ahead.conflicts(task):
                 still_queued.append(task)
+                ahead.add(task)
             else:
-                self._queue.remove(task)
                 self._launch(task)
+        self._queue, self._queued = still_queued, ahead
