@@ -1,0 +1,71 @@
+"""Scheduler properties over random batches and random completion orders (hypothesis)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui_agent.tools import ToolAccesses, ToolScheduler, conflict
+
+PATHS = ["/a", "/A", "/a/b", "/c", "/"]
+
+
+@st.composite
+def accesses(draw: st.DrawFn) -> ToolAccesses:
+    kind = draw(st.sampled_from(["none", "all", "file", "file", "file", "file"]))
+    if kind == "none":
+        return ToolAccesses.none()
+    if kind == "all":
+        return ToolAccesses.all()
+    op = draw(st.sampled_from(["read", "write", "readwrite", "search"]))
+    return ToolAccesses.file(op, draw(st.sampled_from(PATHS)), recursive=draw(st.booleans()))
+
+
+async def run_batch(batch: list[ToolAccesses], picks: st.DataObject) -> list[tuple[str, int]]:
+    scheduler = ToolScheduler()
+    events: list[tuple[str, int]] = []
+    gates = [asyncio.Event() for _ in batch]
+    running: set[int] = set()
+
+    def task(index: int) -> Callable[[], Coroutine[Any, Any, int]]:
+        async def run() -> int:
+            for other in running:
+                assert not conflict(batch[index], batch[other]), (index, other)
+            running.add(index)
+            events.append(("start", index))
+            await gates[index].wait()
+            running.discard(index)
+            events.append(("end", index))
+            return index
+
+        return run
+
+    futures = [scheduler.add(access, task(i)) for i, access in enumerate(batch)]
+    while not all(f.done() for f in futures):
+        await asyncio.sleep(0)
+        if running:
+            chosen = picks.draw(st.sampled_from(sorted(running)))
+            gates[chosen].set()
+        for _ in range(3):
+            await asyncio.sleep(0)
+    assert [await f for f in futures] == list(range(len(batch)))
+    return events
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(accesses(), min_size=1, max_size=12), picks=st.data())
+def test_conflicting_tasks_never_overlap_and_never_overtake(
+    batch: list[ToolAccesses], picks: st.DataObject
+) -> None:
+    events = asyncio.run(run_batch(batch, picks))
+    start = {i: n for n, (kind, i) in enumerate(events) if kind == "start"}
+    end = {i: n for n, (kind, i) in enumerate(events) if kind == "end"}
+    assert sorted(start) == list(range(len(batch)))
+    for later in range(len(batch)):
+        for earlier in range(later):
+            if conflict(batch[earlier], batch[later]):
+                assert end[earlier] < start[later], (earlier, later)
