@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui_agent.loop.factory import LoopConfig
     from tui_agent.loop.service import AgentLoopService
+    from tui_agent.session import LoopConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _config(args: argparse.Namespace) -> LoopConfig:
-    from tui_agent.loop.factory import LoopConfig
+    from tui_agent.session import LoopConfig
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
@@ -105,7 +105,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
 
 
 async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
-    from tui_agent.loop.factory import LoopSetupError, open_loop
+    from tui_agent.session import LoopSetupError, open_loop
 
     try:
         service = await open_loop(config)

@@ -8,9 +8,9 @@ import pytest
 
 from tests.support.fake_model import FakeModel, Step
 from tui_agent.context import EventLog
+from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.service import AgentLoopService, LoopOptions
-from tui_agent.session import ResolvedModel
 from tui_agent.tools import Tool
 
 LoopMaker = Callable[..., Any]
@@ -40,19 +40,19 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
         log_path = tmp_path / f"events-{len(opened)}.jsonl"
         service = await build_loop(
             provider=model,
-            resolved=ResolvedModel(
-                provider_kind="scripted",
+            info=LoopInfo(
+                provider="scripted",
                 model=model.model,
-                base_url=None,
-                api_key=None,
                 context_window=context_window,
-                max_output_tokens=1000,
+                approval_mode=approval_mode,  # type: ignore[arg-type]
+                session_id="test-session",
+                workspace=str(workspace),
+                demo=False,
             ),
             workspace=workspace,
             spill_dir=tmp_path / "spill",
             log=EventLog(log_path),
-            session_id="test-session",
-            approval_mode=approval_mode,  # type: ignore[arg-type]
+            system_prompt=lambda tools: "You are a test agent.",
             options=options,
             extra_tools=tools,
         )

@@ -49,16 +49,17 @@ def held(step: Step) -> tuple[Step, asyncio.Event]:
     return step, gate
 
 
-async def until(predicate: Any, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
+async def until(predicate: Any) -> None:
+    """Wait (at most 5 s) until the loop's observable state satisfies `predicate`."""
+    async with asyncio.timeout(5):
+        while not predicate():  # noqa: ASYNC110 - the state has no event of its own to wait on
             await asyncio.sleep(0.005)
 
 
 async def test_a_text_prompt_completes_in_one_step_with_events_in_order(
     make_loop: LoopMaker,
 ) -> None:
-    service, model, _ = await make_loop([text("Hello there.")])
+    service, _model, _ = await make_loop([text("Hello there.")])
     seen = recorder(service)
     handle = await service.submit("say hi")
     result = await handle.result()
@@ -109,7 +110,7 @@ async def test_steer_lands_after_the_tool_results_and_before_the_next_step(
 async def test_cancel_while_streaming_salvages_the_partial_text(make_loop: LoopMaker) -> None:
     step = Step([TextDelta(text="partial answ")])
     step.hold = asyncio.Event()
-    service, model, log_path = await make_loop([step])
+    service, _model, log_path = await make_loop([step])
     seen = recorder(service)
     handle = await service.submit("write a story")
     await until(lambda: of_type(seen, ev.AssistantDelta))
@@ -129,7 +130,7 @@ async def test_cancel_during_a_running_tool_pairs_an_aborted_result(
     make_loop: LoopMaker, workspace: Path
 ) -> None:
     shell = calls(("shell", {"command": "sleep 30"}))
-    service, model, log_path = await make_loop([shell])
+    service, _model, log_path = await make_loop([shell])
     seen = recorder(service)
     handle = await service.submit("sleep")
     await until(lambda: any(e.state == "running" for e in of_type(seen, ev.ToolStateChanged)))
@@ -182,7 +183,7 @@ async def test_cancel_tool_stops_one_call_and_the_turn_goes_on(make_loop: LoopMa
 async def test_the_step_gate_runs_before_every_attempt_including_retries(
     make_loop: LoopMaker,
 ) -> None:
-    service, model, _ = await make_loop(
+    service, _model, _ = await make_loop(
         [fail(LLMErrorKind.OVERLOADED, retry_after_s=0.01), text("ok")]
     )
     gated: list[int] = []
@@ -270,7 +271,7 @@ async def test_a_tool_delivery_is_steered_into_the_running_turn(make_loop: LoopM
 
 
 async def test_the_first_matching_error_handler_can_retry_the_turn(make_loop: LoopMaker) -> None:
-    service, model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key"), text("recovered")])
+    service, _model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key"), text("recovered")])
     handled: list[str] = []
 
     async def refresh(ctx: ErrorContext) -> bool:
@@ -294,7 +295,7 @@ async def test_the_first_matching_error_handler_can_retry_the_turn(make_loop: Lo
 async def test_an_error_handler_that_throws_fails_the_turn_with_its_error(
     make_loop: LoopMaker,
 ) -> None:
-    service, model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key")])
+    service, _model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key")])
 
     async def explode(ctx: ErrorContext) -> bool:
         raise RuntimeError("handler broke")
@@ -315,14 +316,14 @@ async def test_running_out_of_steps_fails_with_max_steps_exceeded(make_loop: Loo
 
 
 async def test_a_filtered_response_fails_the_turn(make_loop: LoopMaker) -> None:
-    service, model, _ = await make_loop([text("partial", finish=FinishReason.FILTERED)])
+    service, _model, _ = await make_loop([text("partial", finish=FinishReason.FILTERED)])
     result = await (await service.submit("hi")).result()
     assert result.type == "failed" and result.error is not None
     assert result.error["code"] == "loop.provider_filtered"
 
 
 async def test_a_max_tokens_stop_completes_as_truncated(make_loop: LoopMaker) -> None:
-    service, model, _ = await make_loop([text("cut sh", finish=FinishReason.MAX_TOKENS)])
+    service, _model, _ = await make_loop([text("cut sh", finish=FinishReason.MAX_TOKENS)])
     result = await (await service.submit("hi")).result()
     assert result.type == "completed" and result.truncated
 
@@ -331,7 +332,7 @@ async def test_an_approval_request_waits_for_the_user_and_runs_once_approved(
     make_loop: LoopMaker, workspace: Path
 ) -> None:
     write = calls(("write_file", {"path": "new.txt", "content": "hi\n"}))
-    service, model, _ = await make_loop([write, text("written")], approval_mode="ask")
+    service, _model, _ = await make_loop([write, text("written")], approval_mode="ask")
     seen = recorder(service)
     handle = await service.submit("write it")
     await until(lambda: of_type(seen, ev.ApprovalRequested))
@@ -359,7 +360,7 @@ async def test_a_denied_approval_tells_the_model_the_reason(
 
 
 async def test_the_event_log_folds_back_into_the_same_history(make_loop: LoopMaker) -> None:
-    service, model, log_path = await make_loop(
+    service, _model, log_path = await make_loop(
         [
             calls(("read_file", {"path": "a.txt"}), ("glob", {"pattern": "*"}), say="Looking."),
             text("All done."),
@@ -373,7 +374,7 @@ async def test_the_event_log_folds_back_into_the_same_history(make_loop: LoopMak
 
 
 async def test_usage_is_reported_per_step_and_summed(make_loop: LoopMaker) -> None:
-    service, model, _ = await make_loop(
+    service, _model, _ = await make_loop(
         [calls(("read_file", {"path": "a.txt"})), text("done", usage=7)]
     )
     seen = recorder(service)

@@ -1,36 +1,25 @@
-"""Building a loop: from command-line choices to a running `AgentLoopService`.
+"""Wiring a loop from its parts: provider, tools, journal, adapters, kernel, service.
 
-`open_loop(config)` resolves the model (flags, environment, config.toml, or the offline demo),
-opens or creates the session (`--continue`, `--resume`), folds its event log back into history,
-builds the provider, the tools (registry, executor, approvals) and the journal, wires the
-adapters to the kernel and starts it. It must run inside the event loop that will drive the
-machines (the Textual app's, or `asyncio.run` for headless runs).
+`build_loop` builds the tool registry, executor and approvals over the workspace, the journal
+over the event log, the requester and tools adapters, the engine (which owns the kernel) and
+the service, registers compaction (proactive in the step gate at 85 % of the window, and on
+context overflow through the error-handler chain) and starts the machines. It must run inside
+the event loop that will drive them. `session.open_loop` calls it for the command line.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tui_agent.context import (
-    CompactionFailed,
-    EventLog,
-    SessionMeta,
-    compact,
-    estimate_tokens,
-    fold,
-    project,
-    read_log,
-)
-from tui_agent.kernel import KernelOptions
-from tui_agent.llm import Provider, ProviderSettings, make_provider
-from tui_agent.loop.adapters.engine import Engine
+from tui_agent.context import CompactionFailed, EventLog, compact, estimate_tokens, project
+from tui_agent.llm import Provider
+from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
-from tui_agent.loop.api import ApprovalMode, LoopInfo
+from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.service import (
     AgentLoopService,
@@ -39,15 +28,6 @@ from tui_agent.loop.service import (
     LoopOptions,
     StepBeginContext,
     is_context_overflow,
-)
-from tui_agent.session import (
-    ConfigError,
-    ResolvedModel,
-    Session,
-    build_system_prompt,
-    load_config,
-    load_instructions,
-    resolve,
 )
 from tui_agent.tools import (
     ApprovalRequest,
@@ -63,104 +43,18 @@ from tui_agent.vocab import HistoryEntry, LLMRequest
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
 
 
-class LoopSetupError(Exception):
-    """Configuration or session problems a user must fix (exit status 2)."""
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    workspace: Path
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    script: str | None = None
-    max_steps: int | None = None
-    yolo: bool = False
-    resume: str | None = None
-    continue_latest: bool = False
-    interactive: bool = True  # False: headless, approvals that would ask are denied
-    approval_mode: ApprovalMode | None = None
-
-
-async def open_loop(config: LoopConfig) -> AgentLoopService:
-    try:
-        settings = load_config()
-        resolved = resolve(
-            settings,
-            provider=config.provider,
-            model=config.model,
-            base_url=config.base_url,
-            script=config.script,
-        )
-    except ConfigError as exc:
-        raise LoopSetupError(str(exc)) from exc
-    session, history = _open_session(config)
-    mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
-    max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
-    provider = make_provider(
-        ProviderSettings(
-            kind=resolved.provider_kind,
-            model=resolved.model,
-            base_url=resolved.base_url,
-            api_key=resolved.api_key,
-            echo_reasoning=resolved.echo_reasoning,
-            max_tokens=resolved.max_output_tokens,
-            script_path=str(resolved.script) if resolved.script else None,
-            workspace=str(config.workspace),
-        )
-    )
-    log = EventLog(session.events_path)
-    if not history:
-        log.write(
-            SessionMeta(
-                session_id=session.session_id,
-                workspace=str(config.workspace),
-                provider=resolved.provider_kind,
-                model=resolved.model,
-            )
-        )
-    return await build_loop(
-        provider=provider,
-        resolved=resolved,
-        workspace=config.workspace,
-        spill_dir=session.spill_dir,
-        log=log,
-        session_id=session.session_id,
-        history=history,
-        approval_mode=mode,
-        interactive=config.interactive,
-        options=LoopOptions(
-            max_steps=max_steps or 0,
-            max_attempts_per_step=settings.max_attempts_per_step,
-        ),
-    )
-
-
-def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
-    if config.resume is not None:
-        session = Session.open(config.resume)
-        if session is None:
-            raise LoopSetupError(f"no session {config.resume!r}")
-    elif config.continue_latest:
-        session = Session.latest_for(config.workspace)
-        if session is None:
-            raise LoopSetupError(f"no earlier session for {config.workspace} to continue")
-    else:
-        return Session.create(config.workspace), []
-    return session, fold(read_log(session.events_path))
-
-
 async def build_loop(
     *,
     provider: Provider,
-    resolved: ResolvedModel,
+    info: LoopInfo,
     workspace: Path,
     spill_dir: Path,
     log: EventLog,
-    session_id: str,
+    system_prompt: Callable[[tuple[str, ...]], str],
     history: Sequence[HistoryEntry] = (),
-    approval_mode: ApprovalMode = "ask",
     interactive: bool = True,
+    max_output_tokens: int | None = None,
+    echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
 ) -> AgentLoopService:
@@ -169,20 +63,8 @@ async def build_loop(
     registry = default_registry(root)
     for tool in extra_tools:
         registry.register(tool)
-    instructions = load_instructions(workspace)
-    system = build_system_prompt(workspace, instructions, registry.names)
-    service = AgentLoopService(
-        info=LoopInfo(
-            provider=resolved.provider_kind,
-            model=resolved.model,
-            context_window=resolved.context_window,
-            approval_mode=approval_mode,
-            session_id=session_id,
-            workspace=str(workspace),
-            demo=resolved.demo,
-        ),
-        options=options,
-    )
+    system = system_prompt(registry.names)
+    service = AgentLoopService(info=info, options=options)
 
     async def ask(request: ApprovalRequest) -> Decision:
         kind, reason = await service.ask_approval(
@@ -195,7 +77,7 @@ async def build_loop(
         )
         return Decision(kind, reason)
 
-    approvals = Approvals(approval_mode, ask=ask if interactive else None)
+    approvals = Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(approvals, "mode", mode))
     executor = BatchExecutor(registry, root, approvals, spill_dir)
     journal = LogJournal(log)
@@ -206,8 +88,8 @@ async def build_loop(
             system=system,
             messages=tuple(project(service.view(history))),
             tools=tuple(registry.specs()),
-            max_tokens=resolved.max_output_tokens,
-            echo_reasoning=resolved.echo_reasoning,
+            max_tokens=max_output_tokens,
+            echo_reasoning=echo_reasoning,
         )
 
     runner = LoopToolRunner(
@@ -224,8 +106,8 @@ async def build_loop(
             max_attempts_per_step=options.max_attempts_per_step,
             abort_timeout_s=options.abort_timeout_s,
             abort_grace_s=options.abort_grace_s,
-            provider=resolved.provider_kind,
-            model=resolved.model,
+            provider=info.provider,
+            model=info.model,
         ),
         history=history,
         prompt_gate=None,
@@ -240,7 +122,7 @@ async def build_loop(
             provider.model,
             system=system,
             tools=registry.specs(),
-            context_window=resolved.context_window,
+            context_window=info.context_window,
         )
         if isinstance(result, CompactionFailed):
             return result.message

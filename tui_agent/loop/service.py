@@ -177,7 +177,7 @@ class _PendingApproval:
 
 
 class AgentLoopService:
-    """Implements `LoopApi`. Build it with `loop.factory.open_loop` (or the test helpers)."""
+    """Implements `LoopApi`; wired by `factory.build_loop` (`session.open_loop` for the CLI)."""
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ from tui_agent.session._instructions import (
     build_system_prompt,
     load_instructions,
 )
+from tui_agent.session._open import LoopConfig, LoopSetupError, open_loop
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
@@ -45,6 +46,8 @@ __all__ = [
     "ApprovalMode",
     "Config",
     "ConfigError",
+    "LoopConfig",
+    "LoopSetupError",
     "ModelConfig",
     "ProjectInstructions",
     "ProviderConfig",
@@ -58,6 +61,7 @@ __all__ = [
     "load_config",
     "load_instructions",
     "new_session_id",
+    "open_loop",
     "parse_config",
     "provider_for_model",
     "resolve",

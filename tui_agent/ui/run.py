@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 
 from tui_agent.loop.api import LoopApi
-from tui_agent.loop.factory import LoopConfig, LoopSetupError, open_loop
+from tui_agent.session import LoopConfig, LoopSetupError, open_loop
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 
 EXIT_OK = 0

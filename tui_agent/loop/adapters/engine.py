@@ -454,3 +454,6 @@ def _notification_source(entry: HistoryEntry) -> str:
     if entry.meta.in_turn:
         return "steer"
     return "notify"
+
+
+__all__ = ["Engine", "EngineListener", "KernelOptions", "StepFacts", "TurnFacts"]

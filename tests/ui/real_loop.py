@@ -1,0 +1,39 @@
+"""The real loop service on the scripted provider, for Pilot tests of whole flows.
+
+`scripted_loop(steps, workspace=...)` writes the steps as a script (the format documented in
+`tui_agent/llm/_scripted.py`) and opens the service as the command line would; `until` waits,
+frame by frame, for something the user would see.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.session import LoopConfig, open_loop
+
+
+async def scripted_loop(
+    steps: list[dict[str, Any]], *, workspace: Path, approval_mode: ApprovalMode = "yolo"
+) -> LoopApi:
+    script = workspace.parent / f"{workspace.name}-script.json"
+    script.write_text(json.dumps({"steps": steps}), encoding="utf-8")
+    return await open_loop(
+        LoopConfig(
+            workspace=workspace,
+            provider="scripted",
+            script=str(script),
+            approval_mode=approval_mode,
+        )
+    )
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (pytest-timeout bounds a condition never met)."""
+    while not condition():
+        await pilot.pause(0.02)

@@ -1,0 +1,121 @@
+"""Opening a loop for the command line: from flags to a running `AgentLoopService`.
+
+`open_loop(config)` resolves the model (flags, environment, config.toml, or the offline demo),
+opens or creates the session (`--continue`, `--resume`), folds its event log back into history
+(repairing what a crash left open), builds the provider and the system prompt with the
+workspace's instructions, and hands everything to `loop.factory.build_loop`. It must run
+inside the event loop that will drive the machines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_agent.context import EventLog, SessionMeta, fold, read_log
+from tui_agent.llm import ProviderSettings, make_provider
+from tui_agent.loop.api import ApprovalMode, LoopInfo
+from tui_agent.loop.factory import build_loop
+from tui_agent.loop.service import AgentLoopService, LoopOptions
+from tui_agent.session._config import ConfigError, load_config
+from tui_agent.session._instructions import build_system_prompt, load_instructions
+from tui_agent.session._resolve import resolve
+from tui_agent.session._sessions import Session
+from tui_agent.vocab import HistoryEntry
+
+
+class LoopSetupError(Exception):
+    """Configuration or session problems a user must fix (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    workspace: Path
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    script: str | None = None
+    max_steps: int | None = None
+    yolo: bool = False
+    resume: str | None = None
+    continue_latest: bool = False
+    interactive: bool = True  # False: headless, approvals that would ask are denied
+    approval_mode: ApprovalMode | None = None
+
+
+async def open_loop(config: LoopConfig) -> AgentLoopService:
+    try:
+        settings = load_config()
+        resolved = resolve(
+            settings,
+            provider=config.provider,
+            model=config.model,
+            base_url=config.base_url,
+            script=config.script,
+        )
+    except ConfigError as exc:
+        raise LoopSetupError(str(exc)) from exc
+    session, history = _open_session(config)
+    mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
+    max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
+    provider = make_provider(
+        ProviderSettings(
+            kind=resolved.provider_kind,
+            model=resolved.model,
+            base_url=resolved.base_url,
+            api_key=resolved.api_key,
+            echo_reasoning=resolved.echo_reasoning,
+            max_tokens=resolved.max_output_tokens,
+            script_path=str(resolved.script) if resolved.script else None,
+            workspace=str(config.workspace),
+        )
+    )
+    log = EventLog(session.events_path)
+    if not history:
+        log.write(
+            SessionMeta(
+                session_id=session.session_id,
+                workspace=str(config.workspace),
+                provider=resolved.provider_kind,
+                model=resolved.model,
+            )
+        )
+    instructions = load_instructions(config.workspace)
+    return await build_loop(
+        provider=provider,
+        info=LoopInfo(
+            provider=resolved.provider_kind,
+            model=resolved.model,
+            context_window=resolved.context_window,
+            approval_mode=mode,
+            session_id=session.session_id,
+            workspace=str(config.workspace),
+            demo=resolved.demo,
+        ),
+        workspace=config.workspace,
+        spill_dir=session.spill_dir,
+        log=log,
+        system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
+        history=history,
+        interactive=config.interactive,
+        max_output_tokens=resolved.max_output_tokens,
+        echo_reasoning=resolved.echo_reasoning,
+        options=LoopOptions(
+            max_steps=max_steps or 0,
+            max_attempts_per_step=settings.max_attempts_per_step,
+        ),
+    )
+
+
+def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
+    if config.resume is not None:
+        session = Session.open(config.resume)
+        if session is None:
+            raise LoopSetupError(f"no session {config.resume!r}")
+    elif config.continue_latest:
+        session = Session.latest_for(config.workspace)
+        if session is None:
+            raise LoopSetupError(f"no earlier session for {config.workspace} to continue")
+    else:
+        return Session.create(config.workspace), []
+    return session, fold(read_log(session.events_path))
