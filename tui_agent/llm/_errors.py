@@ -31,7 +31,6 @@ _CONTEXT_OVERFLOW = re.compile(
     r"exceeds? the (?:model'?s? )?(?:maximum )?(?:context|token limit)",
     re.IGNORECASE,
 )
-_TOO_LARGE = re.compile(r"too large|request size|payload|body size|exceeds? .*bytes", re.IGNORECASE)
 _OVERLOADED = re.compile(r"overload", re.IGNORECASE)
 _QUOTA = re.compile(
     r"exceeded your current quota|insufficient[_ ]quota|insufficient[_ ]balance|"
@@ -187,8 +186,6 @@ def _kind_for(status: int | None, body: _Body) -> LLMErrorKind | None:
         return LLMErrorKind.OVERLOADED
     if status in (400, 422, None) and _STRUCTURE.search(words):
         return LLMErrorKind.REQUEST_STRUCTURE
-    if status is not None and status == 400 and _TOO_LARGE.search(words) and "token" not in words:
-        return LLMErrorKind.REQUEST_TOO_LARGE
     return None
 
 
