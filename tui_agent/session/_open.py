@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_agent.context import EventLog, SessionMeta, fold, read_log
+from tui_agent.context import EventLog, SessionMeta, load_history
 from tui_agent.llm import ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
 from tui_agent.loop.factory import build_loop
@@ -118,4 +118,4 @@ def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
             raise LoopSetupError(f"no earlier session for {config.workspace} to continue")
     else:
         return Session.create(config.workspace), []
-    return session, fold(read_log(session.events_path))
+    return session, load_history(session.events_path)
