@@ -15,10 +15,12 @@ from tui_agent.context import (
     EventLogError,
     Notification,
     Prompt,
+    Record,
     SessionMeta,
     StepEnd,
     TurnEnd,
     TurnOutcome,
+    fold,
     load_history,
     parse_log,
     read_log,
@@ -237,3 +239,31 @@ def test_load_history_folds_a_log_file_with_a_torn_tail(tmp_path: Path) -> None:
     history = load_history(path)
 
     assert [e.message.role for e in history] == ["user", "assistant", "tool"]
+
+
+def _lines(records: list[Record]) -> bytes:
+    return b"".join(r.model_dump_json().encode() + b"\n" for r in records)
+
+
+def test_load_history_reads_only_from_the_last_compaction(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    after = Prompt(prompt_id="p2", message=user_message("after"))
+    compaction = Compaction(summary="before", kept=(entry("user", "kept"),))
+    # A line no reader could parse, before the compaction: proof it is never read.
+    path.write_bytes(b"{garbage\n" + _lines([compaction, after]))
+
+    history = load_history(path)
+
+    assert [e.message.text for e in history[1:]] == ["kept", "after"]
+    assert history == fold([compaction, after])
+
+
+def test_a_torn_compaction_at_the_end_falls_back_to_the_history_before_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.jsonl"
+    records = _sample().records
+    torn = Compaction(summary="lost").model_dump_json().encode()[:30]
+    path.write_bytes(_lines(records) + torn)
+
+    assert load_history(path) == fold(records)

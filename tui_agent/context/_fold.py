@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.context._bulk import gc_paused
-from tui_agent.context._log import read_log
+from tui_agent.context._log import parse_log
 from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
@@ -54,6 +54,7 @@ INTERRUPTED_TOOL_OUTPUT = (
 )
 
 _UNSEALING = frozenset({FinishReason.INTERRUPTED, FinishReason.ERROR})
+_COMPACTION_LINE = b'{"type":"compaction"'
 
 
 @dataclass
@@ -258,10 +259,28 @@ def fold(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> lis
 
 
 def load_history(path: Path | str) -> list[HistoryEntry]:
-    """The history of the session log at `path` (`fold(read_log(path))`, but cheaper).
+    """The history of the session log at `path`: `fold(read_log(path))`, but cheaper.
 
-    One collector pause covers reading and folding, so the records, which die as soon as the
-    fold is done, are freed by reference counting and never walked by the collector.
+    A compaction record replaces everything before it, so only the lines from the last one on
+    are parsed. One collector pause covers reading and folding: the records die as soon as
+    the fold is done and are freed by reference counting, never walked by the collector.
     """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
     with gc_paused():
-        return fold(read_log(path))
+        return fold(parse_log(data[_last_compaction(data) :], source=str(path)))
+
+
+def _last_compaction(data: bytes) -> int:
+    """Offset of the last whole compaction line (0 when there is none)."""
+    end = len(data)
+    while True:
+        at = data.rfind(b"\n" + _COMPACTION_LINE, 0, end) + 1
+        if at == 0:
+            return 0  # none after the first line; a first-line compaction changes nothing
+        if data.find(b"\n", at) != -1:
+            return at
+        end = at - 1  # a compaction torn by a crash: the one before it counts
