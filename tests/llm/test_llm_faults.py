@@ -289,3 +289,45 @@ async def test_error_event_in_plain_text_is_a_provider_error(server: LocalServer
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROVIDER
     assert out.error.message == "upstream went away"
+
+
+def _call_chunk(calls: list[dict[str, object]]) -> bytes:
+    chunk = {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": calls}}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def _call(call_id: str | None, name: str | None, arguments: str, **index: int) -> dict[str, object]:
+    function: dict[str, object] = {"arguments": arguments}
+    if name is not None:
+        function["name"] = name
+    return {**index, **({"id": call_id} if call_id else {}), "type": "function",
+            "function": function}
+
+
+async def test_tool_calls_without_an_index_are_told_apart_by_id(server: LocalServer) -> None:
+    pieces = [
+        _call_chunk([_call("call_a", "glob", '{"pattern":')]),
+        _call_chunk([_call(None, None, '"*"}')]),
+        _call_chunk([_call("call_b", "grep", '{"pattern":"x"}')]),
+        _chunk(finish="tool_calls"),
+    ]
+    server.replies.append(Reply(headers=SSE, pieces=pieces))
+    out = await _run(_settings(server))
+    assert out.tool_calls == [
+        ("call_a", "glob", '{"pattern":"*"}'),
+        ("call_b", "grep", '{"pattern":"x"}'),
+    ]
+
+
+async def test_a_new_id_under_a_used_index_is_a_new_call(server: LocalServer) -> None:
+    pieces = [
+        _call_chunk([_call("call_a", "glob", '{"pattern":"*"}', index=0)]),
+        _call_chunk([_call("call_b", "grep", '{"pattern":"x"}', index=0)]),
+        _chunk(finish="tool_calls"),
+    ]
+    server.replies.append(Reply(headers=SSE, pieces=pieces))
+    out = await _run(_settings(server))
+    assert out.tool_calls == [
+        ("call_a", "glob", '{"pattern":"*"}'),
+        ("call_b", "grep", '{"pattern":"x"}'),
+    ]

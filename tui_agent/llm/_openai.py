@@ -74,13 +74,15 @@ class OpenAIStreamParser:
     """Chat Completions chunks -> stream events, for one attempt."""
 
     __slots__ = (
+        "_by_index",
         "_content",
         "_ctx",
         "_done",
         "_finish_raw",
+        "_ids",
+        "_last_call",
         "_message_id",
         "_refused",
-        "_tools",
     )
 
     def __init__(self, ctx: ErrorContext) -> None:
@@ -90,7 +92,9 @@ class OpenAIStreamParser:
         self._content = False
         self._refused = False
         self._message_id = False
-        self._tools: dict[int, int] = {}  # the provider's tool-call index -> our ordinal
+        self._by_index: dict[int, int] = {}  # the provider's tool-call index -> our ordinal
+        self._ids: dict[int, str | None] = {}  # our ordinal -> the call's id
+        self._last_call: int | None = None
 
     @property
     def done(self) -> bool:
@@ -189,24 +193,35 @@ class OpenAIStreamParser:
                     out.append(ThinkDelta(text=text))
 
     def _tool_call(self, position: int, call: dict[str, Any], out: list[StreamEvent]) -> None:
-        index = call.get("index", position)
+        index = call.get("index")
+        call_id = call.get("id") or None  # Qwen repeats "id": "" on every continuation
         function = call.get("function") or {}
         arguments = function.get("arguments") or ""
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments)
-        ordinal = self._tools.get(index)
+        if index is None:
+            # No index (some compatible servers): an id starts a call, no id continues the last.
+            ordinal = self._last_call if call_id is None else None
+        else:
+            ordinal = self._by_index.get(index)
+        if ordinal is not None and self._ids[ordinal] not in (None, call_id) and call_id:
+            ordinal = None  # a new id under an index already used: servers that reuse index 0
         if ordinal is None:
-            ordinal = self._tools[index] = len(self._tools)
+            ordinal = len(self._ids)
+            self._ids[ordinal] = call_id
+            if index is not None:
+                self._by_index[index] = ordinal
+            self._last_call = ordinal
             self._content = True
             out.append(
                 ToolCallDelta(
-                    index=ordinal,
-                    id=call.get("id") or None,
-                    name=function.get("name") or None,
+                    index=ordinal, id=call_id, name=function.get("name") or None,
                     arguments=arguments,
                 )
             )
-        elif arguments:
+            return
+        self._last_call = ordinal
+        if arguments:
             out.append(ToolCallDelta(index=ordinal, arguments=arguments))
 
     def end(self) -> list[StreamEvent]:
@@ -220,7 +235,7 @@ class OpenAIStreamParser:
             )
         reason = FinishReason.END_TURN if raw is None else _FINISH.get(raw, FinishReason.OTHER)
         if reason is FinishReason.END_TURN:
-            if self._tools:
+            if self._ids:
                 reason = FinishReason.TOOL_USE
             elif self._refused:
                 reason = FinishReason.REFUSAL
