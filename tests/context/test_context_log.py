@@ -207,8 +207,10 @@ async def test_a_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
 
     with pytest.raises(EventLogError, match="cannot write"):
         await log.append(Prompt(prompt_id="p1", message=user_message("hi")))
+    log.write(Prompt(prompt_id="p2", message=user_message("dropped, never raised")))
+    assert log.error is not None and str(path) in str(log.error)
     with pytest.raises(EventLogError):
-        log.write(Prompt(prompt_id="p2", message=user_message("again")))
+        await log.drain()
     with pytest.raises(EventLogError):
         await log.close()
 

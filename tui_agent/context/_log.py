@@ -51,9 +51,24 @@ class EventLog:
         self.records_written = 0
         self.fsyncs = 0
 
+    @property
+    def error(self) -> EventLogError | None:
+        """The write failure that stopped the log, if any (disk full, permissions, ...)."""
+        if self._error is None:
+            return None
+        return EventLogError(f"cannot write {self.path}: {self._error}")
+
     def write(self, record: Record) -> None:
-        """Queue `record` for writing; returns at once. Order of calls is order on disk."""
-        self._put(_Item(_encode(record), type(record).durable, None))
+        """Queue `record` for writing; returns at once. Order of calls is order on disk.
+
+        It never raises for a failed disk: the loop calls it from inside state-machine
+        callbacks, which must not break. After a failure records are dropped and `error`,
+        `append`, `drain` and `close` report it. Writing to a closed log is a bug and raises.
+        """
+        if self._error is None:
+            self._put(_Item(_encode(record), type(record).durable, None))
+        elif self._closed:
+            raise EventLogError(f"{self.path} is closed")
 
     async def append(self, record: Record) -> None:
         """Write `record` and wait until it is flushed (and fsynced if it is durable)."""
