@@ -1,0 +1,213 @@
+"""Kernel overhead: what the three StateCharts cost on top of the work itself.
+
+Prints a table:
+- microseconds per streamed chunk through the turn machine (one long text stream);
+- milliseconds of kernel overhead per step (zero-latency scripted requester, 4 tool calls per
+  step, 1,000 steps in one turn, tools that answer at once);
+- the same bookkeeping in a bare asyncio loop (accumulate deltas, build the vocab messages,
+  run the 4 calls concurrently as tasks, append results in call order), and the ratio.
+
+Run: `.venv/bin/python benchmarks/kernel.py` (targets: <= 100 us/chunk, <= 2 ms/step, <= 3x).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import AsyncIterator, Sequence
+
+from tui_agent.kernel import Agent, KernelEvent, KernelOptions, ToolRunContext
+from tui_agent.kernel.tool import ToolMachine
+from tui_agent.vocab import (
+    AbortSignal,
+    EntryMeta,
+    Finish,
+    Finished,
+    FinishReason,
+    HistoryEntry,
+    Message,
+    RequestSent,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ToolCall,
+    ToolCallDelta,
+    ToolResult,
+    user_message,
+)
+
+CHUNKS = 20_000
+STEPS = 1_000
+CALLS_PER_STEP = 4
+ROUNDS = 3
+
+
+def step_events(step: int) -> list[StreamEvent]:
+    events: list[StreamEvent] = [RequestSent(), TextDelta(text="working")]
+    for index in range(CALLS_PER_STEP):
+        call_id = f"s{step}c{index}"
+        events.append(ToolCallDelta(index=index, id=call_id, name="echo", arguments='{"a":'))
+        events.append(ToolCallDelta(index=index, arguments=" 1}"))
+    events.append(Finished(finish=Finish(reason=FinishReason.TOOL_USE)))
+    return events
+
+
+def text_events(chunks: int) -> list[StreamEvent]:
+    return [
+        RequestSent(),
+        *(TextDelta(text="x") for _ in range(chunks)),
+        Finished(finish=Finish(reason=FinishReason.END_TURN)),
+    ]
+
+
+END: list[StreamEvent] = [
+    RequestSent(),
+    TextDelta(text="done"),
+    Finished(finish=Finish(reason=FinishReason.END_TURN)),
+]
+
+
+class Requester:
+    def __init__(self, attempts: list[list[StreamEvent]]) -> None:
+        self.attempts = attempts
+        self.index = 0
+
+    def stream(
+        self, history: Sequence[HistoryEntry], signal: AbortSignal
+    ) -> AsyncIterator[StreamEvent]:
+        events = self.attempts[self.index] if self.index < len(self.attempts) else END
+        self.index += 1
+        return self._play(events)
+
+    async def _play(self, events: list[StreamEvent]) -> AsyncIterator[StreamEvent]:
+        for event in events:
+            yield event
+
+
+class Runner:
+    def begin_batch(self, calls: Sequence[ToolCall], signal: AbortSignal) -> None:
+        pass
+
+    async def run(self, call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        return ToolResult(output="ok")
+
+
+async def through_kernel(attempts: list[list[StreamEvent]]) -> float:
+    emitted: list[KernelEvent] = []
+    done = asyncio.Event()
+
+    def emit(event: KernelEvent) -> None:
+        emitted.append(event)
+
+    agent = Agent(Requester(attempts), Runner(), emit, options=KernelOptions())
+    await agent.start()
+    prompt = HistoryEntry(message=user_message("go"), meta=EntryMeta(source="input"))
+    start = time.perf_counter()
+    await agent.submit(prompt)
+    await agent.idle()
+    elapsed = time.perf_counter() - start
+    done.set()
+    assert agent.errors == [], agent.errors
+    return elapsed
+
+
+async def bare_asyncio(attempts: list[list[StreamEvent]]) -> float:
+    """The same bookkeeping without machines: the baseline the kernel is compared with."""
+    requester, runner = Requester(attempts), Runner()
+    history = [HistoryEntry(message=user_message("go"), meta=EntryMeta(source="input"))]
+    start = time.perf_counter()
+    while True:
+        texts: list[str] = []
+        calls: dict[int, list[str]] = {}
+        signal = AbortSignal()
+        async for event in requester.stream(history, signal):
+            if isinstance(event, TextDelta):
+                texts.append(event.text)
+            elif isinstance(event, ToolCallDelta):
+                entry = calls.setdefault(event.index, [event.id or "", event.name or ""])
+                entry.append(event.arguments)
+        tool_calls = tuple(
+            ToolCall(id=c[0], name=c[1], arguments="".join(c[2:])) for c in calls.values()
+        )
+        message = Message(
+            role="assistant", content=(TextPart(text="".join(texts)),), tool_calls=tool_calls
+        )
+        history.append(HistoryEntry(message=message, meta=EntryMeta(source="llm")))
+        if not tool_calls:
+            break
+        runner.begin_batch(tool_calls, signal)
+        results = await asyncio.gather(
+            *(runner.run(call, _Ctx(signal)) for call in tool_calls)  # type: ignore[arg-type]
+        )
+        for call, result in zip(tool_calls, results, strict=True):
+            tool = Message(role="tool", content=(TextPart(text=result.text),), tool_call_id=call.id)
+            history.append(HistoryEntry(message=tool, meta=EntryMeta(source="tool")))
+    return time.perf_counter() - start
+
+
+async def one_tool_machine(count: int) -> float:
+    """Build, activate and run `count` tool machines to their final state (no hooks)."""
+    runner, call = Runner(), ToolCall(id="c", name="echo")
+    errors: list[BaseException] = []
+    start = time.perf_counter()
+    for _ in range(count):
+        tool = ToolMachine(call, runner, AbortSignal(), lambda event: None, errors)
+        await tool.activate()
+        await tool.settled
+    return time.perf_counter() - start
+
+
+async def one_bare_call(count: int) -> float:
+    runner, call = Runner(), ToolCall(id="c", name="echo")
+    start = time.perf_counter()
+    for _ in range(count):
+        await asyncio.ensure_future(runner.run(call, _Ctx(AbortSignal())))  # type: ignore[arg-type]
+    return time.perf_counter() - start
+
+
+class _Ctx:
+    def __init__(self, signal: AbortSignal) -> None:
+        self.signal = signal
+
+
+def best(runs: list[float]) -> float:
+    return min(runs)
+
+
+async def main() -> None:
+    gc.collect()
+    chunk_runs = [await through_kernel([text_events(CHUNKS)]) for _ in range(ROUNDS)]
+    chunk_base = [await bare_asyncio([text_events(CHUNKS)]) for _ in range(ROUNDS)]
+    steps = [step_events(i) for i in range(STEPS)]
+    step_runs = [await through_kernel(steps) for _ in range(ROUNDS)]
+    step_base = [await bare_asyncio(steps) for _ in range(ROUNDS)]
+
+    tool_runs = [await one_tool_machine(STEPS) for _ in range(ROUNDS)]
+    tool_base = [await one_bare_call(STEPS) for _ in range(ROUNDS)]
+
+    us_per_chunk = best(chunk_runs) / CHUNKS * 1e6
+    base_per_chunk = best(chunk_base) / CHUNKS * 1e6
+    ms_per_step = best(step_runs) / STEPS * 1e3
+    base_per_step = best(step_base) / STEPS * 1e3
+    rows: list[tuple[str, float, float, float | None, str]] = [
+        ("streamed chunk through the turn (us)", us_per_chunk, base_per_chunk, 100.0, "us"),
+        (f"step with {CALLS_PER_STEP} tool calls (ms)", ms_per_step, base_per_step, 2.0, "ms"),
+        (
+            "of which: one tool machine (ms)",
+            best(tool_runs) / STEPS * 1e3,
+            best(tool_base) / STEPS * 1e3,
+            None,
+            "",
+        ),
+    ]
+    print(f"{'measure':<40} {'kernel':>10} {'bare asyncio':>13} {'ratio':>7} {'target':>10}")
+    for name, kernel, base, target, unit in rows:
+        ratio = kernel / base if base else float("inf")
+        goal = "-" if target is None else f"<= {target:g} {unit}"
+        print(f"{name:<40} {kernel:>10.2f} {base:>13.2f} {ratio:>6.1f}x {goal:>10}")
+    print(f"(best of {ROUNDS} runs; {CHUNKS:,} chunks; {STEPS:,} steps; ratio target <= 3x)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
