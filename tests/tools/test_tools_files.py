@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from tui_agent.tools import EditFile, ReadFile, ToolContext, Workspace, WriteFile
+from tui_agent.tools import (
+    EditFile,
+    ReadFile,
+    ToolContext,
+    Workspace,
+    WriteFile,
+)
+from tui_agent.tools import (
+    _files as files_module,
+)
 from tui_agent.tools._files import EditFileArgs, ReadFileArgs, WriteFileArgs
 from tui_agent.vocab import AbortSignal, ToolResult
 
@@ -257,3 +269,43 @@ async def test_edit_refuses_files_that_are_not_utf8(workspace: Workspace) -> Non
 async def test_edit_of_a_missing_file_is_a_clear_error(workspace: Workspace) -> None:
     result = await edit(workspace, "ghost.py", "a", "b")
     assert result.is_error and result.text == "File not found: ghost.py"
+
+
+# --- paging, against a plain reference ----------------------------------------------------------
+
+
+def reference_window(text: str, offset: int, limit: int) -> list[str]:
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return [f"{n:>6}\t{line}" for n, line in enumerate(lines, 1)][offset - 1 : offset - 1 + limit]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab \t", max_size=6), min_size=1, max_size=30),
+    trailing_newline=st.booleans(),
+    offset=st.integers(min_value=1, max_value=35),
+    limit=st.integers(min_value=1, max_value=10),
+    chunk=st.integers(min_value=1, max_value=16),
+)
+def test_paging_matches_a_plain_split_for_any_chunk_size(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    trailing_newline: bool,
+    offset: int,
+    limit: int,
+    chunk: int,
+) -> None:
+    text = "\n".join(lines) + ("\n" if trailing_newline else "")
+    assume(text)  # an empty file has its own message
+    path = tmp_path_factory.mktemp("paging") / "f.txt"
+    path.write_text(text)
+    expected = reference_window(text, offset, limit)
+    with patch.object(files_module, "_CHUNK", chunk):
+        if not expected:
+            with pytest.raises(files_module._Refused, match="past the end"):
+                files_module._read_window(path, "f.txt", offset, limit)
+            return
+        shown = files_module._read_window(path, "f.txt", offset, limit)
+    assert shown.split("\n\n[Showing")[0].split("\n") == expected

@@ -235,3 +235,20 @@ def test_a_nested_gitignore_speaks_only_below_its_folder() -> None:
     nested = IgnoreFile.parse("*.tmp", "src/web")
     assert nested.verdict("src/web/a.tmp", False) is True
     assert nested.verdict("src/a.tmp", False) is None
+
+
+async def test_an_absolute_pattern_inside_the_workspace_is_understood(project: Workspace) -> None:
+    result = await glob(project, f"{project.root}/src/*.py")
+    assert result.text.splitlines() == ["src/main.py", "src/util.py"]
+
+
+async def test_readable_extra_folders_are_not_walked(tmp_path: Path) -> None:
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    (spill / "out.txt").write_text("needle\n")
+    (tmp_path / "ws").mkdir()
+    workspace = Workspace(tmp_path / "ws", readable=[spill])
+    folder = await grep(workspace, "needle", path=str(spill))
+    one_file = await grep(workspace, "needle", path=str(spill / "out.txt"))
+    assert folder.is_error and "Only the workspace can be searched" in folder.text
+    assert one_file.text == f"{spill / 'out.txt'}:1:needle"

@@ -28,6 +28,7 @@ DEFAULT_LIMIT = 2_000
 MAX_LINE_CHARS = 2_000
 OUTPUT_BUDGET = 40_000  # characters per read, so one read never needs to be spilled
 _SNIFF = 8_192
+_CHUNK = 1 << 16  # small enough that finding the k-th newline in the last chunk is cheap
 _LINE_BYTES = 4 * MAX_LINE_CHARS + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
 
 
@@ -71,6 +72,28 @@ def _read_text(path: Path, shown: str) -> str:
         ) from None
 
 
+def _skip_lines(handle: BinaryIO, count: int) -> int:
+    """Move past `count` lines; fewer when the file ends first (a last line without its
+    newline still counts). Returns how many lines were passed."""
+    skipped = 0
+    last_byte = b"\n"
+    while skipped < count:
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            return skipped + (last_byte != b"\n")
+        newlines = chunk.count(b"\n")
+        if skipped + newlines < count:
+            skipped += newlines
+            last_byte = chunk[-1:]
+            continue
+        position = -1
+        for _ in range(count - skipped):
+            position = chunk.index(b"\n", position + 1)
+        handle.seek(position + 1 - len(chunk), os.SEEK_CUR)
+        return count
+    return skipped
+
+
 def _utf8_lines(handle: BinaryIO) -> Iterator[str]:
     """Lines without their ending; an overlong line keeps only its start (never read whole)."""
     while raw := handle.readline(_LINE_BYTES):
@@ -111,6 +134,8 @@ def _read_window(path: Path, shown: str, offset: int, limit: int) -> str:
         size = os.fstat(handle.fileno()).st_size
         if not head:
             return f"{shown} is empty."
+        first = 1
+        lines: Iterator[str]
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             # UTF-16 has NUL bytes everywhere; decode it whole (such files are small in practice)
             lines = iter((head + handle.read()).decode("utf-16", errors="replace").splitlines())
@@ -118,11 +143,12 @@ def _read_window(path: Path, shown: str, offset: int, limit: int) -> str:
             raise _Refused(f"{shown} is a binary file ({size} bytes); read_file shows text only.")
         else:
             handle.seek(0)
+            first = _skip_lines(handle, offset - 1) + 1  # fast: counts newlines in big chunks
             lines = _utf8_lines(handle)
         out: list[str] = []
         used = 0
-        number = 0
-        for number, line in enumerate(lines, 1):
+        number = first - 1
+        for number, line in enumerate(lines, first):
             if number == 1:
                 line = line.removeprefix("\ufeff")
             if number < offset:

@@ -30,7 +30,12 @@ _SNIFF = 8_192
 
 
 def _search_root(workspace: Workspace, path: str | None) -> Path:
-    return workspace.resolve(path or ".")
+    top = workspace.resolve(path or ".")
+    if not workspace.contains(top) and top.is_dir():
+        # a readable extra root (the spill folder): its files can be read and grepped one by
+        # one, but the tree walks stay in the workspace
+        raise WorkspaceError(f"Only the workspace can be searched, not {path}.")
+    return top
 
 
 def _search_accesses(workspace: Workspace, path: str | None) -> ToolAccesses:
@@ -66,7 +71,8 @@ def _glob(workspace: Workspace, args: GlobArgs, signal: AbortSignal) -> str:
     top = _search_root(workspace, args.path)
     if not top.is_dir():
         raise WorkspaceError(f"{args.path} is not a folder.")
-    matcher = re.compile(glob_regex(args.pattern.lstrip("/").removeprefix("./")))
+    pattern = args.pattern.removeprefix(str(top) + "/")  # an absolute pattern inside `top`
+    matcher = re.compile(glob_regex(pattern.lstrip("/").removeprefix("./")))
     prefix = "" if workspace.display(top) == "." else workspace.display(top) + "/"
     found = [  # walk order is already sorted, folder by folder
         rel
@@ -162,12 +168,12 @@ def _grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) -> _Found:
         if wanted is not None and not wanted.fullmatch(rel[strip:] or os.path.basename(rel)):
             continue
         try:
-            with open(absolute, "rb") as handle:
-                data = handle.read(MAX_GREP_FILE_BYTES + 1)
+            with open(absolute, "rb", buffering=0) as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_GREP_FILE_BYTES:
+                    found.skipped_large += 1
+                    continue
+                data = handle.readall()
         except OSError:
-            continue
-        if len(data) > MAX_GREP_FILE_BYTES:
-            found.skipped_large += 1
             continue
         if b"\x00" in data[:_SNIFF]:
             continue
