@@ -630,3 +630,13 @@ async def test_commands_after_close_are_ignored_without_errors() -> None:
     await r.agent.close()
     await r.agent.idle()
     assert r.agent.state == "closed" and r.requester.calls == 0
+
+
+async def test_abort_right_after_submit_reaches_the_turn_that_starts_later() -> None:
+    gate = Gate()
+    r = await rig([RequestSent(), gate], clock=FakeClock())
+    await r.agent.submit(prompt("hi"))
+    await r.agent.abort("early")
+    await r.agent.idle()
+    [ended] = r.of(TurnEnded)
+    assert ended.outcome == "aborted" and ended.reason == "early"

@@ -281,6 +281,9 @@ class AgentMachine(KernelChart):
             paused=self.paused,
         )
         await turn.activate()
+        if self.abort_reason is not None:
+            # The abort came before this invoke started: the turn was not there to hear it.
+            await turn.send("turn.abort", reason=self.abort_reason)
         return await turn.ended
 
     def current_turn(self, data: TurnMachine) -> bool:
