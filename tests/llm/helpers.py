@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.llm.server import LocalServer
+from tui_agent.llm import ProviderSettings, make_provider
 from tui_agent.vocab import (
     Finish,
     Finished,
     LLMError,
+    LLMRequest,
     MessageIdReported,
     StreamEvent,
     StreamFailed,
@@ -20,7 +24,11 @@ from tui_agent.vocab import (
     TokenUsage,
     ToolCallDelta,
     UsageReported,
+    user_message,
 )
+
+HANG_GUARD_S = 20.0  # turns a hang into a clear failure; no assertion is about speed
+SSE_HEADERS = {"content-type": "text/event-stream"}
 
 
 def fixtures_root() -> Path:
@@ -93,3 +101,25 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> Outcome:
             out.error = event.error
     assert (out.finish is None) != (out.error is None), "exactly one Finished or StreamFailed"
     return out
+
+
+def openai_chunk(content: str | None = None, finish: str | None = None) -> bytes:
+    """One Chat Completions chunk for choice 0, as an SSE event."""
+    delta = {} if content is None else {"content": content}
+    chunk = {"id": "c1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def settings_for(server: LocalServer, kind: str = "openai", **extra: Any) -> ProviderSettings:
+    base = f"{server.url}/v1" if kind == "openai" else server.url
+    return ProviderSettings(kind=kind, model="m", base_url=base, **extra)  # type: ignore[arg-type]
+
+
+async def run_once(settings: ProviderSettings) -> Outcome:
+    """One request through a fresh provider, folded; a hang fails after HANG_GUARD_S."""
+    provider = make_provider(settings)
+    request = LLMRequest(model="m", messages=(user_message("hi"),))
+    try:
+        return await asyncio.wait_for(collect(provider.stream(request)), HANG_GUARD_S)
+    finally:
+        await provider.aclose()

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import time
 from contextlib import nullcontext
 
 import pytest
 
-from tests.llm.helpers import Outcome, collect, fixture
+from tests.llm.helpers import (
+    HANG_GUARD_S,
+    SSE_HEADERS,
+    collect,
+    fixture,
+    openai_chunk,
+    run_once,
+    settings_for,
+)
 from tests.llm.server import LocalServer, Reply, split
 from tui_agent.llm import ProviderSettings, make_provider
 from tui_agent.vocab import (
@@ -26,33 +33,12 @@ from tui_agent.vocab import (
     user_message,
 )
 
-HANG_GUARD_S = 20.0
-SSE = {"content-type": "text/event-stream"}
-
-
-def _chunk(content: str | None = None, finish: str | None = None) -> bytes:
-    delta = {} if content is None else {"content": content}
-    chunk = {"id": "c1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-    return f"data: {json.dumps(chunk)}\n\n".encode()
-
-
-def _settings(server: LocalServer, kind: str = "openai", **extra: object) -> ProviderSettings:
-    base = f"{server.url}/v1" if kind == "openai" else server.url
-    return ProviderSettings(kind=kind, model="m", base_url=base, **extra)  # type: ignore[arg-type]
-
-
-async def _run(settings: ProviderSettings) -> Outcome:
-    provider = make_provider(settings)
-    request = LLMRequest(model="m", messages=(user_message("hi"),))
-    try:
-        return await asyncio.wait_for(collect(provider.stream(request)), HANG_GUARD_S)
-    finally:
-        await provider.aclose()
-
 
 async def test_connection_reset_mid_stream_is_a_connection_error(server: LocalServer) -> None:
-    server.replies.append(Reply(headers=SSE, pieces=[_chunk("Hel"), _chunk("lo")], then="reset"))
-    out = await _run(_settings(server))
+    server.replies.append(
+        Reply(headers=SSE_HEADERS, pieces=[openai_chunk("Hel"), openai_chunk("lo")], then="reset")
+    )
+    out = await run_once(settings_for(server))
     assert out.text == "Hello"
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.CONNECTION
@@ -61,16 +47,20 @@ async def test_connection_reset_mid_stream_is_a_connection_error(server: LocalSe
 
 async def test_reset_after_the_finish_reason_still_finishes(server: LocalServer) -> None:
     server.replies.append(
-        Reply(headers=SSE, pieces=[_chunk("Hi"), _chunk(finish="stop")], then="reset")
+        Reply(
+            headers=SSE_HEADERS,
+            pieces=[openai_chunk("Hi"), openai_chunk(finish="stop")],
+            then="reset",
+        )
     )
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.finish is not None
     assert out.finish.reason is FinishReason.END_TURN
 
 
 async def test_stall_past_the_idle_timeout_is_a_timeout(server: LocalServer) -> None:
-    server.replies.append(Reply(headers=SSE, pieces=[_chunk("Hel")], then="stall"))
-    out = await _run(_settings(server, idle_timeout_s=0.3))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[openai_chunk("Hel")], then="stall"))
+    out = await run_once(settings_for(server, idle_timeout_s=0.3))
     assert out.text == "Hel"
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.TIMEOUT
@@ -83,7 +73,7 @@ async def test_refused_connection_is_a_connection_error() -> None:
     await probe.start()
     await probe.stop()  # the port is now closed
     settings = ProviderSettings(kind="openai", model="m", base_url=f"{probe.url}/v1")
-    out = await _run(settings)
+    out = await run_once(settings)
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.CONNECTION
 
@@ -91,7 +81,7 @@ async def test_refused_connection_is_a_connection_error() -> None:
 async def test_html_page_with_status_200_is_a_protocol_error(server: LocalServer) -> None:
     page = b"<!DOCTYPE html><html><head><title>Sign in to the Wi-Fi</title></head><body/></html>"
     server.replies.append(Reply(headers={"content-type": "text/html"}, pieces=[page]))
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROTOCOL
     assert "Sign in to the Wi-Fi" in out.error.message
@@ -100,8 +90,8 @@ async def test_html_page_with_status_200_is_a_protocol_error(server: LocalServer
 
 async def test_html_page_sent_as_event_stream_is_a_protocol_error(server: LocalServer) -> None:
     page = b"<html><head><title>Proxy error</title></head><body>oops</body></html>\n"
-    server.replies.append(Reply(headers=SSE, pieces=[page]))
-    out = await _run(_settings(server, kind="anthropic"))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[page]))
+    out = await run_once(settings_for(server, kind="anthropic"))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROTOCOL
     assert "Proxy error" in out.error.message
@@ -109,8 +99,8 @@ async def test_html_page_sent_as_event_stream_is_a_protocol_error(server: LocalS
 
 async def test_truncated_json_in_a_chunk_is_a_protocol_error(server: LocalServer) -> None:
     broken = b'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"Hel\n\n'
-    server.replies.append(Reply(headers=SSE, pieces=[_chunk("A"), broken]))
-    out = await _run(_settings(server))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[openai_chunk("A"), broken]))
+    out = await run_once(settings_for(server))
     assert out.text == "A"
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROTOCOL
@@ -124,7 +114,7 @@ async def test_502_html_page_is_reduced_to_its_title(server: LocalServer) -> Non
         b"</body>\r\n</html>\r\n"
     )
     server.replies.append(Reply(status=502, headers={"content-type": "text/html"}, pieces=[page]))
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.STATUS
     assert out.error.status == 502
@@ -137,7 +127,9 @@ def _rate_limited(headers: dict[str, str], message: str = "Rate limit reached") 
         message.encode()
     )
     return Reply(
-        status=429, headers={"content-type": "application/json", **headers}, pieces=[body],
+        status=429,
+        headers={"content-type": "application/json", **headers},
+        pieces=[body],
         chunked=False,
     )
 
@@ -157,7 +149,7 @@ async def test_429_reads_every_retry_after_form(
     server: LocalServer, headers: dict[str, str], message: str, expected: float | None
 ) -> None:
     server.replies.append(_rate_limited(headers, message))
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.RATE_LIMIT
     assert out.error.retry_after_s == pytest.approx(expected)
@@ -166,7 +158,7 @@ async def test_429_reads_every_retry_after_form(
 async def test_429_retry_after_as_an_http_date(server: LocalServer) -> None:
     when = email.utils.formatdate(time.time() + 30, usegmt=True)
     server.replies.append(_rate_limited({"retry-after": when}))
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.retry_after_s is not None
     assert 0.0 < out.error.retry_after_s <= 31.0
@@ -179,8 +171,8 @@ async def test_anthropic_overloaded_error_event_mid_stream(server: LocalServer) 
         b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",'
         b'"message":"Overloaded"}}\n\n'
     )
-    server.replies.append(Reply(headers=SSE, pieces=[head, error]))
-    out = await _run(_settings(server, kind="anthropic"))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[head, error]))
+    out = await run_once(settings_for(server, kind="anthropic"))
     assert out.text == "- Captain\n- Scoop"
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.OVERLOADED
@@ -189,29 +181,16 @@ async def test_anthropic_overloaded_error_event_mid_stream(server: LocalServer) 
 
 async def test_stream_without_content_or_finish_is_an_empty_response(server: LocalServer) -> None:
     first = b'data: {"id":"c1","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n'
-    server.replies.append(Reply(headers=SSE, pieces=[first, b"data: [DONE]\n\n"]))
-    out = await _run(_settings(server))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[first, b"data: [DONE]\n\n"]))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.EMPTY_RESPONSE
     assert out.error.retryable
 
 
-async def test_stop_after_streamed_tool_calls_is_tool_use(server: LocalServer) -> None:
-    call = (
-        b'data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1",'
-        b'"type":"function","function":{"name":"glob","arguments":"{\\"pattern\\":\\"*\\"}"}}]}}]}'
-        b"\n\n"
-    )
-    server.replies.append(Reply(headers=SSE, pieces=[call, _chunk(finish="stop")]))
-    out = await _run(_settings(server))
-    assert out.tool_calls == [("call_1", "glob", '{"pattern":"*"}')]
-    assert out.finish is not None
-    assert (out.finish.reason, out.finish.raw) == (FinishReason.TOOL_USE, "stop")
-
-
 async def _first_event_then(server: LocalServer, stop: str) -> None:
-    server.replies.append(Reply(headers=SSE, pieces=[_chunk("Hel")], then="stall"))
-    provider = make_provider(_settings(server))
+    server.replies.append(Reply(headers=SSE_HEADERS, pieces=[openai_chunk("Hel")], then="stall"))
+    provider = make_provider(settings_for(server))
     request = LLMRequest(model="m", messages=(user_message("hi"),))
     first = asyncio.get_running_loop().create_future()
 
@@ -247,8 +226,10 @@ async def test_closing_the_stream_closes_the_connection(server: LocalServer) -> 
 
 @pytest.mark.parametrize(
     ("kind", "name"),
-    [("openai", "openai_chat/oai_text_basic_no_usage"), ("anthropic",
-                                                        "anthropic_messages/ant_text_basic")],
+    [
+        ("openai", "openai_chat/oai_text_basic_no_usage"),
+        ("anthropic", "anthropic_messages/ant_text_basic"),
+    ],
 )
 async def test_connection_is_reused_after_a_complete_stream(
     server: LocalServer, kind: str, name: str
@@ -258,7 +239,7 @@ async def test_connection_is_reused_after_a_complete_stream(
         server.replies.append(
             Reply(headers=dict(meta["response_headers"]), pieces=split(body, 300))
         )
-    provider = make_provider(_settings(server, kind=kind))
+    provider = make_provider(settings_for(server, kind=kind))
     request = LLMRequest(model="m", messages=(user_message("hi"),))
     try:
         first = await collect(provider.stream(request))
@@ -272,10 +253,13 @@ async def test_connection_is_reused_after_a_complete_stream(
 
 async def test_server_stalling_after_done_still_finishes(server: LocalServer) -> None:
     server.replies.append(
-        Reply(headers=SSE, pieces=[_chunk("Hi", finish="stop"), b"data: [DONE]\n\n"],
-              then="stall")
+        Reply(
+            headers=SSE_HEADERS,
+            pieces=[openai_chunk("Hi", finish="stop"), b"data: [DONE]\n\n"],
+            then="stall",
+        )
     )
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.text == "Hi"
     assert out.finish is not None and out.finish.reason is FinishReason.END_TURN
     assert await server.wait_until_client_left()
@@ -283,51 +267,12 @@ async def test_server_stalling_after_done_still_finishes(server: LocalServer) ->
 
 async def test_error_event_in_plain_text_is_a_provider_error(server: LocalServer) -> None:
     server.replies.append(
-        Reply(headers=SSE, pieces=[_chunk("Hi"), b"event: error\ndata: upstream went away\n\n"])
+        Reply(
+            headers=SSE_HEADERS,
+            pieces=[openai_chunk("Hi"), b"event: error\ndata: upstream went away\n\n"],
+        )
     )
-    out = await _run(_settings(server))
+    out = await run_once(settings_for(server))
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROVIDER
     assert out.error.message == "upstream went away"
-
-
-def _call_chunk(calls: list[dict[str, object]]) -> bytes:
-    chunk = {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": calls}}]}
-    return f"data: {json.dumps(chunk)}\n\n".encode()
-
-
-def _call(call_id: str | None, name: str | None, arguments: str, **index: int) -> dict[str, object]:
-    function: dict[str, object] = {"arguments": arguments}
-    if name is not None:
-        function["name"] = name
-    return {**index, **({"id": call_id} if call_id else {}), "type": "function",
-            "function": function}
-
-
-async def test_tool_calls_without_an_index_are_told_apart_by_id(server: LocalServer) -> None:
-    pieces = [
-        _call_chunk([_call("call_a", "glob", '{"pattern":')]),
-        _call_chunk([_call(None, None, '"*"}')]),
-        _call_chunk([_call("call_b", "grep", '{"pattern":"x"}')]),
-        _chunk(finish="tool_calls"),
-    ]
-    server.replies.append(Reply(headers=SSE, pieces=pieces))
-    out = await _run(_settings(server))
-    assert out.tool_calls == [
-        ("call_a", "glob", '{"pattern":"*"}'),
-        ("call_b", "grep", '{"pattern":"x"}'),
-    ]
-
-
-async def test_a_new_id_under_a_used_index_is_a_new_call(server: LocalServer) -> None:
-    pieces = [
-        _call_chunk([_call("call_a", "glob", '{"pattern":"*"}', index=0)]),
-        _call_chunk([_call("call_b", "grep", '{"pattern":"x"}', index=0)]),
-        _chunk(finish="tool_calls"),
-    ]
-    server.replies.append(Reply(headers=SSE, pieces=pieces))
-    out = await _run(_settings(server))
-    assert out.tool_calls == [
-        ("call_a", "glob", '{"pattern":"*"}'),
-        ("call_b", "grep", '{"pattern":"x"}'),
-    ]
