@@ -274,6 +274,8 @@ class BatchExecutor:
         run.context.on_state("running")
         ctx = ToolContext(run.signal, run.update, run.detach, self.workspace, run.call.id)
         run.task = asyncio.create_task(tool.execute(args, ctx))
+        # A tool cancelled after its grace may still fail while nobody awaits it any more.
+        run.task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
         await asyncio.wait(_futures(run.task, run.detached), return_when=asyncio.FIRST_COMPLETED)
         if run.task.done():
             # Marked before the slot is released, so the calls it frees see the stop.

@@ -213,7 +213,11 @@ def _report(out: str, err: str, code: int | None, timed_out: float | None) -> st
     elif code is None:
         parts.append("Exit code: unknown")
     elif code < 0:
-        parts.append(f"Exit code: {code} (killed by {signals.Signals(-code).name})")
+        try:
+            name = signals.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        parts.append(f"Exit code: {code} (killed by {name})")
     else:
         parts.append(f"Exit code: {code}")
     return "\n".join(parts)
@@ -270,15 +274,15 @@ class Shell(Tool[ShellArgs]):
             asyncio.create_task(self._pump(process.stdout, out, "stdout", ctx)),
             asyncio.create_task(self._pump(process.stderr, err, "stderr", ctx)),
         ]
-        if args.background:
-            ctx.detach(
-                f"Started in the background (pid {process.pid}). "
-                "You will be notified when it finishes."
-            )
         timeout = args.timeout_s or (None if args.background else DEFAULT_TIMEOUT_S)
         aborted = asyncio.ensure_future(ctx.signal.wait())
         exited = _leader_exit(process)
         try:
+            if args.background:
+                ctx.detach(
+                    f"Started in the background (pid {process.pid}). "
+                    "You will be notified when it finishes."
+                )
             watched: set[asyncio.Future[Any]] = {exited, aborted}
             finished, _ = await asyncio.wait(
                 watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
