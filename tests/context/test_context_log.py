@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -269,3 +270,36 @@ def test_a_torn_compaction_at_the_end_falls_back_to_the_history_before_it(
     path.write_bytes(_lines(records) + torn)
 
     assert load_history(path) == fold(records)
+
+
+async def test_write_returns_before_touching_the_disk(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+
+    log.write(Prompt(prompt_id="p1", message=user_message("hi")))
+
+    assert not path.exists()
+    await log.drain()
+    assert len(read_log(path)) == 1
+    await log.close()
+
+
+async def test_writes_from_many_tasks_keep_call_order(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+    order: list[str] = []
+
+    async def writer(name: str) -> None:
+        for n in range(20):
+            prompt_id = f"{name}{n}"
+            order.append(prompt_id)
+            if n % 3:
+                log.write(Prompt(prompt_id=prompt_id, message=user_message("x")))
+            else:
+                await log.append(Prompt(prompt_id=prompt_id, message=user_message("x")))
+
+    await asyncio.gather(writer("a"), writer("b"), writer("c"))
+    await log.close()
+
+    written = [r.prompt_id for r in read_log(path) if isinstance(r, Prompt)]
+    assert written == order
