@@ -7,7 +7,9 @@ about how fast anything is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import socket
 import time
 from contextlib import nullcontext
 
@@ -276,3 +278,29 @@ async def test_error_event_in_plain_text_is_a_provider_error(server: LocalServer
     assert out.error is not None
     assert out.error.kind is LLMErrorKind.PROVIDER
     assert out.error.message == "upstream went away"
+
+
+async def test_server_that_never_accepts_is_a_connect_timeout() -> None:
+    # A listener whose accept queue is full drops new SYNs: the connect phase never completes.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(3):
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.1", port))
+        fillers.append(filler)
+    try:
+        settings = ProviderSettings(
+            kind="anthropic", model="m", base_url=f"http://127.0.0.1:{port}", connect_timeout_s=0.3
+        )
+        out = await run_once(settings)
+    finally:
+        for sock in [*fillers, listener]:
+            sock.close()
+    assert out.error is not None
+    assert out.error.kind is LLMErrorKind.TIMEOUT
+    assert "connect" in out.error.message
