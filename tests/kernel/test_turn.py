@@ -286,3 +286,12 @@ async def test_text_split_across_think_and_text_keeps_both_parts() -> None:
     await r.run("hi")
     entry = r.agent.history[-1]
     assert entry.message.thinking == "plan" and entry.message.text == "answer"
+
+
+async def test_one_retry_reports_attempts_limit_and_delay() -> None:
+    r = await rig(fail(), text("ok"), max_attempts_per_step=3)
+    await r.run("hi")
+    [retry] = r.of(Retrying)
+    assert (retry.failed_attempt, retry.next_attempt, retry.max_attempts) == (1, 2, 3)
+    assert retry.delay_s == 0.5 and retry.error.status == 500
+    assert r.of(StepFailed) == [] and r.of(TurnEnded)[0].outcome == "done"

@@ -16,8 +16,9 @@ tools' signals; a second one, or `abort_timeout_s`, forces the end.
 
 Turn-to-agent calls (`spawn_tools`, `drain`) are plain methods, not events: the turn calls them
 from inside its own step, and a synchronous answer avoids nesting a second machine's loop there.
-This module holds the machine and the facade together because the facade is a thin, typed skin
-over the machine's events and views (the brief fixes `Agent` here).
+Why this module runs past 500 lines: it holds the machine and the facade together, because
+the facade is only a thin, typed skin over the machine's events and views (the architecture fixes
+`Agent` here), and splitting it would put the two halves of one contract in different files.
 """
 
 from __future__ import annotations
