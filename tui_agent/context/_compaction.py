@@ -116,6 +116,8 @@ class CompactionResult:
 
 @dataclass(frozen=True)
 class CompactionFailed:
+    """Why compaction did not happen; `message` reads well after "Compaction failed: "."""
+
     code: str  # context.nothing_to_compact | context.summary_failed | context.summary_empty
     message: str
     error: LLMError | None = None
@@ -139,7 +141,7 @@ async def compact(
     if not any(not is_summary(entry) for entry in older):
         return CompactionFailed(
             code="context.nothing_to_compact",
-            message="Nothing to compact: the history is only the current request and its tools.",
+            message="nothing to compact: the history is only the current request and its tools",
         )
     budget = None
     if context_window is not None:
@@ -266,19 +268,19 @@ async def _summarise(
             elif isinstance(event, StreamFailed):
                 return CompactionFailed(
                     code="context.summary_failed",
-                    message=f"Compaction failed: the summary request failed: {event.error.message}",
+                    message=f"the summary request failed: {event.error.message}",
                     error=event.error,
                 )
     except Exception as exc:  # a provider bug must not take the history with it
         return CompactionFailed(
             code="context.summary_failed",
-            message=f"Compaction failed: the summary request raised {type(exc).__name__}.",
+            message=f"the summary request raised {type(exc).__name__}",
         )
     summary = "".join(chunks).strip()
     if finish in (FinishReason.FILTERED, FinishReason.REFUSAL) or not summary:
         return CompactionFailed(
             code="context.summary_empty",
-            message="Compaction failed: the model returned no summary.",
+            message="the model returned no summary",
         )
     if finish is FinishReason.MAX_TOKENS:
         summary += "\n\n(The summary was cut off at its length limit.)"
