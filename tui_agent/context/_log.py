@@ -217,7 +217,7 @@ async def read_log_async(path: Path | str) -> list[Record]:
 
 def parse_log(data: bytes, *, source: str = "event log") -> list[Record]:
     """Parse JSONL `data`: a torn last line is ignored, unknown record types are skipped."""
-    lines = [line for line in data.split(b"\n") if line.strip()]
+    lines = [line for line in data.split(b"\n") if line and not line.isspace()]
     records: list[Record] = []
     last = len(lines) - 1
     with gc_paused():
