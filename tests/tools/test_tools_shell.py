@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.tool_fakes import Recorder, call, collect, executor
-from tui_agent.tools import Shell, ToolContext, Workspace
+from tui_agent.tools import Shell, ToolAborted, ToolContext, Workspace
 from tui_agent.tools._shell import ShellArgs
 from tui_agent.vocab import AbortSignal, ToolResult, ToolUpdate
 
@@ -130,9 +130,8 @@ async def test_cancel_leaves_no_process_of_the_group_alive(workspace: Workspace)
     members = [int(pid) for pid in ctx.output().split()]  # bash (the group leader), first sleep
     pgid = members[0]
     ctx.signal.abort("user_cancelled")
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(ToolAborted):
         await task
-    assert type(raised.value).__name__ == "ToolAborted"
     assert [pid for pid in members if alive(pid)] == []
     assert group_of(pgid) == []
 
@@ -204,3 +203,16 @@ def test_describe_shows_the_first_line_of_the_command(workspace: Workspace) -> N
     tool = Shell(workspace)
     assert tool.describe(ShellArgs(command="make\nmake test")) == "make ..."
     assert tool.describe(ShellArgs(command="ls -la")) == "ls -la"
+
+
+async def test_a_group_ignoring_sigterm_is_killed_after_the_grace(workspace: Workspace) -> None:
+    ctx = Ctx(workspace)
+    command = "trap '' TERM; sleep 30 & echo \"$$ $!\"; wait"
+    task = asyncio.create_task(run(workspace, command, ctx))
+    await ctx.wait_for("\n")
+    members = [int(pid) for pid in ctx.output().split()]
+    ctx.signal.abort("user_cancelled")
+    with pytest.raises(ToolAborted):
+        await task
+    assert [pid for pid in members if alive(pid)] == []
+    assert group_of(members[0]) == []
