@@ -640,3 +640,25 @@ async def test_abort_right_after_submit_reaches_the_turn_that_starts_later() -> 
     await r.agent.idle()
     [ended] = r.of(TurnEnded)
     assert ended.outcome == "aborted" and ended.reason == "early"
+
+
+async def test_a_raising_listener_is_recorded_and_the_turn_still_completes() -> None:
+    from tests.kernel.fakes import ScriptedRequester, line
+    from tui_agent.kernel import Agent, KernelEvent, StreamPart
+
+    def flaky(event: KernelEvent) -> None:
+        if isinstance(event, StreamPart):
+            raise ValueError("listener bug")
+
+    requester = ScriptedRequester(calls(("c1", "echo")), text("done"))
+    agent = Agent(requester, ScriptedRunner(echo=ok("x")), flaky)
+    await agent.start()
+    await agent.submit(prompt("hi"))
+    await agent.idle()
+    assert [line(e) for e in agent.history] == [
+        "user:hi",
+        "assistant:[c1]",
+        "tool:x",
+        "assistant:done",
+    ]
+    assert agent.errors and all(isinstance(e, ValueError) for e in agent.errors)

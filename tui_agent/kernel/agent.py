@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from statemachine import Event, State
 
-from tui_agent.kernel.chart import Emit, KernelChart
+from tui_agent.kernel.chart import Emit, KernelChart, guarded_emit
 from tui_agent.kernel.events import (
     Machine,
     PromptBlocked,
@@ -570,7 +570,7 @@ class Agent:
         self._machine = AgentMachine(
             requester,
             runner,
-            emit,
+            guarded_emit(emit, self.errors),
             self.errors,
             options=self._options,
             hooks=self._hooks,

@@ -19,6 +19,19 @@ from tui_agent.kernel.events import KernelEvent, Machine, Transitioned
 Emit = Callable[[KernelEvent], None]
 
 
+def guarded_emit(emit: Emit, errors: list[BaseException]) -> Emit:
+    """`emit` that records a listener's exception instead of letting it break a transition
+    half-way (a raising listener must not wedge a turn)."""
+
+    def guarded(event: KernelEvent) -> None:
+        try:
+            emit(event)
+        except Exception as error:
+            errors.append(error)
+
+    return guarded
+
+
 class KernelChart(StateChart[Any]):
     """Base of the agent, turn and tool machines (abstract: it declares no states)."""
 
