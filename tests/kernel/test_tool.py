@@ -222,3 +222,21 @@ async def test_runner_gets_one_batch_with_every_call_of_the_step_before_any_run(
     r = await rig(calls(("a", "echo"), ("b", "echo")), text("ok"), runner=runner)
     await r.run("hi")
     assert order == ["batch", "a", "b"] and runner.batches == [("a", "b")]
+
+
+async def test_a_failing_batch_announcement_is_recorded_and_each_call_still_runs() -> None:
+    from tests.kernel.fakes import ScriptedRequester, line
+    from tui_agent.kernel import Agent
+    from tui_agent.vocab import AbortSignal
+
+    class BrokenBatch(ScriptedRunner):
+        def begin_batch(self, calls: object, signal: AbortSignal) -> None:
+            raise RuntimeError("scheduler down")
+
+    requester = ScriptedRequester(calls(("a", "echo")), text("ok"))
+    agent = Agent(requester, BrokenBatch(echo=ok("ran")), lambda event: None)
+    await agent.start()
+    await agent.submit(prompt("hi"))
+    await agent.idle()
+    assert [line(e) for e in agent.history][2] == "tool:ran"
+    assert [str(e) for e in agent.errors] == ["scheduler down"]
