@@ -1,4 +1,4 @@
-"""Loop benchmarks: event-log folding and appending (end-to-end sections come later).
+"""Loop benchmarks: event-log folding and appending, a long session end to end, a one-shot run.
 
 Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserted.
 
@@ -9,17 +9,30 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
 - append: events per second through `EventLog`, queued with `write` (the loop's way) and
   awaited one by one with `append`, with and without fsync (fsync falls on every step end,
   one record in seven here, as in a real session).
+- session: one 200-step turn through the real service (kernel, adapters, executor, journal)
+  with a zero-latency model and a no-op tool: loop overhead per step.
+- one-shot: `tui-agent -p "say hi"` as a whole process against a local OpenAI-compatible
+  server: wall, CPU and peak RSS (median of 7). Target: < 0.34 s wall, < 0.38 s CPU, < 203 MiB.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel
 
 from tui_agent.context import (
     ContentPartDone,
@@ -38,12 +51,23 @@ from tui_agent.context import (
     project,
     read_log,
 )
+from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.factory import build_loop
+from tui_agent.loop.service import LoopOptions
+from tui_agent.tools import Tool, ToolAccesses, ToolContext
 from tui_agent.vocab import (
+    Finish,
+    Finished,
     FinishReason,
+    LLMRequest,
+    StreamEvent,
+    TextDelta,
     TextPart,
     ThinkPart,
     TokenUsage,
     ToolCall,
+    ToolCallDelta,
+    ToolResult,
     user_message,
 )
 
@@ -193,10 +217,161 @@ def print_table(rows: list[Row]) -> None:
             print("  ".join("-" * width for width in widths))
 
 
+SESSION_STEPS = 200
+
+
+class _NoArgs(BaseModel):
+    pass
+
+
+class _Noop(Tool[_NoArgs]):
+    name: ClassVar[str] = "noop"
+    description: ClassVar[str] = "Does nothing."
+    Args = _NoArgs
+    read_only: ClassVar[bool] = True
+
+    def accesses(self, args: _NoArgs) -> ToolAccesses:
+        return ToolAccesses.none()
+
+    async def execute(self, args: _NoArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="ok")
+
+
+class _InstantModel:
+    """Answers every request at once: a call to `noop` until the last step, then text."""
+
+    name = "bench"
+    model = "bench"
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+        self.left -= 1
+        if self.left > 0:
+            yield ToolCallDelta(index=0, id=f"c{self.left}", name="noop", arguments="{}")
+            yield Finished(finish=Finish(reason=FinishReason.TOOL_USE))
+        else:
+            yield TextDelta(text="done")
+            yield Finished(finish=Finish(reason=FinishReason.END_TURN))
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _session(directory: Path) -> Timing:
+    workspace = directory / "ws"
+    workspace.mkdir(exist_ok=True)
+    service = await build_loop(
+        provider=_InstantModel(SESSION_STEPS),
+        info=LoopInfo("scripted", "bench", 1_000_000, "yolo", "bench", str(workspace), False),
+        workspace=workspace,
+        spill_dir=directory / "spill",
+        log=EventLog(directory / "session.jsonl", fsync=False),
+        system_prompt=lambda tools: "bench",
+        options=LoopOptions(max_steps=0),
+        extra_tools=(_Noop(),),
+    )
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = await (await service.submit("go")).result()
+    timing = Timing(time.perf_counter() - wall, time.process_time() - cpu)
+    await service.close()
+    assert result.type == "completed" and result.steps == SESSION_STEPS, result
+    return timing
+
+
+def bench_session(directory: Path) -> list[Row]:
+    timing = asyncio.run(_session(directory))
+    per_step = Timing(timing.wall / SESSION_STEPS, timing.cpu / SESSION_STEPS)
+    return [
+        Row("session", f"{SESSION_STEPS}-step turn, zero-latency model", str(timing)),
+        Row(
+            "session",
+            "loop overhead per step",
+            f"{per_step.wall * 1000:.2f} ms",
+            f"{per_step.cpu * 1000:.2f} ms CPU; one tool call per step",
+        ),
+    ]
+
+
+class _SayHi(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    body = (
+        b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+
+def bench_oneshot(directory: Path, runs: int = 7) -> list[Row]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SayHi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    workspace = directory / "ws"
+    workspace.mkdir(exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "tui_agent",
+        "-p",
+        "say hi",
+        "--provider",
+        "openai",
+        "--base-url",
+        f"http://{host}:{port}/v1",
+        "--model",
+        "bench",
+        "--workspace",
+        str(workspace),
+    ]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-bench", "TUI_AGENT_HOME": str(directory / "home")}
+    walls, cpus, rss = [], [], []
+    for _ in range(runs):
+        wall = time.perf_counter()
+        with subprocess.Popen(command, stdout=subprocess.PIPE, env=env) as proc:
+            _, status, usage = os.wait4(proc.pid, 0)
+            out = proc.stdout.read() if proc.stdout else b""
+        walls.append(time.perf_counter() - wall)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+        rss.append(usage.ru_maxrss / 1024)
+        assert status == 0 and out == b"hi\n", (status, out)
+    server.shutdown()
+    return [
+        Row(
+            "one-shot",
+            "tui-agent -p 'say hi': wall",
+            f"{statistics.median(walls):.3f} s",
+            "target < 0.34 s",
+        ),
+        Row("one-shot", "CPU", f"{statistics.median(cpus):.3f} s", "target < 0.38 s"),
+        Row("one-shot", "peak RSS", f"{statistics.median(rss):.0f} MiB", "target < 203 MiB"),
+    ]
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tui-agent-bench-") as name:
         directory = Path(name)
-        print_table([*bench_fold(directory), *bench_append(directory)])
+        print_table(
+            [
+                # First: a child forked from a parent that already folded 100,000 events
+                # would report the parent's pages in its peak RSS.
+                *bench_oneshot(directory),
+                *bench_fold(directory),
+                *bench_append(directory),
+                *bench_session(directory),
+            ]
+        )
 
 
 if __name__ == "__main__":
