@@ -82,12 +82,14 @@ async def build_loop(
     executor = BatchExecutor(registry, root, approvals, spill_dir)
     journal = LogJournal(log)
 
+    tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
+
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
         return LLMRequest(
             model=provider.model,
             system=system,
             messages=tuple(project(service.view(history))),
-            tools=tuple(registry.specs()),
+            tools=tool_specs,
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
@@ -121,7 +123,7 @@ async def build_loop(
             provider,
             provider.model,
             system=system,
-            tools=registry.specs(),
+            tools=tool_specs,
             context_window=info.context_window,
         )
         if isinstance(result, CompactionFailed):
