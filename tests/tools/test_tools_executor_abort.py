@@ -62,6 +62,7 @@ async def test_a_running_tool_that_ignores_the_abort_is_reported_after_the_grace
     results = await task
     assert results[0][1].text == expected
     assert results[0][1].is_error
+    assert results[0][1].display == {"outcome": "aborted", "reason": reason}
 
 
 async def test_a_tool_that_finishes_within_the_grace_keeps_its_own_result(tmp_path: Path) -> None:

@@ -55,7 +55,10 @@ def aborted(name: str, reason: str | None, partial: str = "") -> ToolResult:
         text = f'Tool "{name}" was aborted'
     if partial.strip():
         text += f"\nOutput before it stopped:\n{partial}"
-    return error_result(text)
+    # The marker lets the loop and the UI show the call as aborted rather than failed.
+    return ToolResult(
+        output=text, is_error=True, display={"outcome": "aborted", "reason": reason or "aborted"}
+    )
 
 
 def normalize(result: ToolResult) -> ToolResult:
