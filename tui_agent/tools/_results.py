@@ -87,7 +87,8 @@ def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
         lines += [
             f"output_path: {path}",
             "next_step: the whole output is in that file; read more of it with read_file "
-            "(path = output_path, offset = the first line to show, limit = how many lines).",
+            "(path = output_path, offset = the first line to show, limit = how many lines) "
+            "or search it with grep (path = output_path).",
         ]
     else:
         lines.append("output_path: (saving the full output failed; only this preview remains)")
