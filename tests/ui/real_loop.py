@@ -33,7 +33,15 @@ async def scripted_loop(
     )
 
 
+# Frames to wait before giving up: generous, and a failure here names the wait, whereas a test
+# stuck inside the app's loop is not always interrupted by pytest-timeout.
+MAX_FRAMES = 1500
+
+
 async def until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (pytest-timeout bounds a condition never met)."""
-    while not condition():
+    """Let the app run until `condition` holds."""
+    for _ in range(MAX_FRAMES):
+        if condition():
+            return
         await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")

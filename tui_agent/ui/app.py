@@ -124,6 +124,15 @@ class TuiAgentApp(App[None]):
         if loop.info.demo and not self.vm.blocks:
             self.vm.add_marker("notice", DEMO_NOTICE)
 
+    def _detach_loop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def on_unmount(self) -> None:
+        # The loop may outlive the screen (the command line closes it after the app exits).
+        self._detach_loop()
+
     def on_resize(self, event: Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)
 
@@ -355,8 +364,7 @@ class TuiAgentApp(App[None]):
         self._call(self._quit_sequence(), "quit")
 
     async def _quit_sequence(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+        self._detach_loop()
         if self.vm.busy:
             await self.loop.cancel(force=True)
         await self.loop.close()
@@ -462,8 +470,7 @@ class TuiAgentApp(App[None]):
         """Replace the loop (new session, resumed one, other model) and redraw from it."""
         loop = await new_loop
         old = self.loop
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+        self._detach_loop()
         self._attach_loop(loop)
         if old is not loop:
             await old.close()
@@ -475,8 +482,7 @@ class TuiAgentApp(App[None]):
         session_id = self.loop.info.session_id
         if self.vm.busy:
             await self.loop.cancel(force=True)
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+        self._detach_loop()
         await self.loop.close()
         self._attach_loop(await switch(session_id, model))
 

@@ -328,7 +328,7 @@ class ViewModel:
                 tool.call_id, tool.name, "", tool.state, tool.started_at, _tail(tool.output_tail)
             )
         self.machines.states.update(snapshot.machine_states)
-        if snapshot.agent_state != "idle":
+        if not snapshot.agent_state.startswith(("idle", "closed")):
             self.status.activity = "running"
             self.status.step = snapshot.step
 
@@ -607,7 +607,7 @@ class ViewModel:
             block = ToolBlock(self._new_id(), event.id, event.name, "")
             self._tool_blocks[event.id] = block
             self._add(block)
-        block.state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[event.outcome]
+        block.state = _finished_state(event)
         block.output = event.output[-OUTPUT_CAP:]
         block.is_error = event.is_error
         block.display = event.display
@@ -653,6 +653,15 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
         self._emit(PaneChanged("approvals"))
         self._emit(PaneChanged("status"))
+
+
+def _finished_state(event: ToolFinished) -> str:
+    """The glyph state: a call the user stopped is reported as a result whose display says so."""
+    if event.outcome == "aborted" or (event.display or {}).get("outcome") == "aborted":
+        return "aborted"
+    if event.outcome == "failed" or event.is_error:
+        return "failed"
+    return "done"
 
 
 def _status_from(info: LoopInfo) -> Status:

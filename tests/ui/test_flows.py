@@ -1,0 +1,209 @@
+"""Whole flows through the real loop service on the scripted provider, driven by keys."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from tests.ui.real_loop import scripted_loop, until
+from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+
+SLOW_TEXT = {"text": "word " * 400, "chunk_delay_s": 0.02, "chunk_chars": 5}
+
+
+def shell(command: str) -> dict[str, Any]:
+    return {"name": "shell", "arguments": {"command": command}}
+
+
+def write(path: str, content: str) -> dict[str, Any]:
+    return {"name": "write_file", "arguments": {"path": path, "content": content}}
+
+
+@asynccontextmanager
+async def app_on(
+    steps: list[dict[str, Any]], workspace: Path, approval_mode: ApprovalMode = "yolo"
+) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], LoopApi]]:
+    workspace.mkdir(exist_ok=True)
+    loop = await scripted_loop(steps, workspace=workspace, approval_mode=approval_mode)
+    app = TuiAgentApp(loop)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            yield app, pilot, loop
+    finally:
+        await app.loop.close()
+
+
+async def send(pilot: Pilot[None], text: str, key: str = "enter") -> None:
+    """Put the text in the focused input at once (typing it key by key is slower than a tool)."""
+    focused = pilot.app.focused
+    if isinstance(focused, TextArea):
+        focused.insert(text)
+    elif isinstance(focused, Input):
+        focused.insert_text_at_cursor(text)
+    await pilot.press(key)
+
+
+def roles(loop: LoopApi) -> list[tuple[str, str]]:
+    return [(e.message.role, e.message.text.strip()) for e in loop.history()]
+
+
+def tool_running(app: TuiAgentApp) -> bool:
+    return any(row.state == "running" for row in app.vm.tools.values())
+
+
+def idle_after(app: TuiAgentApp, blocks: int) -> bool:
+    return not app.vm.busy and len(app.vm.blocks) >= blocks
+
+
+async def test_steer_lands_after_the_tool_results_and_before_the_next_step(tmp_path: Path) -> None:
+    steps = [{"text": "checking", "tool_calls": [shell("sleep 0.5; echo hi")]}, {"text": "done"}]
+    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+        await send(pilot, "go")
+        await until(pilot, lambda: tool_running(app))
+        await send(pilot, "only the reader", key="ctrl+s")
+        await until(pilot, lambda: idle_after(app, 5))
+        assert [role for role, _ in roles(loop)] == [
+            "user",
+            "assistant",
+            "tool",
+            "user",
+            "assistant",
+        ]
+        assert roles(loop)[3] == ("user", "only the reader")
+
+
+async def test_enter_while_running_queues_the_text_and_it_runs_as_the_next_turn(
+    tmp_path: Path,
+) -> None:
+    async with app_on([SLOW_TEXT, {"text": "second answer"}], tmp_path / "ws") as (
+        app,
+        pilot,
+        loop,
+    ):
+        await send(pilot, "first")
+        await until(pilot, lambda: app.vm.busy)
+        await send(pilot, "second")
+        await until(pilot, lambda: [r.text for r in app.vm.queue] == ["second"])
+        await until(pilot, lambda: idle_after(app, 4) and not app.vm.queue)
+        assert [text for role, text in roles(loop) if role == "user"] == ["first", "second"]
+        assert roles(loop)[-1] == ("assistant", "second answer")
+
+
+async def test_escape_cancels_a_streaming_answer_and_says_it_was_interrupted(
+    tmp_path: Path,
+) -> None:
+    async with app_on([SLOW_TEXT], tmp_path / "ws") as (app, pilot, _):
+        await send(pilot, "talk")
+        await until(pilot, lambda: any(b.__class__.__name__ == "TextBlock" for b in app.vm.blocks))
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.vm.busy)
+        last = app.vm.blocks[-1]
+        assert isinstance(last, MarkerBlock) and last.kind == "interrupted"
+
+
+async def test_escape_cancels_a_running_tool(tmp_path: Path) -> None:
+    async with app_on([{"tool_calls": [shell("sleep 30")]}], tmp_path / "ws") as (app, pilot, _):
+        await send(pilot, "wait")
+        await until(pilot, lambda: tool_running(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.vm.busy)
+        tool = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
+        assert tool.state == "aborted"
+        assert any(isinstance(b, MarkerBlock) and b.kind == "interrupted" for b in app.vm.blocks)
+
+
+async def test_x_stops_one_call_and_the_turn_goes_on(tmp_path: Path) -> None:
+    steps = [
+        {"tool_calls": [shell("sleep 30"), shell("echo quick")]},
+        {"text": "carried on"},
+    ]
+    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+        await send(pilot, "both")
+        await until(pilot, lambda: tool_running(app))
+        await pilot.press("ctrl+t")
+        slow = next(r.call_id for r in app.vm.tools.values() if "sleep" in r.summary)
+        while app.tools_pane.highlighted_call_id != slow:
+            await pilot.press("down")
+        await pilot.press("x")
+        await until(pilot, lambda: idle_after(app, 4))
+        assert roles(loop)[-1] == ("assistant", "carried on")
+        stopped = next(b for b in app.vm.blocks if isinstance(b, ToolBlock) and b.call_id == slow)
+        assert stopped.state == "aborted"
+
+
+async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
+    tmp_path: Path,
+) -> None:
+    steps = [
+        {"text": "working", "tool_calls": [shell("sleep 2")]},
+        {"text": "after steer"},
+        {"text": "edited turn"},
+    ]
+    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+        await send(pilot, "start")
+        await until(pilot, lambda: tool_running(app))
+        for text in ("one", "two", "three"):
+            await send(pilot, text)
+        await until(pilot, lambda: len(app.vm.queue) == 3)
+        await pilot.press("ctrl+n", "e")
+        app.prompt_input.clear_input()
+        await send(pilot, "uno")
+        await until(pilot, lambda: app.vm.queue[0].text == "uno")
+        await pilot.press("ctrl+n", "down", "d")
+        await until(pilot, lambda: [r.text for r in app.vm.queue] == ["uno", "three"])
+        await pilot.press("end", "s")  # the queue pane still has the focus
+        await until(pilot, lambda: idle_after(app, 6) and not app.vm.queue)
+        users = [text for role, text in roles(loop) if role == "user"]
+        assert users == ["start", "three", "uno"]
+
+
+async def test_approval_y_runs_the_call(tmp_path: Path) -> None:
+    steps = [{"tool_calls": [shell("echo approved > out.txt")]}, {"text": "ok"}]
+    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, _):
+        await send(pilot, "write")
+        await until(pilot, lambda: bool(app.vm.approvals))
+        await pilot.press("y")
+        await until(pilot, lambda: idle_after(app, 3))
+        assert (tmp_path / "ws" / "out.txt").read_text().strip() == "approved"
+
+
+async def test_approval_a_allows_the_rule_for_later_calls(tmp_path: Path) -> None:
+    steps = [
+        {"tool_calls": [write("one.txt", "1")]},
+        {"tool_calls": [write("two.txt", "2")]},
+        {"text": "ok"},
+    ]
+    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, _):
+        await send(pilot, "write")
+        await until(pilot, lambda: bool(app.vm.approvals))
+        await pilot.press("a")
+        await until(pilot, lambda: idle_after(app, 4))
+        assert [p.name for p in sorted((tmp_path / "ws").glob("*.txt"))] == ["one.txt", "two.txt"]
+        assert len([b for b in app.vm.blocks if isinstance(b, ToolBlock)]) == 2
+
+
+async def test_approval_n_denies_and_the_model_sees_the_reason(tmp_path: Path) -> None:
+    steps = [{"tool_calls": [shell("rm -rf build")]}, {"text": "understood"}]
+    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, loop):
+        await send(pilot, "clean")
+        await until(pilot, lambda: bool(app.vm.approvals))
+        await pilot.press("n")
+        await send(pilot, "keep build")
+        await until(pilot, lambda: idle_after(app, 3))
+        tool_text = next(text for role, text in roles(loop) if role == "tool")
+        assert "keep build" in tool_text
+
+
+async def test_up_recalls_the_last_prompt_of_the_session(tmp_path: Path) -> None:
+    async with app_on([{"text": "hi"}], tmp_path / "ws") as (app, pilot, _):
+        await send(pilot, "hello there")
+        await until(pilot, lambda: idle_after(app, 2))
+        await pilot.press("up")
+        assert app.prompt_input.text == "hello there"
