@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -14,6 +15,14 @@ from tests.ui.real_loop import scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
 
 SLOW_TEXT = {"text": "word " * 400, "chunk_delay_s": 0.02, "chunk_chars": 5}
 
@@ -30,7 +39,6 @@ def write(path: str, content: str) -> dict[str, Any]:
 async def app_on(
     steps: list[dict[str, Any]], workspace: Path, approval_mode: ApprovalMode = "yolo"
 ) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], LoopApi]]:
-    workspace.mkdir(exist_ok=True)
     loop = await scripted_loop(steps, workspace=workspace, approval_mode=approval_mode)
     app = TuiAgentApp(loop)
     try:
@@ -62,9 +70,9 @@ def idle_after(app: TuiAgentApp, blocks: int) -> bool:
     return not app.vm.busy and len(app.vm.blocks) >= blocks
 
 
-async def test_steer_lands_after_the_tool_results_and_before_the_next_step(tmp_path: Path) -> None:
+async def test_steer_lands_after_the_tool_results_and_before_the_next_step(workspace: Path) -> None:
     steps = [{"text": "checking", "tool_calls": [shell("sleep 0.5; echo hi")]}, {"text": "done"}]
-    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+    async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "go")
         await until(pilot, lambda: tool_running(app))
         await send(pilot, "only the reader", key="ctrl+s")
@@ -80,9 +88,9 @@ async def test_steer_lands_after_the_tool_results_and_before_the_next_step(tmp_p
 
 
 async def test_enter_while_running_queues_the_text_and_it_runs_as_the_next_turn(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    async with app_on([SLOW_TEXT, {"text": "second answer"}], tmp_path / "ws") as (
+    async with app_on([SLOW_TEXT, {"text": "second answer"}], workspace) as (
         app,
         pilot,
         loop,
@@ -97,9 +105,9 @@ async def test_enter_while_running_queues_the_text_and_it_runs_as_the_next_turn(
 
 
 async def test_escape_cancels_a_streaming_answer_and_says_it_was_interrupted(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    async with app_on([SLOW_TEXT], tmp_path / "ws") as (app, pilot, _):
+    async with app_on([SLOW_TEXT], workspace) as (app, pilot, _):
         await send(pilot, "talk")
         await until(pilot, lambda: any(b.__class__.__name__ == "TextBlock" for b in app.vm.blocks))
         await pilot.press("escape")
@@ -108,8 +116,8 @@ async def test_escape_cancels_a_streaming_answer_and_says_it_was_interrupted(
         assert isinstance(last, MarkerBlock) and last.kind == "interrupted"
 
 
-async def test_escape_cancels_a_running_tool(tmp_path: Path) -> None:
-    async with app_on([{"tool_calls": [shell("sleep 30")]}], tmp_path / "ws") as (app, pilot, _):
+async def test_escape_cancels_a_running_tool(workspace: Path) -> None:
+    async with app_on([{"tool_calls": [shell("sleep 30")]}], workspace) as (app, pilot, _):
         await send(pilot, "wait")
         await until(pilot, lambda: tool_running(app))
         await pilot.press("escape")
@@ -119,12 +127,12 @@ async def test_escape_cancels_a_running_tool(tmp_path: Path) -> None:
         assert any(isinstance(b, MarkerBlock) and b.kind == "interrupted" for b in app.vm.blocks)
 
 
-async def test_x_stops_one_call_and_the_turn_goes_on(tmp_path: Path) -> None:
+async def test_x_stops_one_call_and_the_turn_goes_on(workspace: Path) -> None:
     steps = [
         {"tool_calls": [shell("sleep 30"), shell("echo quick")]},
         {"text": "carried on"},
     ]
-    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+    async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "both")
         await until(pilot, lambda: tool_running(app))
         await pilot.press("ctrl+t")
@@ -139,14 +147,14 @@ async def test_x_stops_one_call_and_the_turn_goes_on(tmp_path: Path) -> None:
 
 
 async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
     steps = [
         {"text": "working", "tool_calls": [shell("sleep 2")]},
         {"text": "after steer"},
         {"text": "edited turn"},
     ]
-    async with app_on(steps, tmp_path / "ws") as (app, pilot, loop):
+    async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "start")
         await until(pilot, lambda: tool_running(app))
         for text in ("one", "two", "three"):
@@ -164,34 +172,37 @@ async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
         assert users == ["start", "three", "uno"]
 
 
-async def test_approval_y_runs_the_call(tmp_path: Path) -> None:
+async def test_approval_y_runs_the_call(workspace: Path) -> None:
     steps = [{"tool_calls": [shell("echo approved > out.txt")]}, {"text": "ok"}]
-    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, _):
+    async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, _):
         await send(pilot, "write")
         await until(pilot, lambda: bool(app.vm.approvals))
         await pilot.press("y")
         await until(pilot, lambda: idle_after(app, 3))
-        assert (tmp_path / "ws" / "out.txt").read_text().strip() == "approved"
+        assert (workspace / "out.txt").read_text().strip() == "approved"
 
 
-async def test_approval_a_allows_the_rule_for_later_calls(tmp_path: Path) -> None:
+async def test_approval_a_allows_the_rule_for_later_calls(workspace: Path) -> None:
     steps = [
         {"tool_calls": [write("one.txt", "1")]},
         {"tool_calls": [write("two.txt", "2")]},
         {"text": "ok"},
     ]
-    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, _):
+    async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, _):
         await send(pilot, "write")
         await until(pilot, lambda: bool(app.vm.approvals))
         await pilot.press("a")
+        shown: list[int] = []
+        app.vm.listen(lambda change: shown.append(len(app.vm.approvals)))
         await until(pilot, lambda: idle_after(app, 4))
-        assert [p.name for p in sorted((tmp_path / "ws").glob("*.txt"))] == ["one.txt", "two.txt"]
-        assert len([b for b in app.vm.blocks if isinstance(b, ToolBlock)]) == 2
+        assert max(shown) == 0  # the second call was allowed without asking
+        tools = [b for b in app.vm.blocks if isinstance(b, ToolBlock)]
+        assert [(b.summary, b.state) for b in tools] == [("one.txt", "done"), ("two.txt", "done")]
 
 
-async def test_approval_n_denies_and_the_model_sees_the_reason(tmp_path: Path) -> None:
+async def test_approval_n_denies_and_the_model_sees_the_reason(workspace: Path) -> None:
     steps = [{"tool_calls": [shell("rm -rf build")]}, {"text": "understood"}]
-    async with app_on(steps, tmp_path / "ws", approval_mode="ask") as (app, pilot, loop):
+    async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, loop):
         await send(pilot, "clean")
         await until(pilot, lambda: bool(app.vm.approvals))
         await pilot.press("n")
@@ -201,8 +212,8 @@ async def test_approval_n_denies_and_the_model_sees_the_reason(tmp_path: Path) -
         assert "keep build" in tool_text
 
 
-async def test_up_recalls_the_last_prompt_of_the_session(tmp_path: Path) -> None:
-    async with app_on([{"text": "hi"}], tmp_path / "ws") as (app, pilot, _):
+async def test_up_recalls_the_last_prompt_of_the_session(workspace: Path) -> None:
+    async with app_on([{"text": "hi"}], workspace) as (app, pilot, _):
         await send(pilot, "hello there")
         await until(pilot, lambda: idle_after(app, 2))
         await pilot.press("up")
