@@ -144,6 +144,7 @@ async def build_loop(
 
     async def close() -> None:
         await runner.aclose()
+        await executor.aclose()  # ends background shells
         await log.close()
         await provider.aclose()
 

@@ -181,7 +181,7 @@ class Engine:
     def set_tool_state(self, call_id: str, state: str) -> None:
         """The executor's finer states (queued, awaiting approval, running) for a live call."""
         tool = self._tools.get(call_id)
-        if tool is None or tool.state in ("done", "failed", "aborted", "detached"):
+        if tool is None or tool.state == state or tool.state in ("done", "failed", "detached"):
             return
         tool.state = state
         self._listener.publish(ev.ToolStateChanged(id=call_id, name=tool.name, state=state))
@@ -328,14 +328,18 @@ class Engine:
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
     def _on_ToolFinished(self, event: k.ToolFinished) -> None:
-        state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[event.outcome]
+        outcome = event.outcome
+        display = event.result.display or {}
+        if outcome == "succeeded" and display.get("outcome") == "aborted":
+            outcome = "aborted"  # the executor answered for a call it had to abort
+        state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[outcome]
         self._tools.pop(event.call_id, None)
         self._listener.publish(ev.ToolStateChanged(id=event.call_id, name=event.name, state=state))
         self._listener.publish(
             ev.ToolFinished(
                 id=event.call_id,
                 name=event.name,
-                outcome=event.outcome,
+                outcome=outcome,
                 output=event.result.text,
                 is_error=event.result.is_error,
                 display=event.result.display,
