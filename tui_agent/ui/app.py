@@ -167,6 +167,8 @@ class TuiAgentApp(App[None]):
     def _flush_panes(self) -> None:
         dirty, self._dirty = self._dirty, set()
         self._flush_scheduled = False
+        if not self.tools_pane.is_attached:
+            return  # the app is shutting down: nothing left to draw
         if "tools" in dirty:
             self.tools_pane.refresh_rows()
         if "queue" in dirty:
