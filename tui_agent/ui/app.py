@@ -9,6 +9,7 @@ handler waits on the loop. Keys follow ARCHITECTURE.md; the footer greys what do
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, ClassVar
@@ -82,6 +83,7 @@ class TuiAgentApp(App[None]):
         self._last_ctrl_c: float | None = None
         self._editing: str | None = None  # prompt id of the queued prompt being edited
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
         self.tools_pane = ToolsPane(self.vm, id="tools")
@@ -113,6 +115,9 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
+        # them out of every later collection, as Toad does, so GC pauses stay short.
+        gc.freeze()
         if self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
 
@@ -179,7 +184,20 @@ class TuiAgentApp(App[None]):
             self.status_bar.refresh_status()
         if "machines" in dirty and isinstance(self.screen, MachineInspector):
             self.screen.refresh_machines()
-        self.refresh_bindings()
+        self._refresh_footer()
+
+    def _refresh_footer(self) -> None:
+        """Redraw the footer only when what it greys changed: a footer redraw reflows the screen."""
+        state = (
+            self.vm.busy,
+            self.vm.status.activity,
+            bool(self.prompt_input.text.strip()),
+            self.prompt_input.display,
+            self._escape_has_local_target(),
+        )
+        if state != self._footer_state:
+            self._footer_state = state
+            self.refresh_bindings()
 
     def _show_approval(self) -> None:
         approvals = self.vm.approvals
@@ -239,6 +257,8 @@ class TuiAgentApp(App[None]):
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
+        if not self.prompt_input.is_attached:
+            return  # a change that arrives while the app shuts down
         text = self.prompt_input.text
         if text.startswith("/") and " " not in text and "\n" not in text:
             shown = self.completion.filter(text)
@@ -246,7 +266,7 @@ class TuiAgentApp(App[None]):
             self.prompt_input.completion_open = shown
         elif self.completion.display:
             self._hide_completion()
-        self.refresh_bindings()
+        self._refresh_footer()
 
     @on(PromptInput.CompletionMove)
     def _on_completion_move(self, message: PromptInput.CompletionMove) -> None:
@@ -280,12 +300,14 @@ class TuiAgentApp(App[None]):
         self.prompt_input.border_title = "editing a queued prompt: Enter saves, Esc keeps it"
         self.prompt_input.add_class("-editing")
         self.prompt_input.focus()
+        self._refresh_footer()
 
     def _leave_edit(self) -> None:
         self._editing = None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
         self.prompt_input.clear_input()
+        self._refresh_footer()
 
     @on(QueuePane.RemoveRequested)
     def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from dataclasses import replace
 
 from tui_agent.loop.api import LoopApi
@@ -39,6 +40,10 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
     return EXIT_OK
 
 
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
 def session_hooks(config: LoopConfig) -> SessionHooks:
     """Callbacks that reopen the loop with the same choices except the one the command changes."""
     base = replace(config, resume=None, continue_latest=False)
@@ -53,7 +58,7 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
         from tui_agent.session import list_sessions as listing
 
         return [
-            SessionSummary(info.session_id, info.title, "")
+            SessionSummary(info.session_id, info.title or "(untitled)", _when(info.last_active))
             for info in listing(config.workspace.resolve())
         ]
 

@@ -100,6 +100,9 @@ class ApprovalBar(Vertical, can_focus=True):
         if self.request is not None:
             self.post_message(self.Answered(self.request.request_id, decision, None))
 
+    def watch_asking_reason(self) -> None:
+        self.refresh_bindings()
+
     def action_deny(self) -> None:
         self.asking_reason = True
         self._reason.focus()

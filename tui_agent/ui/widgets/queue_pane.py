@@ -74,7 +74,8 @@ class QueuePane(OptionList):
             first_prompt = next((i for i, r in enumerate(rows) if r.prompt_id is not None), 0)
             self.highlighted = match if match is not None else first_prompt
         self.border_title = f"Queue ({len(rows)})" if rows else "Queue"
-        self.refresh_bindings()
+        if self.has_focus:  # only the focused pane's keys are in the footer
+            self.refresh_bindings()
 
     @property
     def selected_row(self) -> QueueRow | None:

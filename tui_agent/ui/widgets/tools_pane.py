@@ -57,7 +57,8 @@ class ToolsPane(OptionList):
             ids = [row.call_id for row in rows]
             self.highlighted = ids.index(highlighted) if highlighted in ids else 0
         self.border_title = f"Tools ({len(rows)})" if rows else "Tools"
-        self.refresh_bindings()
+        if self.has_focus:  # only the focused pane's keys are in the footer
+            self.refresh_bindings()
 
     @property
     def highlighted_call_id(self) -> str | None:

@@ -35,8 +35,10 @@ from tui_agent.ui.widgets.blocks import (
     make_block_widget,
 )
 
-MAX_MOUNTED = 240
-PRUNE_BATCH = 120
+# Every layout change (even the input growing a line) re-arranges every mounted widget, and a
+# Markdown block is several widgets: keep the mounted window small, re-create on demand.
+MAX_MOUNTED = 120
+PRUNE_BATCH = 60
 
 
 class EarlierBlocks(Static):

@@ -1,0 +1,274 @@
+"""UI responsiveness: the real app, headless (`run_test`), fed loop events at a fixed rate.
+
+Prints a table:
+- chunk-to-screen lag p50/p95: assistant deltas emitted at 500 chunks/s for 20 s, each chunk's
+  lag measured from the moment it was due to the first screen refresh after the Markdown widget
+  took it in (coalesced chunks share a refresh; a busy loop that emits late counts as lag);
+- keystroke-to-echo p95 and RSS with a 2,000-turn transcript loaded (history of a resumed
+  session: prompt, thinking, text, a tool call and its result per turn);
+- time to first usable frame: `python -m tui_agent` in a real pseudo-terminal (demo provider,
+  fresh home) until the prompt and footer are drawn, next to a bare Textual app (input + footer).
+
+Run: `.venv/bin/python benchmarks/ui.py [--seconds 20]` (targets: lag p95 < 50 ms, keystroke
+p95 < 30 ms, RSS < 400 MB, first frame < 0.3 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pty
+import resource
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from textual import events  # noqa: E402
+from textual.widgets import Markdown  # noqa: E402
+
+from tests.ui.fake_loop import FakeLoop  # noqa: E402
+from tui_agent.loop import events as ev  # noqa: E402
+from tui_agent.ui.app import TuiAgentApp  # noqa: E402
+from tui_agent.vocab import (  # noqa: E402
+    EntryMeta,
+    HistoryEntry,
+    Message,
+    TextPart,
+    ThinkPart,
+    ToolCall,
+)
+
+RATE = 500  # chunks per second
+WORDS = ["stream", "tokens", "render", "markdown", "quickly", "while", "the", "user", "reads"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def chunk(n: int) -> str:
+    """About 7 characters; a paragraph break every 60 chunks, a list item every 200."""
+    word = WORDS[n % len(WORDS)] + " "
+    if n % 200 == 199:
+        return word + "\n\n- a list item with `code`\n\n"
+    if n % 60 == 59:
+        return word + "\n\n"
+    return word
+
+
+async def stream_lag(seconds: float) -> tuple[list[float], int]:
+    loop = FakeLoop()
+    app = TuiAgentApp(loop)
+    due: list[float] = []  # when chunk i was due
+    ends: list[int] = []  # cumulative text length after chunk i
+    lags: list[float] = []
+    shown = 0  # chunks already accounted for
+    original_append = Markdown.append
+
+    def append(self: Markdown, markdown: str) -> object:
+        awaitable = original_append(self, markdown)
+        total = len(self.source)
+
+        def painted() -> None:
+            nonlocal shown
+            now = time.perf_counter()
+            while shown < len(ends) and ends[shown] <= total:
+                lags.append(now - due[shown])
+                shown += 1
+
+        app.call_after_refresh(painted)
+        return awaitable
+
+    Markdown.append = append  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            loop.emit(
+                ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("go",)),
+                ev.StepStarted(turn_id=1, step=1),
+            )
+            await pilot.pause()
+            start = time.perf_counter()
+            count = int(seconds * RATE)
+            length = 0
+            n = 0
+            while n < count:
+                now = time.perf_counter()
+                while n < count and start + n / RATE <= now:
+                    text = chunk(n)
+                    length += len(text)
+                    due.append(start + n / RATE)
+                    ends.append(length)
+                    loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text))
+                    n += 1
+                await asyncio.sleep(1 / RATE)
+            while shown < count:
+                await pilot.pause(0.05)
+    finally:
+        Markdown.append = original_append  # type: ignore[method-assign]
+    return lags, count
+
+
+def long_history(turns: int) -> list[HistoryEntry]:
+    entries: list[HistoryEntry] = []
+    for t in range(turns):
+        call = ToolCall(id=f"c{t}", name="read_file", arguments=f'{{"path": "src/m{t}.py"}}')
+        entries += [
+            HistoryEntry(
+                message=Message(role="user", content=(TextPart(text=f"question {t}: why?"),)),
+                meta=EntryMeta(source="input"),
+            ),
+            HistoryEntry(
+                message=Message(
+                    role="assistant",
+                    content=(
+                        ThinkPart(think="Let me check the module first."),
+                        TextPart(text=f"Reading **m{t}.py**.\n\n- point one\n- point two"),
+                    ),
+                    tool_calls=(call,),
+                ),
+                meta=EntryMeta(source="llm"),
+            ),
+            HistoryEntry(
+                message=Message(
+                    role="tool", content=(TextPart(text="x = 1\n" * 40),), tool_call_id=f"c{t}"
+                ),
+                meta=EntryMeta(source="tool"),
+            ),
+            HistoryEntry(
+                message=Message(role="assistant", content=(TextPart(text=f"Answer {t}: done."),)),
+                meta=EntryMeta(source="llm"),
+            ),
+        ]
+    return entries
+
+
+async def keystrokes(turns: int, presses: int) -> tuple[list[float], float]:
+    loop = FakeLoop(entries=long_history(turns))
+    app = TuiAgentApp(loop)
+    latencies: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(3)
+        for n in range(presses):
+            key = "abcdefghij"[n % 10]
+            painted = asyncio.Event()
+            before = len(app.prompt_input.text)
+            event = events.Key(key, key)
+            event.set_sender(app)
+            start = time.perf_counter()
+            # What a terminal key does: the driver hands the event to the app's queue.
+            app._driver.send_message(event)  # type: ignore[union-attr]
+            while len(app.prompt_input.text) == before:  # noqa: ASYNC110 - poll each loop turn
+                await asyncio.sleep(0)
+            app.call_after_refresh(painted.set)
+            await painted.wait()
+            latencies.append(time.perf_counter() - start)
+            if n % 50 == 49:
+                app.prompt_input.clear_input()
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return latencies, rss_mb
+
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, TextArea
+class Bare(App):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+    def compose(self):
+        yield TextArea()
+        yield Footer()
+Bare().run()
+"""
+
+
+def first_frame(argv: list[str], marker: bytes, env: dict[str, str]) -> float:
+    """Seconds from spawn until `marker` (drawn last: the footer) appears on the terminal."""
+    master, slave = pty.openpty()
+    os.set_blocking(master, False)
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=env["WS"])
+    os.close(slave)
+    seen = b""
+    elapsed = float("nan")
+    deadline = start + 20
+    while time.perf_counter() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.01)
+        if ready:
+            try:
+                seen += os.read(master, 65536)
+            except OSError:
+                break
+            if marker in seen:
+                elapsed = time.perf_counter() - start
+                break
+    os.write(master, b"\x11")  # ctrl+q
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    os.close(master)
+    return elapsed
+
+
+def startup(runs: int) -> tuple[float, float]:
+    python = str(ROOT / ".venv" / "bin" / "python")
+    app_times: list[float] = []
+    bare_times: list[float] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as ws:
+            skip = ("TEXTUAL_", "OPENAI", "ANTHROPIC")
+            env = {k: v for k, v in os.environ.items() if not k.startswith(skip)}
+            env.update(TUI_AGENT_HOME=home, WS=ws, TERM="xterm-256color")
+            app_times.append(first_frame([python, "-m", "tui_agent"], b"palette", env))
+            bare_times.append(first_frame([python, "-c", BARE_APP], b"Quit", env))
+    return statistics.median(app_times), statistics.median(bare_times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--turns", type=int, default=2000)
+    parser.add_argument("--presses", type=int, default=200)
+    parser.add_argument("--startup-runs", type=int, default=5)
+    args = parser.parse_args()
+    os.environ.setdefault("TUI_AGENT_HOME", tempfile.mkdtemp())
+
+    lags, count = asyncio.run(stream_lag(args.seconds))
+    keys, rss = asyncio.run(keystrokes(args.turns, args.presses))
+    app_start, bare_start = startup(args.startup_runs)
+
+    def ms(values: list[float], q: float) -> str:
+        return f"{percentile(values, q) * 1000:.1f} ms"
+
+    rows = [
+        (f"chunk-to-screen lag p50 ({count} chunks @ {RATE}/s)", ms(lags, 0.5), ""),
+        ("chunk-to-screen lag p95", ms(lags, 0.95), "< 50 ms"),
+        (f"keystroke-to-echo p95 ({args.turns} turns loaded)", ms(keys, 0.95), "< 30 ms"),
+        ("keystroke-to-echo p50", ms(keys, 0.5), ""),
+        ("peak RSS after the two runs above", f"{rss:.0f} MB", "< 400 MB"),
+        ("first frame, tui-agent (pty, median)", f"{app_start:.2f} s", "< 0.3 s"),
+        ("first frame, bare Textual input+footer", f"{bare_start:.2f} s", "reference"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  {'value':>10}  target")
+    print("-" * (width + 24))
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:>10}  {target}")
+
+
+if __name__ == "__main__":
+    main()
