@@ -57,7 +57,7 @@ class TuiAgentApp(App[None]):
         Binding("escape", "cancel_turn", "Cancel", priority=True),
         Binding("escape", "escape_idle", "Clear", priority=True),
         Binding("ctrl+c", "interrupt", "Cancel/Clear", priority=True, show=False),
-        Binding("ctrl+s", "steer", "Steer", priority=True),
+        Binding("ctrl+s", "steer", "Steer"),
         Binding("ctrl+t", "toggle_tools", "Tools", priority=True),
         Binding("ctrl+n", "toggle_queue", "Queue", priority=True),
         Binding("f2", "inspect", "Inspect", priority=True),
@@ -176,6 +176,10 @@ class TuiAgentApp(App[None]):
             return  # the app is shutting down: nothing left to draw
         if "tools" in dirty:
             self.tools_pane.refresh_rows()
+            if not self.vm.tools and self.tools_pane.has_focus:
+                # Nothing left to select there: back to the input (and the transcript).
+                self.screen.remove_class("-show-tools")
+                self.prompt_input.focus()
         if "queue" in dirty:
             self.queue_pane.refresh_rows()
         if "approvals" in dirty:

@@ -150,6 +150,7 @@ class ToolRow:
     state: str
     started_at: float
     tail: str = ""
+    recent: str = ""  # the last output characters, from which `tail` (its last line) is cut
 
 
 @dataclass
@@ -598,7 +599,8 @@ class ViewModel:
             self._emit(BlockUpdated(block))
         row = self.tools.get(event.id)
         if row is not None:
-            row.tail = _tail(row.tail + event.text)
+            row.recent = (row.recent + event.text)[-4 * TAIL_CHARS :]
+            row.tail = _tail(row.recent)
             self._emit(PaneChanged("tools"))
 
     def _on_tool_finished(self, event: ToolFinished) -> None:

@@ -53,6 +53,10 @@ class PromptInput(TextArea):
         handled = True
         if key == "enter":
             self.action_submit()
+        elif key == "ctrl+s":
+            # Here rather than only as an app binding: keys typed just before it are handled
+            # first, so a fast "text, Ctrl+S" steers with the whole text.
+            self.action_steer()
         elif key in NEWLINE_KEYS:
             self.action_newline()
         elif key in ("up", "down", "tab") and self.completion_open:

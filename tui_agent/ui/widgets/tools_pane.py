@@ -68,7 +68,8 @@ class ToolsPane(OptionList):
 
     def _render_row(self, row: ToolRow) -> Text:
         elapsed = max(0, int(self.vm.clock() - row.started_at))
-        text = Text()
+        # One line each for what, state and output: a long command is cut, never wrapped.
+        text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
         text.append(row.name, style="bold")
         if row.summary:
