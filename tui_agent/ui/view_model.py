@@ -637,8 +637,9 @@ class ViewModel:
         self._resolve_retry()
         result = event.result
         if result.type == "cancelled":
-            reason = f" ({result.reason})" if result.reason else ""
-            self.add_marker("interrupted", f"interrupted{reason}")
+            # The user's own cancel needs no explanation; anything else (closing...) says why.
+            own = result.reason in (None, "user_cancelled")
+            self.add_marker("interrupted", "interrupted" if own else f"interrupted ({result.reason})")
         elif result.type == "failed":
             error = result.error or {}
             code = error.get("code", "error")

@@ -68,17 +68,24 @@ class ToolsPane(OptionList):
 
     def _render_row(self, row: ToolRow) -> Text:
         elapsed = max(0, int(self.vm.clock() - row.started_at))
-        # One line each for what, state and output: a long command is cut, never wrapped.
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
-        text.append(row.name, style="bold")
+        head = Text()
+        head.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
+        head.append(row.name, style="bold")
         if row.summary:
-            text.append(f" {row.summary}")
+            head.append(f" {row.summary}")
         state = STATE_WORDS.get(row.state, row.state)
-        text.append(f"\n  {state} · {_duration(elapsed)}", style="dim")
+        lines = [head, Text(f"  {state} · {_duration(elapsed)}", style="dim")]
         if row.tail:
-            text.append(f"\n  {row.tail}", style="italic dim")
-        return text
+            lines.append(Text(f"  {row.tail}", style="italic dim"))
+        # One line each for what, state and output: a long command is cut, never wrapped.
+        width = self.scrollable_content_region.width
+        if width > 0:
+            for line in lines:
+                line.truncate(width, overflow="ellipsis")
+        return Text("\n").join(lines)
+
+    def on_resize(self) -> None:
+        self.refresh_rows()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_call":
