@@ -64,7 +64,9 @@ def _history() -> LLMRequest:
 
 
 def test_openai_body_from_a_full_history() -> None:
-    settings = ProviderSettings(kind="openai", model="model-x", echo_reasoning=True)
+    settings = ProviderSettings(
+        kind="openai", model="model-x", echo_reasoning=True, base_url="http://localhost:8000/v1"
+    )
     assert build_openai_body(_history(), settings) == {
         "model": "model-x",
         "stream": True,
@@ -106,6 +108,14 @@ def test_openai_body_from_a_full_history() -> None:
             {"role": "user", "content": "Thanks."},
         ],
     }
+
+
+def test_openai_official_api_gets_max_completion_tokens() -> None:
+    settings = ProviderSettings(kind="openai", model="gpt-5", max_tokens=4096)
+    request = LLMRequest(model="gpt-5", messages=(user_message("hi"),))
+    body = build_openai_body(request, settings)
+    assert body["max_completion_tokens"] == 4096
+    assert "max_tokens" not in body
 
 
 def test_openai_body_without_usage_option_or_reasoning_echo() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -310,7 +311,10 @@ def build_openai_body(request: LLMRequest, settings: ProviderSettings) -> dict[s
         ]
     max_tokens = request.max_tokens or settings.max_tokens
     if max_tokens:
-        body["max_tokens"] = max_tokens
+        # OpenAI's own API refuses `max_tokens` for its reasoning models and takes the newer
+        # name for all; compatible servers (vLLM, Ollama, DeepSeek, ...) know `max_tokens`.
+        host = urlsplit(settings.base_url or DEFAULT_OPENAI_BASE_URL).hostname
+        body["max_completion_tokens" if host == "api.openai.com" else "max_tokens"] = max_tokens
     temperature = request.temperature if request.temperature is not None else settings.temperature
     if temperature is not None:
         body["temperature"] = temperature
