@@ -259,11 +259,9 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
 
 
 def _tool_result(message: Message) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": message.tool_call_id,
-        "content": message.text,
-    }
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    if message.text:  # an empty result goes without content: Anthropic refuses empty text
+        block["content"] = message.text
     if message.is_error:
         block["is_error"] = True
     return block
