@@ -145,13 +145,7 @@ class OpenAIStreamParser:
     def _choice(self, choice: dict[str, Any], out: list[StreamEvent]) -> None:
         delta = choice.get("delta")
         if delta:
-            content = delta.get("content")
-            if content:
-                if isinstance(content, str):
-                    self._content = True
-                    out.append(TextDelta(text=content))
-                elif isinstance(content, list):
-                    self._content_parts(content, out)
+            # Reasoning first: a delta carrying both belongs to the turn from thinking to text.
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning and isinstance(reasoning, str):
                 self._content = True
@@ -161,6 +155,13 @@ class OpenAIStreamParser:
                 for detail in details:
                     if isinstance(detail, dict) and detail.get("signature"):
                         out.append(ThinkDelta(signature=str(detail["signature"])))
+            content = delta.get("content")
+            if content:
+                if isinstance(content, str):
+                    self._content = True
+                    out.append(TextDelta(text=content))
+                elif isinstance(content, list):
+                    self._content_parts(content, out)
             refusal = delta.get("refusal")
             if refusal and isinstance(refusal, str):
                 self._content = self._refused = True
