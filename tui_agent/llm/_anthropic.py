@@ -111,6 +111,7 @@ class AnthropicStreamParser:
             block = self._blocks.get(payload.get("index", -1))
             if isinstance(block, int) and block not in self._tool_args:
                 # A call without arguments still needs valid JSON arguments: an empty object.
+                self._tool_args.add(block)
                 return [ToolCallDelta(index=block, arguments="{}")]
             return []
         if kind == "message_start":
