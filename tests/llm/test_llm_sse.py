@@ -1,10 +1,15 @@
-"""The SSE decoder: framing rules, and that network chunk boundaries never change the result."""
+"""The SSE decoder: framing rules, and that network chunk boundaries never change the result
+(of decoding alone, and of decoding and parsing recorded streams)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.llm.helpers import fixture
+from tui_agent.llm._anthropic import AnthropicStreamParser
+from tui_agent.llm._errors import ErrorContext
+from tui_agent.llm._openai import OpenAIStreamParser
 from tui_agent.llm._sse import ServerSentEvent, SSEDecoder
 
 
@@ -98,3 +103,37 @@ def test_any_split_into_chunks_decodes_identically(
     assert decode(*chunks) == expected
     assert decode(raw) == expected
     assert decode(*(raw[i : i + 1] for i in range(len(raw)))) == expected
+
+
+def _parsed(name: str, chunks: list[bytes]) -> list[object]:
+    ctx = ErrorContext(provider="p", model="m")
+    parser = (OpenAIStreamParser if name.startswith("openai") else AnthropicStreamParser)(ctx)
+    decoder = SSEDecoder()
+    events = [e for chunk in chunks for e in decoder.feed(chunk)] + decoder.close()
+    out: list[object] = []
+    for event in events:
+        out += parser.feed(event)
+        if parser.done:
+            break
+    return out + parser.end()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(
+        [
+            "openai_chat/oai_parallel_tool_calls_usage",
+            "openai_chat/qwen_dashscope_tool_call_empty_id_continuations",
+            "anthropic_messages/ant_text_then_tool_use",
+            "anthropic_messages/ant_thinking_then_tool_use",
+        ]
+    ),
+    data=st.data(),
+)
+def test_recorded_streams_parse_the_same_however_they_are_split(
+    name: str, data: st.DataObject
+) -> None:
+    raw, _ = fixture(name)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=40)))
+    chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    assert _parsed(name, chunks) == _parsed(name, [raw])
