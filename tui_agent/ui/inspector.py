@@ -20,6 +20,14 @@ from tui_agent.ui.view_model import ViewModel
 TRANSITIONS_SHOWN = 40
 
 
+def _rank(machine_id: str) -> tuple[int, str]:
+    """The agent first, then turns, then tool calls, each group in id order."""
+    for rank, prefix in enumerate(("agent", "turn")):
+        if machine_id.startswith(prefix):
+            return rank, machine_id
+    return 2, machine_id
+
+
 class MachineInspector(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f2,q", "dismiss", "Close")]
 
@@ -42,11 +50,7 @@ class MachineInspector(ModalScreen[None]):
         self.refresh_machines()
 
     def refresh_machines(self) -> None:
-        order = {"agent": 0, "turn": 1}
-        machines = sorted(
-            self.vm.machines.states.items(),
-            key=lambda item: (order.get(item[0].split(":")[0], 2), item[0]),
-        )
+        machines = sorted(self.vm.machines.states.items(), key=lambda item: _rank(item[0]))
         width = max((len(machine_id) for machine_id, _ in machines), default=0) + 2
         states = Text()
         for machine_id, state in machines:

@@ -639,7 +639,8 @@ class ViewModel:
         if result.type == "cancelled":
             # The user's own cancel needs no explanation; anything else (closing...) says why.
             own = result.reason in (None, "user_cancelled")
-            self.add_marker("interrupted", "interrupted" if own else f"interrupted ({result.reason})")
+            text = "interrupted" if own else f"interrupted ({result.reason})"
+            self.add_marker("interrupted", text)
         elif result.type == "failed":
             error = result.error or {}
             code = error.get("code", "error")

@@ -18,6 +18,10 @@ from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import QueueRow, ViewModel
 
+EMPTY_HINT = Text(
+    "nothing queued\nwhile a turn runs: Enter queues the next prompt, Ctrl+S steers this one",
+    style="dim italic",
+)
 KIND_LABELS = {"prompt": "next", "steer": "steer", "notification": "note", "reminder": "remind"}
 
 
@@ -65,6 +69,7 @@ class QueuePane(OptionList):
         rows = self.vm.queue
         self.set_options(
             [Option(_render_row(i, row), id=f"q{i}") for i, row in enumerate(rows, start=1)]
+            or [Option(EMPTY_HINT, disabled=True)]
         )
         if rows:
             match = next(

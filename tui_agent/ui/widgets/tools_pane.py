@@ -52,7 +52,10 @@ class ToolsPane(OptionList):
     def refresh_rows(self) -> None:
         highlighted = self.highlighted_call_id
         rows = list(self.vm.tools.values())
-        self.set_options([Option(self._render_row(row), id=row.call_id) for row in rows])
+        self.set_options(
+            [Option(self._render_row(row), id=row.call_id) for row in rows]
+            or [Option(Text("no tool call running", style="dim italic"), disabled=True)]
+        )
         if rows:
             ids = [row.call_id for row in rows]
             self.highlighted = ids.index(highlighted) if highlighted in ids else 0
