@@ -485,14 +485,18 @@ class TuiAgentApp(App[None]):
         self._call(self._pick_and_resume(), "/sessions")
 
     async def _pick_and_resume(self) -> None:
-        assert self.hooks.list_sessions is not None and self.hooks.resume is not None
-        sessions = await self.hooks.list_sessions()
+        list_sessions, resume = self.hooks.list_sessions, self.hooks.resume
+        assert list_sessions is not None and resume is not None
+        sessions = await list_sessions()
         if not sessions:
             self.vm.add_marker("info", "no saved sessions yet")
             return
-        chosen = await self.push_screen_wait(SessionPicker(sessions))
-        if chosen:
-            await self._swap(self.hooks.resume(chosen))
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != self.loop.info.session_id:
+                self._call(self._swap(resume(session_id)), "/resume")
+
+        self.push_screen(SessionPicker(sessions), callback=chosen)
 
     async def _swap(self, new_loop: Awaitable[LoopApi]) -> None:
         """Replace the loop (new session, resumed one, other model) and redraw from it."""
@@ -502,6 +506,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(loop)
         if old is not loop:
             await old.close()
+        self.vm.add_marker("info", f"session {loop.info.session_id}")
 
     async def _switch_model(
         self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
@@ -513,6 +518,7 @@ class TuiAgentApp(App[None]):
         self._detach_loop()
         await self.loop.close()
         self._attach_loop(await switch(session_id, model))
+        self.vm.add_marker("info", f"model: {self.loop.info.model}")
 
     # ------------------------------------------------------------ command palette
 
