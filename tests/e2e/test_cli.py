@@ -352,3 +352,28 @@ def test_the_demo_runs_offline_without_a_key(workspace: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()
     assert done.stdout.strip()
+
+
+def test_an_unreadable_script_is_a_usage_error(workspace: Path, tmp_path: Path) -> None:
+    script = tmp_path / "bad.json"
+    script.write_text("{not json")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_agent",
+            "-p",
+            "hi",
+            "--script",
+            str(script),
+            "--workspace",
+            str(workspace),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=cli_env(),
+    )
+    assert done.returncode == 2
+    assert "bad.json" in done.stderr
+    assert not session_logs()  # nothing was started

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_agent.context import EventLog, SessionMeta, load_history
-from tui_agent.llm import ProviderSettings, make_provider
+from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
-from tui_agent.session._resolve import resolve
+from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.vocab import HistoryEntry
 
@@ -55,21 +55,13 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         )
     except ConfigError as exc:
         raise LoopSetupError(str(exc)) from exc
+    try:
+        provider = _provider(config, resolved)
+    except ValueError as exc:  # an unreadable --script file
+        raise LoopSetupError(str(exc)) from exc
     session, history = _open_session(config)
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
-    provider = make_provider(
-        ProviderSettings(
-            kind=resolved.provider_kind,
-            model=resolved.model,
-            base_url=resolved.base_url,
-            api_key=resolved.api_key,
-            echo_reasoning=resolved.echo_reasoning,
-            max_tokens=resolved.max_output_tokens,
-            script_path=str(resolved.script) if resolved.script else None,
-            workspace=str(config.workspace),
-        )
-    )
     log = EventLog(session.events_path)
     if not history:
         log.write(
@@ -104,6 +96,21 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
         ),
+    )
+
+
+def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
+    return make_provider(
+        ProviderSettings(
+            kind=resolved.provider_kind,
+            model=resolved.model,
+            base_url=resolved.base_url,
+            api_key=resolved.api_key,
+            echo_reasoning=resolved.echo_reasoning,
+            max_tokens=resolved.max_output_tokens,
+            script_path=str(resolved.script) if resolved.script else None,
+            workspace=str(config.workspace),
+        )
     )
 
 
