@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 from textual.pilot import Pilot
 
-from tests.ui.fake_loop import FakeLoop
+from tests.ui.fake_loop import INFO, FakeLoop
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
@@ -417,3 +420,55 @@ async def test_submitted_text_appears_when_the_loop_starts_the_turn() -> None:
         await pilot.pause()
         assert isinstance(app.vm.blocks[-1], UserBlock)
         assert app.vm.agent_label() == "step 1"
+
+
+async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one() -> None:
+    old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
+
+    async def new_session() -> FakeLoop:
+        return new
+
+    app = TuiAgentApp(old, hooks=SessionHooks(new_session=new_session), clock=Clock())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_text(pilot, "/new")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert old.closed and app.loop is new
+        assert app.vm.status.session_id == "s-new"
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert new.calls == [("submit", ("hello", False))]
+
+
+async def test_slash_sessions_picks_a_session_and_resumes_it() -> None:
+    old, resumed = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-old"))
+    asked: list[str] = []
+
+    async def list_sessions() -> list[SessionSummary]:
+        return [SessionSummary("s-old", "fix the parser", "2026-11-28 10:00")]
+
+    async def resume(session_id: str) -> FakeLoop:
+        asked.append(session_id)
+        return resumed
+
+    hooks = SessionHooks(list_sessions=list_sessions, resume=resume)
+    app = TuiAgentApp(old, hooks=hooks, clock=Clock())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_text(pilot, "/sessions")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionPicker)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert asked == ["s-old"] and app.loop is resumed and old.closed
+
+
+async def test_commands_without_a_hook_say_they_are_not_available() -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "/new")
+        await pilot.press("enter")
+        await pilot.pause()
+        last = app.vm.blocks[-1]
+        assert isinstance(last, MarkerBlock) and "not available" in last.text
+        assert loop.calls == []
