@@ -31,12 +31,18 @@ def workspace(tmp_path: Path) -> Path:
 def run_cli(
     server: ScriptedOpenAIServer, workspace: Path, *args: str, timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
+    return tui_agent(*cli_args(server, workspace), *args, timeout=timeout)
+
+
+def tui_agent(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), *args],
+        [sys.executable, "-m", "tui_agent", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=cli_env(),
+        env=env or cli_env(),
     )
 
 
@@ -303,25 +309,13 @@ def test_the_event_log_never_contains_the_api_key(workspace: Path) -> None:
 def test_sessions_lists_this_workspaces_sessions(workspace: Path) -> None:
     with scripted_openai_server([{"text": "Hi."}]) as server:
         assert run_cli(server, workspace, "-p", "first prompt here").returncode == 0
-    listed = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "sessions", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=cli_env(),
-    )
+    listed = tui_agent("sessions", "--workspace", str(workspace))
     assert listed.returncode == 0
     assert "first prompt here" in listed.stdout
 
 
 def test_a_bad_flag_is_a_usage_error(workspace: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "--no-such-flag"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=cli_env(),
-    )
+    done = tui_agent("--no-such-flag")
     assert done.returncode == 2
     assert "--no-such-flag" in done.stderr
 
@@ -329,26 +323,14 @@ def test_a_bad_flag_is_a_usage_error(workspace: Path) -> None:
 def test_a_broken_config_file_is_a_usage_error_naming_the_file(workspace: Path) -> None:
     config = Path(os.environ["TUI_AGENT_HOME"]) / "config.toml"
     config.write_text("default_model = [unclosed\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "-p", "hi", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=cli_env(),
-    )
+    done = tui_agent("-p", "hi", "--workspace", str(workspace))
     assert done.returncode == 2
     assert "config.toml" in done.stderr
 
 
 def test_the_demo_runs_offline_without_a_key(workspace: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    done = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "-p", "show me around", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    done = tui_agent("-p", "show me around", "--workspace", str(workspace), env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()
     assert done.stdout.strip()
@@ -357,23 +339,7 @@ def test_the_demo_runs_offline_without_a_key(workspace: Path) -> None:
 def test_an_unreadable_script_is_a_usage_error(workspace: Path, tmp_path: Path) -> None:
     script = tmp_path / "bad.json"
     script.write_text("{not json")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tui_agent",
-            "-p",
-            "hi",
-            "--script",
-            str(script),
-            "--workspace",
-            str(workspace),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=cli_env(),
-    )
+    done = tui_agent("-p", "hi", "--script", str(script), "--workspace", str(workspace))
     assert done.returncode == 2
     assert "bad.json" in done.stderr
     assert not session_logs()  # nothing was started
