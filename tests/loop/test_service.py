@@ -18,6 +18,7 @@ from tui_agent.loop.service import (
     ErrorContext,
     LoopErrorHandler,
     LoopOptions,
+    PromptContext,
     StepBeginContext,
     StepDoneContext,
 )
@@ -407,3 +408,24 @@ async def test_compact_on_demand_replaces_older_history_with_a_summary(
     assert "SUMMARY: two greetings." in json.dumps(
         [e.model_dump() for e in fold(read_log(log_path))]
     )
+
+
+async def test_a_prompt_hook_can_rewrite_or_block_a_prompt_before_it_enters_history(
+    make_loop: LoopMaker,
+) -> None:
+    service, model, _ = await make_loop([text("ok")])
+
+    async def redact(ctx: PromptContext, next_: Next[PromptContext]) -> None:
+        if "block me" in ctx.message.text:
+            ctx.block = True
+        else:
+            ctx.message = user_message(ctx.message.text.replace("hunter2", "[redacted]"))
+        await next_(None)
+
+    service.on_before_submit_prompt.register("redact", redact)
+    blocked = await service.submit("block me")
+    assert (await blocked.result()).reason == "blocked" and blocked.state == "blocked"
+    passed = await service.submit("my password is hunter2")
+    assert (await passed.result()).type == "completed"
+    assert [m.text for m in model.requests[0].messages] == ["my password is [redacted]"]
+    assert "block me" not in [e.message.text for e in service.history()]

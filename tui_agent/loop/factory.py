@@ -112,7 +112,6 @@ async def build_loop(
             model=info.model,
         ),
         history=history,
-        prompt_gate=None,
         clock=time.time,
     )
     service.bind_engine(engine, journal)

@@ -15,7 +15,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
@@ -489,12 +489,19 @@ class AgentLoopService:
             return GateOutcome(False)
         return GateOutcome(not signal.aborted)
 
-    async def prompt_gate(self, message: Message) -> PromptContext:
+    # -- EngineListener ----------------------------------------------------------------------
+    async def gate_prompt(self, message: Message) -> tuple[bool, Message]:
+        """The `on_before_submit_prompt` hooks, run on each queued prompt before it enters
+        history: a hook may set `block` or replace `message` (a rewrite)."""
         ctx = PromptContext(message=message, is_steer=False)
         await self.on_before_submit_prompt.run(ctx)
-        return ctx
+        return ctx.block, ctx.message
 
-    # -- EngineListener ----------------------------------------------------------------------
+    def prompt_dropped(self, prompt_id: str, reason: Literal["blocked", "failed"]) -> None:
+        prompt = self._prompts.get(prompt_id)
+        if prompt is not None:
+            prompt.settle(reason, ev.TurnResult(type="cancelled", steps=0, reason=reason))
+
     def publish(self, event: ev.LoopEvent) -> None:
         self._subscribers.publish(event)
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
-from tui_agent.kernel.ports import Deny, Proceed, PromptGate, Requester, ToolRunner
+from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
@@ -28,6 +28,7 @@ from tui_agent.vocab import (
     Finish,
     FinishReason,
     HistoryEntry,
+    Message,
     TextDelta,
     ThinkDelta,
     TokenUsage,
@@ -80,6 +81,23 @@ class EngineListener(Protocol):
         """The after-tool hook: runs before the result reaches the turn (side channel)."""
         ...
 
+    async def gate_prompt(self, message: Message) -> tuple[bool, Message]:
+        """Before a queued prompt enters history: (block?, the message to commit)."""
+        ...
+
+    def prompt_dropped(self, prompt_id: str, reason: Literal["blocked", "failed"]) -> None: ...
+
+
+class _PromptGate:
+    """Fills the kernel's PromptGate port with the listener's `gate_prompt`."""
+
+    def __init__(self, listener: EngineListener) -> None:
+        self._listener = listener
+
+    async def __call__(self, entry: HistoryEntry) -> GateVerdict:
+        block, message = await self._listener.gate_prompt(entry.message)
+        return GateVerdict(block=block, message=None if message is entry.message else message)
+
 
 class _AfterToolHook:
     """Fills the kernel's ToolHooks port: calls proceed as they are; results pass the listener."""
@@ -122,7 +140,6 @@ class Engine:
         listener: EngineListener,
         options: KernelOptions,
         history: Sequence[HistoryEntry] = (),
-        prompt_gate: PromptGate | None = None,
         clock: Callable[[], float],
     ) -> None:
         self._journal = journal
@@ -138,7 +155,7 @@ class Engine:
             tool_runner,
             self._on_kernel_event,
             options=options,
-            prompt_gate=prompt_gate,
+            prompt_gate=_PromptGate(listener),
             tool_hooks=_AfterToolHook(listener),
             history=history,
         )
@@ -366,10 +383,12 @@ class Engine:
 
     def _on_PromptBlocked(self, event: k.PromptBlocked) -> None:
         if event.prompt_id:
+            self._listener.prompt_dropped(event.prompt_id, "blocked")
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="blocked"))
 
     def _on_PromptGateFailed(self, event: k.PromptGateFailed) -> None:
         if event.prompt_id:
+            self._listener.prompt_dropped(event.prompt_id, "failed")
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="failed"))
         self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
 
