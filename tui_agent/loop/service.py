@@ -522,21 +522,22 @@ class AgentLoopService:
                     prompt.mark("running")
                     turn.prompts.append(prompt)
 
+    def usage_recorded(self, usage: TokenUsage) -> None:
+        self._usage = self._usage + usage
+        self._context_tokens = usage.total
+        self.publish(
+            ev.UsageChanged(
+                total=self._usage,
+                context_tokens=self._context_tokens,
+                context_window=self._info.context_window,
+            )
+        )
+
     def step_finished(self, facts: StepFacts) -> None:
         turn = self._turns_by_machine.get(facts.turn_id)
         if turn is None:
             return
         turn.steps = turn.step_base + facts.step
-        if facts.usage is not None:
-            self._usage = self._usage + facts.usage
-            self._context_tokens = facts.usage.total
-            self.publish(
-                ev.UsageChanged(
-                    total=self._usage,
-                    context_tokens=self._context_tokens,
-                    context_window=self._info.context_window,
-                )
-            )
         reason = facts.finish.reason if facts.finish else None
         turn.truncated = reason is FinishReason.MAX_TOKENS
         if reason is FinishReason.FILTERED:

@@ -73,6 +73,10 @@ class EngineListener(Protocol):
 
     def step_finished(self, facts: StepFacts) -> None: ...
 
+    def usage_recorded(self, usage: TokenUsage) -> None:
+        """A step's usage, as soon as its stream finished (before any tool runs)."""
+        ...
+
     def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None: ...
 
     def turn_ended(self, facts: TurnFacts) -> None: ...
@@ -297,6 +301,8 @@ class Engine:
         for call in message.tool_calls:
             self._journal.tool_call(step.uuid, call)
             step.pending.append(call.id)
+        if step.usage is not None:
+            self._listener.usage_recorded(step.usage)
         self._listener.publish(
             ev.StepCompleted(
                 turn_id=event.turn_id,
