@@ -72,11 +72,15 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
     ends: list[int] = []  # cumulative text length after chunk i
     lags: list[float] = []
     shown = 0  # chunks already accounted for
+    appended = 0  # characters handed to Markdown widgets so far
     original_append = Markdown.append
 
     def append(self: Markdown, markdown: str) -> object:
+        nonlocal appended
         awaitable = original_append(self, markdown)
-        total = len(self.source)
+        # A long answer is split over several Markdown segments: count what all of them took.
+        appended += len(markdown)
+        total = appended
 
         def painted() -> None:
             nonlocal shown

@@ -15,6 +15,7 @@ from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
+from tui_agent.ui.widgets.blocks import LIVE_SEGMENTS, AssistantText
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
 
@@ -472,3 +473,20 @@ async def test_commands_without_a_hook_say_they_are_not_available() -> None:
         last = app.vm.blocks[-1]
         assert isinstance(last, MarkerBlock) and "not available" in last.text
         assert loop.calls == []
+
+
+async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flattened() -> None:
+    paragraph = "word " * 120 + "\n\n"
+    fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: no cut there
+    text = paragraph * 20 + fence + paragraph * 20
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        for start in range(0, len(text), 50):
+            loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + 50]))
+        await pilot.pause(0.3)
+        answer = app.transcript.query_one(AssistantText)
+        assert "".join(answer.texts) == text
+        assert len(answer.texts) > 3
+        assert all(part.count("```") % 2 == 0 for part in answer.texts)
+        flat = answer.query(".flat")
+        assert len(flat) == len(answer.texts) - LIVE_SEGMENTS

@@ -42,6 +42,8 @@ TOOL_GLYPHS = {
 # Lines of output or diff shown when a tool block is expanded; the rest is summarised.
 EXPANDED_LINES = 40
 DIFF_AUTO_EXPAND_LINES = 24
+SEGMENT_CHARS = 3000  # assistant text per Markdown widget before a long answer continues below
+LIVE_SEGMENTS = 2  # the newest segments stay Markdown widgets; older ones are flattened
 
 
 class StreamingMarkdown(Markdown):
@@ -94,13 +96,132 @@ class UserPrompt(Static):
         super().__init__(text, classes=f"block user -{block.via}", markup=False)
 
 
-class AssistantText(StreamingMarkdown):
+class _Segment(Widget):
+    """One part of a long answer: a streaming Markdown widget, later one flat renderable."""
+
+    DEFAULT_CSS = "_Segment { height: auto; }"
+
+    def __init__(self, text: str, *, streaming: bool, flat: bool) -> None:
+        super().__init__()
+        self.text = text
+        self.markdown = None if flat else StreamingMarkdown(text, streaming=streaming)
+
+    def compose(self) -> ComposeResult:
+        yield self.markdown if self.markdown is not None else _flat(self.text)
+
+    def flatten(self) -> None:
+        if self.markdown is None:
+            return
+        if not self.is_mounted:  # fed faster than it was mounted: once it is
+            self.call_after_refresh(self.flatten)
+            return
+        self.markdown.remove()
+        self.markdown = None
+        self.mount(_flat(self.text))
+
+
+class AssistantText(Widget):
+    """Assistant text as a column of segments of bounded size.
+
+    Every screen update re-arranges every mounted widget, and a Markdown widget is one widget
+    per paragraph, list item or fence, so a long answer would slow each frame down as it grows.
+    Instead it continues in a new Markdown segment at a paragraph break (outside a code fence)
+    once the current one holds `SEGMENT_CHARS`, and segments `LIVE_SEGMENTS` back, long
+    scrolled away while following the stream, are flattened into one widget each (Rich's
+    Markdown renderer): the answer costs a handful of widgets however long it gets.
+    """
+
     def __init__(self, block: TextBlock) -> None:
-        super().__init__(block.text, streaming=block.streaming, classes="block assistant")
+        super().__init__(classes="block assistant")
+        self._composed = False
+        texts = _split(block.text)
+        self._segments = [
+            _Segment(
+                text,
+                streaming=block.streaming and index == len(texts) - 1,
+                flat=index < len(texts) - LIVE_SEGMENTS,
+            )
+            for index, text in enumerate(texts)
+        ]
+
+    @property
+    def texts(self) -> list[str]:
+        return [segment.text for segment in self._segments]
+
+    def compose(self) -> ComposeResult:
+        # Segments added before this point are composed here; later ones are mounted.
+        self._composed = True
+        yield from self._segments
+
+    def _add_segment(self, segment: _Segment) -> None:
+        self._segments.append(segment)
+        if self._composed:
+            self._mount_in_order(segment)
+
+    def _mount_in_order(self, segment: _Segment) -> None:
+        if self.is_mounted:
+            self.mount(segment)
+        else:
+            self.call_after_refresh(self._mount_in_order, segment)
+
+    def feed(self, fragment: str) -> None:
+        live = self._segments[-1]
+        assert live.markdown is not None
+        # Only a break that arrives with this fragment can end the segment (what came before
+        # is already on screen).
+        cut = _segment_cut(live.text + fragment, since=max(0, len(live.text) - 1))
+        if cut is None:
+            live.text += fragment
+            live.markdown.feed(fragment)
+            return
+        head = cut - len(live.text)
+        live.text += fragment[:head]
+        live.markdown.feed(fragment[:head])
+        live.markdown.end()
+        segment = _Segment("", streaming=True, flat=False)
+        self._add_segment(segment)
+        segment.text = fragment[head:]
+        assert segment.markdown is not None
+        segment.markdown.feed(segment.text)
+        if len(self._segments) > LIVE_SEGMENTS:
+            self._segments[-1 - LIVE_SEGMENTS].flatten()
+
+    def end(self) -> None:
+        markdown = self._segments[-1].markdown
+        if markdown is not None:
+            markdown.end()
+
+
+def _flat(text: str) -> Static:
+    from rich.markdown import Markdown as RichMarkdown  # only long answers need it
+
+    return Static(RichMarkdown(text, code_theme="monokai"), classes="flat", markup=False)
+
+
+def _split(text: str) -> list[str]:
+    parts: list[str] = []
+    while (cut := _segment_cut(text, since=0)) is not None:
+        parts.append(text[:cut])
+        text = text[cut:]
+    return [*parts, text]
+
+
+def _segment_cut(text: str, *, since: int) -> int | None:
+    """Where a segment of `text` may end: the last paragraph break at or after `since` (and
+    past half of `SEGMENT_CHARS`) outside a code fence, or None while the segment is short."""
+    if len(text) < SEGMENT_CHARS:
+        return None
+    start = max(since, SEGMENT_CHARS // 2)
+    at = text.rfind("\n\n", start)
+    while at != -1:
+        if text.count("```", 0, at) % 2 == 0:
+            return at + 2
+        at = text.rfind("\n\n", start, at)
+    return None
 
 
 class Thinking(Widget, can_focus=True):
-    """Dimmed reasoning, folded to its last lines; Enter or a click unfolds it."""
+    """Dimmed reasoning, folded to its first lines; Enter or a click unfolds it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_open", "Fold", show=False)
