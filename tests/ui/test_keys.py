@@ -490,3 +490,15 @@ async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flat
         assert all(part.count("```") % 2 == 0 for part in answer.texts)
         flat = answer.query(".flat")
         assert len(flat) == len(answer.texts) - LIVE_SEGMENTS
+
+
+async def test_page_up_in_the_prompt_scrolls_the_transcript_back() -> None:
+    async with running(size=(100, 20)) as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(60)))
+        await pilot.pause(0.2)
+        bottom = app.transcript.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert app.transcript.scroll_y < bottom and app.focused is app.prompt_input
+        assert not app.transcript.following

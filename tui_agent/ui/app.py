@@ -286,6 +286,13 @@ class TuiAgentApp(App[None]):
     def _on_jump_to_tail(self) -> None:
         self.transcript.action_follow()
 
+    @on(PromptInput.PageTranscript)
+    def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
+        if message.pages < 0:
+            self.transcript.scroll_page_up(animate=False)  # releases the anchor: reading back
+        else:
+            self.transcript.scroll_page_down(animate=False)
+
     def _hide_completion(self) -> None:
         self.completion.display = False
         self.prompt_input.completion_open = False

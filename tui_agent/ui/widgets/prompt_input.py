@@ -39,6 +39,13 @@ class PromptInput(TextArea):
     class JumpToTail(Message):
         """End pressed with the cursor already at the end: follow the transcript again."""
 
+    class PageTranscript(Message):
+        """PageUp / PageDown: the transcript scrolls while the prompt keeps the focus."""
+
+        def __init__(self, pages: int) -> None:
+            super().__init__()
+            self.pages = pages
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.prompt_history: list[str] = []
@@ -67,6 +74,8 @@ class PromptInput(TextArea):
             self._walk_history(+1)
         elif key == "end" and self.cursor_location == self.document.end:
             self.post_message(self.JumpToTail())
+        elif key in ("pageup", "pagedown"):
+            self.post_message(self.PageTranscript(-1 if key == "pageup" else 1))
         else:
             handled = False
         if handled:
