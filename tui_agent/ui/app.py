@@ -4,6 +4,9 @@ The loop is reached only through `LoopApi`: its events go into the view model (s
 this same asyncio loop) and the view model's changes go to the widgets; pane refreshes are
 coalesced to one per frame so a fast stream never floods the screen. Loop calls run as tasks so no
 handler waits on the loop. Keys follow ARCHITECTURE.md; the footer greys what does not apply.
+
+A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,
+pane messages, slash commands, loop swaps); the widgets it wires live in `widgets/`.
 """
 
 from __future__ import annotations

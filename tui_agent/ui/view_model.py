@@ -5,6 +5,10 @@ re-created), the live tool rows, the queue rows (in the order they will enter hi
 pending approvals, the status line values and the machine states for the inspector. It holds no
 Textual object: widgets register a listener and receive small `Change` values, then read the
 state they need. Everything runs on the app's asyncio loop, so no locking is needed.
+
+Longer than most modules (about 700 lines) on purpose: it is the one place that reads the loop's
+event words, one short arm per event type next to the plain state those arms keep; split, a
+reader would chase one event across files.
 """
 
 from __future__ import annotations
