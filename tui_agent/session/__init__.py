@@ -5,7 +5,12 @@ disk, and the system prompt with the workspace's `AGENTS.md`.
 `config.toml` (`ConfigError` names the file, line and key); `resolve` picks provider, model,
 endpoint and key from flags, environment and config; `Session` creates, opens and finds
 sessions per workspace; `build_system_prompt` writes the agent's instructions.
+
+`open_loop` (which imports the whole loop stack) loads on first use, so importing this package
+stays light for the command line's first steps.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.session._config import (
     ApprovalMode,
@@ -23,7 +28,7 @@ from tui_agent.session._instructions import (
     build_system_prompt,
     load_instructions,
 )
-from tui_agent.session._open import LoopConfig, LoopSetupError, open_loop
+from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
@@ -66,3 +71,14 @@ __all__ = [
     "provider_for_model",
     "resolve",
 ]
+
+if TYPE_CHECKING:
+    from tui_agent.session._open import open_loop
+
+
+def __getattr__(name: str) -> Any:
+    if name == "open_loop":
+        from tui_agent.session._open import open_loop
+
+        return open_loop
+    raise AttributeError(name)

@@ -9,9 +9,6 @@ inside the event loop that will drive the machines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 from tui_agent.context import EventLog, SessionMeta, load_history
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
@@ -19,28 +16,10 @@ from tui_agent.loop.factory import build_loop
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
+from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.vocab import HistoryEntry
-
-
-class LoopSetupError(Exception):
-    """Configuration or session problems a user must fix (exit status 2)."""
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    workspace: Path
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    script: str | None = None
-    max_steps: int | None = None
-    yolo: bool = False
-    resume: str | None = None
-    continue_latest: bool = False
-    interactive: bool = True  # False: headless, approvals that would ask are denied
-    approval_mode: ApprovalMode | None = None
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:

@@ -27,9 +27,11 @@ from textual.widgets import Footer, TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.loop.events import LoopEvent
+from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
@@ -80,6 +82,7 @@ class TuiAgentApp(App[None]):
         self.clock = clock
         self.vm = ViewModel(loop.info, clock=clock)
         self._initial_prompt = initial_prompt
+        self.setup_error: str | None = None  # why the loop could not be opened
         self._unsubscribe: Callable[[], None] | None = None
         self._dirty: set[str] = set()
         self._flush_scheduled = False
@@ -121,6 +124,22 @@ class TuiAgentApp(App[None]):
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
         # them out of every later collection, as Toad does, so GC pauses stay short.
         gc.freeze()
+        if isinstance(self.loop, OpeningLoop):
+            self._call(self._open(self.loop), "start")
+        elif self._initial_prompt:
+            self._submit(self._initial_prompt, steer=False)
+
+    async def _open(self, opening: OpeningLoop) -> None:
+        """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
+        try:
+            loop = await opening.open()
+        except LoopSetupError as exc:
+            self.setup_error = str(exc)
+            self.exit(return_code=2)
+            return
+        self._detach_loop()
+        self._attach_loop(loop)
+        opening.attached(loop)
         if self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
 

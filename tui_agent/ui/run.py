@@ -1,8 +1,10 @@
-"""Running the app for the command line: open the loop inside the app's asyncio loop, then run.
+"""Running the app for the command line: draw first, open the loop in the app's asyncio loop.
 
-The loop's machines must run on the event loop that drives the screen, so the service is built
-under `asyncio.run` and the app runs there with `run_async`. /new, /resume and /model open
-another loop the same way (`SessionHooks`); the app closes the one it replaces.
+The loop's machines must run on the event loop that drives the screen, so the app runs under
+`asyncio.run` with `run_async` and opens the loop itself (an `OpeningLoop` stands in until it
+is ready, so the first frame does not wait for the loop stack to load). A configuration or
+session error ends the app and is printed to stderr (exit status 2). /new, /resume and /model
+open another loop the same way (`SessionHooks`); the app closes the one it replaces.
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from tui_agent.loop.api import LoopApi
-from tui_agent.session import LoopConfig, LoopSetupError, open_loop
+from tui_agent.loop.api import LoopApi, LoopInfo
+from tui_agent.session import LoopConfig
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
+from tui_agent.ui.opening import OpeningLoop
 
 EXIT_OK = 0
 EXIT_SETUP = 2
@@ -25,19 +29,43 @@ def run_app(config: LoopConfig, prompt: str | None) -> int:
 
 
 async def _run(config: LoopConfig, prompt: str | None) -> int:
-    try:
-        loop = await open_loop(config)
-    except LoopSetupError as exc:
-        print(f"tui-agent: {exc}", file=sys.stderr)
-        return EXIT_SETUP
     from tui_agent.ui.app import TuiAgentApp
 
-    app = TuiAgentApp(loop, initial_prompt=prompt, hooks=session_hooks(config))
+    opening = OpeningLoop(_starting(config), lambda: _open(config))
+    app = TuiAgentApp(opening, initial_prompt=prompt, hooks=session_hooks(config))
     try:
         await app.run_async()
     finally:
         await app.loop.close()
+    if app.setup_error is not None:
+        print(f"tui-agent: {app.setup_error}", file=sys.stderr)
+        return EXIT_SETUP
     return EXIT_OK
+
+
+async def _open(config: LoopConfig) -> LoopApi:
+    # The whole loop stack loads in a worker thread, so the screen keeps drawing meanwhile.
+    open_loop = await asyncio.to_thread(_load_open_loop)
+    return await open_loop(config)
+
+
+def _load_open_loop() -> Callable[[LoopConfig], Awaitable[LoopApi]]:
+    from tui_agent.session import open_loop
+
+    return open_loop
+
+
+def _starting(config: LoopConfig) -> LoopInfo:
+    """What the status bar shows for the moment before the loop is open."""
+    return LoopInfo(
+        provider=config.provider or "tui-agent",
+        model=config.model or "starting",
+        context_window=0,
+        approval_mode="yolo" if config.yolo else (config.approval_mode or "ask"),
+        session_id="",
+        workspace=str(config.workspace),
+        demo=False,
+    )
 
 
 def _when(timestamp: float) -> str:
@@ -49,10 +77,10 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
     base = replace(config, resume=None, continue_latest=False)
 
     async def new_session() -> LoopApi:
-        return await open_loop(base)
+        return await _open(base)
 
     async def resume(session_id: str) -> LoopApi:
-        return await open_loop(replace(base, resume=session_id))
+        return await _open(replace(base, resume=session_id))
 
     async def list_sessions() -> list[SessionSummary]:
         from tui_agent.session import list_sessions as listing
@@ -63,7 +91,7 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
         ]
 
     async def switch_model(session_id: str, model: str) -> LoopApi:
-        return await open_loop(replace(base, resume=session_id, model=model))
+        return await _open(replace(base, resume=session_id, model=model))
 
     return SessionHooks(
         new_session=new_session,

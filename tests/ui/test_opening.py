@@ -1,0 +1,55 @@
+"""The app draws before the loop is open: an `OpeningLoop` stands in until the real one is
+attached, commands given meanwhile reach the real loop, and a setup error ends the app."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.ui.fake_loop import INFO, FakeLoop
+from tui_agent.loop.api import LoopApi
+from tui_agent.session import LoopSetupError
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.opening import OpeningLoop
+
+
+def opening(gate: asyncio.Event, real: FakeLoop) -> OpeningLoop:
+    async def opener() -> LoopApi:
+        await gate.wait()
+        return real
+
+    return OpeningLoop(INFO, opener)
+
+
+async def test_a_prompt_sent_while_the_loop_opens_reaches_the_real_loop() -> None:
+    gate, real = asyncio.Event(), FakeLoop()
+    app = TuiAgentApp(opening(gate, real))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.prompt_input.has_focus  # usable at once
+        await pilot.press("h", "i", "enter")
+        await pilot.pause()
+        assert real.calls == []  # still opening
+        gate.set()
+        await pilot.pause(0.05)
+        assert app.loop is real
+        assert real.calls == [("submit", ("hi", False))]
+
+
+async def test_the_initial_prompt_is_sent_once_the_loop_is_open() -> None:
+    gate, real = asyncio.Event(), FakeLoop()
+    app = TuiAgentApp(opening(gate, real), initial_prompt="start here")
+    async with app.run_test(size=(120, 36)) as pilot:
+        gate.set()
+        await pilot.pause(0.05)
+        assert real.calls == [("submit", ("start here", False))]
+
+
+async def test_a_setup_error_ends_the_app_with_status_2() -> None:
+    async def broken() -> LoopApi:
+        raise LoopSetupError("config.toml, line 1: bad value")
+
+    app = TuiAgentApp(OpeningLoop(INFO, broken))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.05)
+    assert app.return_code == 2
+    assert app.setup_error == "config.toml, line 1: bad value"

@@ -1,0 +1,27 @@
+"""What the command line asks for when it opens a loop: kept light (no loop stack imported),
+so the full-screen app can draw its first frame before the loop is built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+
+class LoopSetupError(Exception):
+    """Configuration or session problems a user must fix (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    workspace: Path
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    script: str | None = None
+    max_steps: int | None = None
+    yolo: bool = False
+    resume: str | None = None
+    continue_latest: bool = False
+    interactive: bool = True  # False: headless, approvals that would ask are denied
+    approval_mode: Literal["ask", "auto-edit", "yolo"] | None = None

@@ -1,0 +1,108 @@
+"""The loop while it is still being opened: lets the app draw its first frame at once.
+
+Building the loop (configuration, session, provider, tools, kernel) imports most of the
+package; the app starts on an `OpeningLoop` instead, opens the real loop in the background and
+attaches it when ready. Commands given in between wait for the real loop and then go to it, so
+a prompt typed at once is not lost; views show an idle, empty loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
+from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
+
+
+class OpeningLoop:
+    def __init__(self, info: LoopInfo, opener: Callable[[], Awaitable[LoopApi]]) -> None:
+        self._info = info
+        self._opener = opener
+        self._attached: asyncio.Future[LoopApi] | None = None
+        self._approval_mode: ApprovalMode | None = None
+
+    async def open(self) -> LoopApi:
+        """Open the real loop (errors propagate: the caller reports them)."""
+        return await self._opener()
+
+    def attached(self, loop: LoopApi) -> None:
+        """The app now listens to `loop`: release the commands that waited for it."""
+        if self._approval_mode is not None:
+            loop.set_approval_mode(self._approval_mode)
+        self._ready().set_result(loop)
+
+    def _ready(self) -> asyncio.Future[LoopApi]:
+        if self._attached is None:
+            self._attached = asyncio.get_running_loop().create_future()
+        return self._attached
+
+    async def _real(self) -> LoopApi:
+        return await asyncio.shield(self._ready())
+
+    # -- views: an idle, empty loop ------------------------------------------------------------
+    @property
+    def info(self) -> LoopInfo:
+        return self._info
+
+    def history(self) -> list[HistoryEntry]:
+        return []
+
+    def snapshot(self) -> LoopSnapshot:
+        return LoopSnapshot("starting", None, None, 0, paused=False)
+
+    def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
+        return lambda: None
+
+    async def events(self) -> AsyncIterator[LoopEvent]:
+        async for event in (await self._real()).events():
+            yield event
+
+    # -- commands: forwarded once the real loop is attached ------------------------------------
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle:
+        return await (await self._real()).submit(text, steer_if_active=steer_if_active)
+
+    async def steer(self, prompt_ids: list[str]) -> bool:
+        return await (await self._real()).steer(prompt_ids)
+
+    async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
+        if self._attached is None or not self._attached.done():
+            return False  # nothing runs yet
+        return await self._attached.result().cancel(prompt_id, force=force)
+
+    async def cancel_tool(self, call_id: str) -> bool:
+        return await (await self._real()).cancel_tool(call_id)
+
+    async def edit_queued(self, prompt_id: str, text: str) -> bool:
+        return await (await self._real()).edit_queued(prompt_id, text)
+
+    async def move_queued(self, prompt_id: str, offset: int) -> bool:
+        return await (await self._real()).move_queued(prompt_id, offset)
+
+    async def notify(self, text: str) -> None:
+        await (await self._real()).notify(text)
+
+    async def remind(self, key: str, text: str) -> None:
+        await (await self._real()).remind(key, text)
+
+    async def answer_approval(
+        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+    ) -> None:
+        await (await self._real()).answer_approval(request_id, decision, reason)
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        if self._attached is not None and self._attached.done():
+            self._attached.result().set_approval_mode(mode)
+        else:
+            self._approval_mode = mode
+
+    async def compact(self) -> None:
+        await (await self._real()).compact()
+
+    async def settled(self) -> None:
+        await (await self._real()).settled()
+
+    async def close(self) -> None:
+        """Closing before the real loop arrived: the app closes the real one itself."""
