@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
-from tui_agent.llm._http_provider import HTTPProvider, StreamParser
+from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
 from tui_agent.vocab import (
@@ -305,11 +305,7 @@ def build_anthropic_body(request: LLMRequest, settings: ProviderSettings) -> dic
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
-    temperature = request.temperature if request.temperature is not None else settings.temperature
-    if temperature is not None:
-        body["temperature"] = temperature
-    body.update(request.extra)
-    return body
+    return with_common_options(body, request, settings)
 
 
 class AnthropicProvider(HTTPProvider):

@@ -59,6 +59,18 @@ async def _drain(events: AsyncGenerator[ServerSentEvent]) -> None:
         pass
 
 
+def with_common_options(
+    body: dict[str, Any], request: LLMRequest, settings: ProviderSettings
+) -> dict[str, Any]:
+    """What both wire protocols take the same way: temperature (the request's, else the
+    settings'), then `request.extra` verbatim, last, so a caller can override anything."""
+    temperature = request.temperature if request.temperature is not None else settings.temperature
+    if temperature is not None:
+        body["temperature"] = temperature
+    body.update(request.extra)
+    return body
+
+
 class HTTPProvider(ABC):
     """Base of the OpenAI-compatible and Anthropic providers."""
 

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
-from tui_agent.llm._http_provider import HTTPProvider, StreamParser
+from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
 from tui_agent.vocab import (
@@ -316,11 +316,7 @@ def build_openai_body(request: LLMRequest, settings: ProviderSettings) -> dict[s
         # name for all; compatible servers (vLLM, Ollama, DeepSeek, ...) know `max_tokens`.
         host = urlsplit(settings.base_url or DEFAULT_OPENAI_BASE_URL).hostname
         body["max_completion_tokens" if host == "api.openai.com" else "max_tokens"] = max_tokens
-    temperature = request.temperature if request.temperature is not None else settings.temperature
-    if temperature is not None:
-        body["temperature"] = temperature
-    body.update(request.extra)
-    return body
+    return with_common_options(body, request, settings)
 
 
 class OpenAIProvider(HTTPProvider):
