@@ -6,6 +6,15 @@ Every provider streams one attempt as `StreamEvent`s and reports failures as val
 building are private modules beside the providers.
 """
 
+import sys
+
+# `import httpx` also imports its command-line module, which loads click, rich and pygments
+# when they are installed: about 40 ms of a one-shot run's start-up, for a CLI we never call.
+# httpx guards that import (it falls back to a stub `httpx.main`), so marking the module absent
+# before httpx loads is safe; if httpx is already loaded, nothing changes.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+# ruff: noqa: E402  (the imports below must come after that line)
+
 from tui_agent.llm._anthropic import AnthropicProvider
 from tui_agent.llm._demo import DemoScript
 from tui_agent.llm._factory import make_provider
