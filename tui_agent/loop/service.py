@@ -254,10 +254,6 @@ class AgentLoopService:
             machine_states=self.engine.machine_states(),
         )
 
-    @property
-    def usage(self) -> TokenUsage:
-        return self._usage
-
     def subscribe(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
         return self._subscribers.add(callback)
 
