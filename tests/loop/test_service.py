@@ -429,3 +429,24 @@ async def test_a_prompt_hook_can_rewrite_or_block_a_prompt_before_it_enters_hist
     assert (await passed.result()).type == "completed"
     assert [m.text for m in model.requests[0].messages] == ["my password is [redacted]"]
     assert "block me" not in [e.message.text for e in service.history()]
+
+
+async def test_an_error_handler_registered_before_another_is_tried_first(
+    make_loop: LoopMaker,
+) -> None:
+    service, _model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key")])
+    tried: list[str] = []
+
+    def handler(name: str) -> LoopErrorHandler:
+        async def handle(ctx: ErrorContext) -> bool:
+            tried.append(name)
+            return False
+
+        return LoopErrorHandler(name, lambda error: True, handle)
+
+    service.register_loop_error_handler(handler("late"))
+    service.register_loop_error_handler(handler("early"), before="late")
+    result = await (await service.submit("hi")).result()
+    assert result.type == "failed" and result.error is not None
+    assert result.error["code"] == "llm.auth"  # a declining handler keeps the original error
+    assert tried == ["early"]

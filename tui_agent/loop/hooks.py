@@ -1,10 +1,13 @@
-"""Ordered hook slots, middleware-style (spec 5.4); the error-handler chain uses the same order.
+"""Ordered registrations (spec 5.4): hook slots, and the error-handler chain.
 
-A slot holds `(id, handler)` entries. `register` places an entry before or after another id,
-replaces an entry with the same id, and returns a disposable that removes exactly that entry.
-`run(ctx, terminal)` calls each handler as `handler(ctx, next)`: `next(override)` continues with
-the override (or the current context); not calling `next` skips everything downstream, the
-terminal included; calling it twice runs the rest of the chain twice.
+`OrderedRegistry` holds `(id, item)` entries. `register` places an entry before or after another
+id, replaces an entry with the same id in place, and returns a disposable that removes exactly
+that entry. Error handlers use it as it is (the first match runs alone).
+
+`OrderedHookSlot` runs its handlers middleware-style: `run(ctx, terminal)` calls each as
+`handler(ctx, next)`; `next(override)` continues with the override (or the current context);
+not calling `next` skips everything downstream, the terminal included; calling it twice runs
+the rest of the chain twice.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 C = TypeVar("C")
+T = TypeVar("T")
 Next = Callable[[C | None], Awaitable[None]]
 Handler = Callable[[C, Next[C]], Awaitable[None]]
 
@@ -23,9 +27,9 @@ class HookOrderError(ValueError):
 
 
 @dataclass(eq=False)
-class _Entry(Generic[C]):
+class _Entry(Generic[T]):
     id: str
-    handler: Handler[C]
+    item: T
 
 
 class Disposable:
@@ -38,26 +42,25 @@ class Disposable:
             self._dispose = None
 
 
-class OrderedHookSlot(Generic[C]):
+class OrderedRegistry(Generic[T]):
     def __init__(self) -> None:
-        self._entries: list[_Entry[C]] = []
+        self._entries: list[_Entry[T]] = []
 
     @property
     def ids(self) -> list[str]:
         return [entry.id for entry in self._entries]
 
+    def items(self) -> list[T]:
+        """A copy, in order: registering or disposing while iterating is safe."""
+        return [entry.item for entry in self._entries]
+
     def register(
-        self,
-        hook_id: str,
-        handler: Handler[C],
-        *,
-        before: str | None = None,
-        after: str | None = None,
+        self, item_id: str, item: T, *, before: str | None = None, after: str | None = None
     ) -> Disposable:
         if before is not None and after is not None:
-            raise HookOrderError(f"hook {hook_id!r}: give `before` or `after`, not both")
-        entry = _Entry(hook_id, handler)
-        existing = self._index(hook_id)
+            raise HookOrderError(f"hook {item_id!r}: give `before` or `after`, not both")
+        entry = _Entry(item_id, item)
+        existing = self._index(item_id)
         if existing is not None and before is None and after is None:
             self._entries[existing] = entry
         else:
@@ -69,7 +72,7 @@ class OrderedHookSlot(Generic[C]):
             else:
                 index = self._index(target)
                 if index is None:
-                    raise HookOrderError(f"hook {hook_id!r}: no hook {target!r} to order against")
+                    raise HookOrderError(f"hook {item_id!r}: no hook {target!r} to order against")
                 self._entries.insert(index if before is not None else index + 1, entry)
 
         def dispose() -> None:
@@ -78,11 +81,19 @@ class OrderedHookSlot(Generic[C]):
 
         return Disposable(dispose)
 
+    def _index(self, item_id: str) -> int | None:
+        for index, entry in enumerate(self._entries):
+            if entry.id == item_id:
+                return index
+        return None
+
+
+class OrderedHookSlot(OrderedRegistry[Handler[C]]):
     async def run(self, ctx: C, terminal: Callable[[C], Awaitable[None]] | None = None) -> None:
-        entries = list(self._entries)
+        handlers = self.items()
 
         async def step(index: int, current: C) -> None:
-            if index == len(entries):
+            if index == len(handlers):
                 if terminal is not None:
                     await terminal(current)
                 return
@@ -90,12 +101,6 @@ class OrderedHookSlot(Generic[C]):
             async def next_(override: C | None = None) -> None:
                 await step(index + 1, current if override is None else override)
 
-            await entries[index].handler(current, next_)
+            await handlers[index](current, next_)
 
         await step(0, ctx)
-
-    def _index(self, hook_id: str) -> int | None:
-        for index, entry in enumerate(self._entries):
-            if entry.id == hook_id:
-                return index
-        return None

@@ -28,7 +28,7 @@ from tui_agent.loop.api import (
     LoopInfo,
     PromptState,
 )
-from tui_agent.loop.hooks import Disposable, OrderedHookSlot
+from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
@@ -202,8 +202,7 @@ class AgentLoopService:
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
         self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
-        self._error_handlers: OrderedHookSlot[ErrorContext] = OrderedHookSlot()
-        self._handler_specs: dict[str, LoopErrorHandler] = {}
+        self._error_handlers: OrderedRegistry[LoopErrorHandler] = OrderedRegistry()
         self.engine: Engine  # bound by `bind_engine` (the factory builds both)
         self._journal: Journal
         self._overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
@@ -403,22 +402,7 @@ class AgentLoopService:
     def register_loop_error_handler(
         self, handler: LoopErrorHandler, *, before: str | None = None, after: str | None = None
     ) -> Disposable:
-        self._handler_specs[handler.id] = handler
-
-        async def run(
-            ctx: ErrorContext, next_: Callable[[ErrorContext | None], Awaitable[None]]
-        ) -> None:
-            # The slot only keeps the order (before/after/replace/dispose): the first
-            # matching handler runs alone (spec 5.5), so the chain itself never runs.
-            await next_(None)
-
-        disposable = self._error_handlers.register(handler.id, run, before=before, after=after)
-
-        def dispose() -> None:
-            disposable.dispose()
-            self._handler_specs.pop(handler.id, None)
-
-        return Disposable(dispose)
+        return self._error_handlers.register(handler.id, handler, before=before, after=after)
 
     def set_compactor(self, compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]]) -> None:
         """`compactor(view)` returns (replacement, summary, kept, tokens before, tokens after),
@@ -620,11 +604,7 @@ class AgentLoopService:
         self._journal.turn_end(turn.turn_id, wire)
 
     def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
-        for handler_id in self._error_handlers.ids:
-            spec = self._handler_specs.get(handler_id)
-            if spec is not None and spec.match(error):
-                return spec
-        return None
+        return next((h for h in self._error_handlers.items() if h.match(error)), None)
 
     async def _run_error_handler(
         self, turn: _Turn, facts: TurnFacts, handler: LoopErrorHandler
