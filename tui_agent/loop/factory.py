@@ -154,7 +154,7 @@ async def build_loop(
 
 def _compact_and_retry(service: AgentLoopService) -> Any:
     async def handle(ctx: ErrorContext) -> bool:
-        if not await service.compact_in_gate(service.engine.agent.history):
+        if not await service.compact_history(service.engine.agent.history):
             return False
         ctx.retry()
         return True
@@ -167,7 +167,7 @@ def _proactive_compaction(service: AgentLoopService, system: str) -> Any:
         window = service.info.context_window
         view = service.view(ctx.history)
         if window and estimate_tokens(view, system=system) > COMPACT_AT * window:
-            await service.compact_in_gate(ctx.history)
+            await service.compact_history(ctx.history)
         await next_(None)
 
     return hook

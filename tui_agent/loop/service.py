@@ -367,18 +367,16 @@ class AgentLoopService:
         if self._compactor is None:
             self.publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
-        await self._compact_now(self.engine.agent.history)
+        await self.compact_history(self.engine.agent.history)  # a failure says so itself
 
     async def settled(self) -> None:
+        """Resolves when no turn runs, nothing would start one (the kernel's own judgement)
+        and no loop work (an error handler, an after-step hook) is still under way."""
         while True:
             await self.engine.agent.idle()
-            while self._tasks:
-                await asyncio.gather(*list(self._tasks), return_exceptions=True)
-            agent = self.engine.agent
-            idle = self._active is None and agent.turn_state is None
-            if idle and not agent.queue and not agent.notifications:
+            if not self._tasks:
                 return
-            await asyncio.sleep(0)
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def close(self) -> None:
         if self._closed:
@@ -645,9 +643,11 @@ class AgentLoopService:
             self._settle(turn, Failed(turn.steps, error))
 
     # -- compaction --------------------------------------------------------------------------
-    async def _compact_now(self, history: Sequence[HistoryEntry]) -> bool:
-        """Summarise what the model sees of `history` (the kernel's) and overlay the result."""
-        assert self._compactor is not None
+    async def compact_history(self, history: Sequence[HistoryEntry]) -> bool:
+        """Summarise what the model sees of `history` (the kernel's, which only grows) and
+        overlay the result on it; False when there is no compactor or nothing was compacted."""
+        if self._compactor is None:
+            return False
         outcome = await self._compactor(self.view(history))
         if isinstance(outcome, str):
             self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome}"))
@@ -658,11 +658,6 @@ class AgentLoopService:
         self._journal.compaction(summary, tuple(kept), before, after)
         self.publish(ev.Compacted(summary=summary, tokens_before=before, tokens_after=after))
         return True
-
-    async def compact_in_gate(self, history: Sequence[HistoryEntry]) -> bool:
-        if self._compactor is None:
-            return False
-        return await self._compact_now(history)
 
     # -- tasks -------------------------------------------------------------------------------
     def _spawn(self, coro: Awaitable[Any]) -> None:
