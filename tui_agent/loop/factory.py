@@ -97,7 +97,7 @@ async def build_loop(
     runner = LoopToolRunner(
         executor, on_state=lambda call_id, state: engine.set_tool_state(call_id, state)
     )
-    requester = LoopRequester(lambda: provider, service.gate, build_request)
+    requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
         requester=requester,
         tool_runner=runner,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
+from tui_agent.llm import Provider
 from tui_agent.vocab import (
     AbortSignal,
     HistoryEntry,
@@ -32,18 +32,14 @@ class GateOutcome:
     error: LLMError | None = None  # why not, when the gate stops the step
 
 
-class StreamingModel(Protocol):
-    def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]: ...
-
-
 class LoopRequester:
     def __init__(
         self,
-        model: Callable[[], StreamingModel],
+        model: Provider,
         gate: Callable[[Sequence[HistoryEntry], AbortSignal], Awaitable[GateOutcome]],
         build_request: Callable[[Sequence[HistoryEntry]], LLMRequest],
     ) -> None:
-        self._model = model  # looked up per attempt: /model may switch it between steps
+        self._model = model
         self._gate = gate
         self._build_request = build_request
 
@@ -58,7 +54,7 @@ class LoopRequester:
             return
         request = self._build_request(history)
         yield RequestSent()
-        stream = self._model().stream(request)
+        stream = self._model.stream(request)
         try:
             async for event in stream:
                 yield event

@@ -13,21 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from tui_agent.kernel.ports import ToolRunContext
-from tui_agent.tools import CallContext
+from tui_agent.tools import BatchExecutor, CallContext
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, error_result
 
 USER_STOPPED_CALL = "user_stopped_call"  # the reason `AgentLoopService.cancel_tool` gives
-
-
-class BatchRunner(Protocol):
-    def execute(
-        self, calls: Sequence[tuple[ToolCall, CallContext]], signal: AbortSignal
-    ) -> AsyncIterator[tuple[str, ToolResult]]: ...
 
 
 @dataclass(eq=False)
@@ -40,7 +33,7 @@ class _Parked:
 class LoopToolRunner:
     def __init__(
         self,
-        executor: BatchRunner,
+        executor: BatchExecutor,
         on_state: Callable[[str, str], None] = lambda call_id, state: None,
     ) -> None:
         self._executor = executor
