@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
 from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
@@ -310,9 +308,7 @@ def build_anthropic_body(request: LLMRequest, settings: ProviderSettings) -> dic
 
 class AnthropicProvider(HTTPProvider):
     name = "anthropic"
-
-    def __init__(self, settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> None:
-        super().__init__(settings, settings.base_url or DEFAULT_ANTHROPIC_BASE_URL, client)
+    default_base_url = DEFAULT_ANTHROPIC_BASE_URL
 
     def url(self) -> str:
         return f"{self.base_url}/v1/messages"

@@ -75,13 +75,12 @@ class HTTPProvider(ABC):
     """Base of the OpenAI-compatible and Anthropic providers."""
 
     name: str
+    default_base_url: str  # used when the settings name no endpoint
 
-    def __init__(
-        self, settings: ProviderSettings, base_url: str, client: httpx.AsyncClient | None
-    ) -> None:
+    def __init__(self, settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> None:
         self.model = settings.model
         self.settings = settings
-        self.base_url = base_url.rstrip("/")
+        self.base_url = (settings.base_url or self.default_base_url).rstrip("/")
         self._owns_client = client is None
         # A plain-http endpoint (a local server) needs no TLS: skipping the default context
         # skips loading the system's CA bundle, a sixth of a one-shot run's start-up.

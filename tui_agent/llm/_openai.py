@@ -18,8 +18,6 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
@@ -321,9 +319,7 @@ def build_openai_body(request: LLMRequest, settings: ProviderSettings) -> dict[s
 
 class OpenAIProvider(HTTPProvider):
     name = "openai"
-
-    def __init__(self, settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> None:
-        super().__init__(settings, settings.base_url or DEFAULT_OPENAI_BASE_URL, client)
+    default_base_url = DEFAULT_OPENAI_BASE_URL
 
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
