@@ -333,7 +333,9 @@ def test_the_demo_runs_offline_without_a_key(workspace: Path) -> None:
     done = tui_agent("-p", "show me around", "--workspace", str(workspace), env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()
-    assert done.stdout.strip()
+    assert "OPENAI_API_KEY" in done.stdout  # the tour ends by saying how to use a real model
+    # a headless run cannot ask, so the demo's proposed edit was denied, not written
+    assert not (workspace / "NOTES-tui-agent-demo.md").exists()
 
 
 def test_an_unreadable_script_is_a_usage_error(workspace: Path, tmp_path: Path) -> None:

@@ -82,6 +82,3 @@ class FakeModel:
 
     async def aclose(self) -> None:
         return None
-
-    def sent_roles(self, request_index: int) -> list[str]:
-        return [m.role for m in self.requests[request_index].messages]
