@@ -9,6 +9,7 @@ inside the event loop that will drive the machines.
 
 from __future__ import annotations
 
+import asyncio
 from tui_agent.context import EventLog, SessionMeta, load_history
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
@@ -38,7 +39,8 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
-    session, history = _open_session(config)
+    # Folding a long session's log takes a while: keep it off the (UI's) event loop.
+    session, history = await asyncio.to_thread(_open_session, config)
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
     log = EventLog(session.events_path)
