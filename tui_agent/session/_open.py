@@ -10,6 +10,7 @@ inside the event loop that will drive the machines.
 from __future__ import annotations
 
 import asyncio
+
 from tui_agent.context import EventLog, SessionMeta, load_history
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
