@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
@@ -154,6 +154,30 @@ class Engine:
         self._machine_states: dict[str, str] = {}
         self._turn_id: int | None = None
         self._step = 0
+        # What the loop does with each kernel emission, by type.
+        self._handlers: dict[type[k.KernelEvent], Callable[[Any], None]] = {
+            k.Transitioned: self._on_transitioned,
+            k.TurnStarted: self._on_turn_started,
+            k.StepStarted: self._on_step_started,
+            k.AttemptSent: self._on_attempt_sent,
+            k.StreamPart: self._on_stream_part,
+            k.AttemptDiscarded: self._on_attempt_discarded,
+            k.UsageRecorded: self._on_usage_recorded,
+            k.Retrying: self._on_retrying,
+            k.StepCompleted: self._on_step_completed,
+            k.StepFailed: self._on_step_failed,
+            k.ToolsSpawned: self._on_tools_spawned,
+            k.ToolStateChanged: self._on_tool_state_changed,
+            k.ToolUpdated: self._on_tool_updated,
+            k.ToolDetached: self._on_tool_detached,
+            k.ToolFinished: self._on_tool_finished,
+            k.Drained: self._on_drained,
+            k.PromptSteered: self._on_prompt_steered,
+            k.PromptBlocked: self._on_prompt_blocked,
+            k.PromptGateFailed: self._on_prompt_gate_failed,
+            k.TurnAborting: self._on_turn_aborting,
+            k.TurnEnded: self._on_turn_ended,
+        }
         self.agent = Agent(
             requester,
             tool_runner,
@@ -209,11 +233,11 @@ class Engine:
 
     # -- translation -------------------------------------------------------------------------
     def _on_kernel_event(self, event: k.KernelEvent) -> None:
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler is not None:
-            handler(event)
+        # Every emission has a handler: a new kind without one fails loudly (the kernel
+        # records the KeyError in `agent.errors`, which the tests assert is empty).
+        self._handlers[type(event)](event)
 
-    def _on_Transitioned(self, event: k.Transitioned) -> None:
+    def _on_transitioned(self, event: k.Transitioned) -> None:
         self._machine_states[event.machine_id] = event.target
         self._listener.publish(
             ev.MachineTransition(
@@ -225,7 +249,7 @@ class Engine:
             )
         )
 
-    def _on_TurnStarted(self, event: k.TurnStarted) -> None:
+    def _on_turn_started(self, event: k.TurnStarted) -> None:
         self._turn_id = event.turn_id
         self._step = 0
         prompt_ids = tuple(
@@ -247,17 +271,17 @@ class Engine:
             )
         )
 
-    def _on_StepStarted(self, event: k.StepStarted) -> None:
+    def _on_step_started(self, event: k.StepStarted) -> None:
         self._step = event.step
 
-    def _on_AttemptSent(self, event: k.AttemptSent) -> None:
+    def _on_attempt_sent(self, event: k.AttemptSent) -> None:
         self._step = event.step
         self._open = _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
         self._journal.step_begin(self._open.uuid, event.turn_id, event.step)
         if event.attempt == 1:
             self._listener.publish(ev.StepStarted(turn_id=event.turn_id, step=event.step))
 
-    def _on_StreamPart(self, event: k.StreamPart) -> None:
+    def _on_stream_part(self, event: k.StreamPart) -> None:
         part = event.event
         if isinstance(part, TextDelta) and part.text:
             self._listener.publish(
@@ -268,15 +292,15 @@ class Engine:
                 ev.ThinkingDelta(turn_id=event.turn_id, step=event.step, text=part.text)
             )
 
-    def _on_AttemptDiscarded(self, event: k.AttemptDiscarded) -> None:
+    def _on_attempt_discarded(self, event: k.AttemptDiscarded) -> None:
         self._end_open_step(FinishReason.ERROR)
         self._listener.publish(ev.AttemptDiscarded(turn_id=event.turn_id, step=event.step))
 
-    def _on_UsageRecorded(self, event: k.UsageRecorded) -> None:
+    def _on_usage_recorded(self, event: k.UsageRecorded) -> None:
         if self._open is not None:
             self._open.usage = event.usage
 
-    def _on_Retrying(self, event: k.Retrying) -> None:
+    def _on_retrying(self, event: k.Retrying) -> None:
         self._listener.publish(
             ev.Retrying(
                 turn_id=event.turn_id,
@@ -289,7 +313,7 @@ class Engine:
             )
         )
 
-    def _on_StepCompleted(self, event: k.StepCompleted) -> None:
+    def _on_step_completed(self, event: k.StepCompleted) -> None:
         message = event.entry.message
         step = self._open or _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
         self._open = step
@@ -316,10 +340,10 @@ class Engine:
         if not message.tool_calls:
             self._finish_step(event.turn_id, had_calls=False)
 
-    def _on_StepFailed(self, event: k.StepFailed) -> None:
+    def _on_step_failed(self, event: k.StepFailed) -> None:
         self._end_open_step(FinishReason.ERROR)
 
-    def _on_ToolsSpawned(self, event: k.ToolsSpawned) -> None:
+    def _on_tools_spawned(self, event: k.ToolsSpawned) -> None:
         now = self._clock()
         for call in event.calls:
             self._tools[call.id] = _LiveTool(call.name, "queued", now)
@@ -327,7 +351,7 @@ class Engine:
                 ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments)
             )
 
-    def _on_ToolStateChanged(self, event: k.ToolStateChanged) -> None:
+    def _on_tool_state_changed(self, event: k.ToolStateChanged) -> None:
         state = _TOOL_STATE[event.state]
         tool = self._tools.get(event.call_id)
         if tool is None or (state == "running" and tool.state in ("running", "awaiting_approval")):
@@ -336,13 +360,13 @@ class Engine:
             return  # ToolFinished carries the final state with the result
         self.set_tool_state(event.call_id, state)
 
-    def _on_ToolUpdated(self, event: k.ToolUpdated) -> None:
+    def _on_tool_updated(self, event: k.ToolUpdated) -> None:
         tool = self._tools.get(event.call_id)
         if tool is not None:
             tool.tail = (tool.tail + event.update.text)[-2000:]
         self._listener.publish(ev.ToolUpdated(id=event.call_id, text=event.update.text))
 
-    def _on_ToolDetached(self, event: k.ToolDetached) -> None:
+    def _on_tool_detached(self, event: k.ToolDetached) -> None:
         """The ack is the call's result in history; the work goes on in the background."""
         self.set_tool_state(event.call_id, "detached")
         tool = self._tools.get(event.call_id)
@@ -350,7 +374,7 @@ class Engine:
             tool.state = "detached"
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
-    def _on_ToolFinished(self, event: k.ToolFinished) -> None:
+    def _on_tool_finished(self, event: k.ToolFinished) -> None:
         outcome = event.outcome
         display = event.result.display or {}
         if outcome == "succeeded" and display.get("outcome") == "aborted":
@@ -373,35 +397,35 @@ class Engine:
             self._record_result(event.call_id, event.result)
         self._listener.tool_result(event.call_id, event.result, event.background)
 
-    def _on_Drained(self, event: k.Drained) -> None:
+    def _on_drained(self, event: k.Drained) -> None:
         for entry in event.entries:
             self._journal.entry(entry)
         self._listener.publish(
             ev.Drained(turn_id=event.turn_id, texts=tuple(e.message.text for e in event.entries))
         )
 
-    def _on_PromptSteered(self, event: k.PromptSteered) -> None:
+    def _on_prompt_steered(self, event: k.PromptSteered) -> None:
         for prompt_id in event.prompt_ids:
             self._listener.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="steered"))
         self._listener.publish(
             ev.PromptSteered(prompt_ids=event.prompt_ids, text=event.entry.message.text)
         )
 
-    def _on_PromptBlocked(self, event: k.PromptBlocked) -> None:
+    def _on_prompt_blocked(self, event: k.PromptBlocked) -> None:
         if event.prompt_id:
             self._listener.prompt_dropped(event.prompt_id, "blocked")
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="blocked"))
 
-    def _on_PromptGateFailed(self, event: k.PromptGateFailed) -> None:
+    def _on_prompt_gate_failed(self, event: k.PromptGateFailed) -> None:
         if event.prompt_id:
             self._listener.prompt_dropped(event.prompt_id, "failed")
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="failed"))
         self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
 
-    def _on_TurnAborting(self, event: k.TurnAborting) -> None:
+    def _on_turn_aborting(self, event: k.TurnAborting) -> None:
         self._listener.publish(ev.TurnAborting(turn_id=event.turn_id, reason=event.reason))
 
-    def _on_TurnEnded(self, event: k.TurnEnded) -> None:
+    def _on_turn_ended(self, event: k.TurnEnded) -> None:
         if event.outcome == "aborted":
             self._seal_interrupted(event.produced)
         elif self._open is not None and not self._open.completed:
