@@ -352,6 +352,9 @@ class AgentMachine(KernelChart):
             self.turn_tools.add(call.id)
             self._spawn(self._drive_tool(tool))
 
+    def steer_waiting(self) -> bool:
+        return any(entry.meta.in_turn for entry in self.notifications)
+
     def drain(self) -> tuple[HistoryEntry, ...]:
         entries = (*self.notifications, *self.reminders.values())
         self.notifications.clear()

@@ -10,8 +10,9 @@ Whether to go on is decided by the tool calls of the finished message, never by 
 reason. The stream of one attempt is consumed inside the `requesting` invoke: deltas go through
 the accumulator and straight out as `StreamPart`s (a machine event per chunk would cost ~80 µs
 each for nothing the chart decides on); the invoke returns one `_Attempt` value that the chart
-routes: calls -> acting, text -> done, retryable failure (empty responses included) ->
-retrying, anything else -> failed. A generation token drops a stale attempt's result.
+routes: calls -> acting, text -> done (or draining when a steer waits), retryable failure
+(empty responses included) -> retrying, anything else -> failed. A generation token drops a
+stale attempt's result.
 
 The owner (the agent) is reached through `TurnHost`: it spawns the tool machines and, at each
 drain point, hands over the queued notifications and reminders, which the turn then takes as
@@ -76,6 +77,10 @@ class TurnHost(Protocol):
 
     def drain(self) -> tuple[HistoryEntry, ...]: ...
 
+    def steer_waiting(self) -> bool:
+        """A steer waits for the next drain point (it arrived while this step ran)."""
+        ...
+
 
 @dataclass(frozen=True)
 class _Attempt:
@@ -132,6 +137,7 @@ class TurnMachine(KernelChart):
     done_invoke_requesting = (
         live.streaming.requesting.to(None, cond="stale")
         | live.streaming.requesting.to(live.acting, cond="has_calls", on="take_step")
+        | live.streaming.requesting.to(live.draining, cond="answered_steer_waits", on="take_step")
         | live.streaming.requesting.to(done, cond="answered", on="take_step")
         | live.streaming.requesting.to(
             live.streaming.retrying, cond="can_retry", on="schedule_retry"
@@ -267,6 +273,11 @@ class TurnMachine(KernelChart):
 
     def answered(self, data: _Attempt) -> bool:
         return data.entry is not None
+
+    def answered_steer_waits(self, data: _Attempt) -> bool:
+        """A text answer ends the turn, unless a steer came in meanwhile: the user is owed a
+        step that sees it, so the turn drains and goes on."""
+        return data.entry is not None and self._host.steer_waiting()
 
     def can_retry(self, data: _Attempt) -> bool:
         error = data.error

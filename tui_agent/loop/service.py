@@ -149,6 +149,7 @@ class _Turn:
     abort_reason: str | None = None
     continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
     last_text: str = ""
+    after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
 
 
 class _Subscribers:
@@ -288,11 +289,12 @@ class AgentLoopService:
             return False
         taken = await self.engine.agent.steer(prompt_ids)
         if taken:
+            # A steered prompt joins the turn whose history it enters (at the next drain
+            # point, or as the opening of the next turn) and settles with that turn.
             for prompt_id in prompt_ids:
                 prompt = self._prompts.get(prompt_id)
                 if prompt is not None and prompt.state == "pending":
                     prompt.mark("steered")
-                    self._active.prompts.append(prompt)
         return taken
 
     async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
@@ -300,7 +302,9 @@ class AgentLoopService:
             prompt = self._prompts.get(prompt_id)
             if prompt is None:
                 return False
-            if self._active is not None and prompt in self._active.prompts:
+            if self._active is not None and (
+                prompt in self._active.prompts or prompt.state == "steered"
+            ):
                 return await self.cancel(force=force)
             if not await self.engine.agent.cancel_queued(prompt_id):
                 return False
@@ -440,6 +444,10 @@ class AgentLoopService:
     # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
     async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
         turn = self._active
+        if turn is not None and turn.after_step is not None:
+            # The previous step's `on_did_finish_step` hooks run to their end first: one that
+            # awaits before it sets `stop_turn` must still stop the next request.
+            await _until_done_or_aborted(turn.after_step, signal)
         if turn is None or signal.aborted or turn.abort_reason is not None:
             return GateOutcome(False)
         if turn.stop_requested:
@@ -492,6 +500,16 @@ class AgentLoopService:
             turn.continuing = False
             turn.step_base = turn.steps
         self._turns_by_machine[turn_id] = turn
+        self._adopt(turn, entries)
+
+    def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        turn = self._turns_by_machine.get(turn_id)
+        if turn is not None:
+            self._adopt(turn, entries)
+
+    def _adopt(self, turn: _Turn, entries: tuple[HistoryEntry, ...]) -> None:
+        """The prompts behind `entries` are in the turn's history now: they run with it and
+        settle with its result."""
         for entry in entries:
             ids = entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
             for prompt_id in ids:
@@ -520,7 +538,7 @@ class AgentLoopService:
         turn.truncated = reason is FinishReason.MAX_TOKENS
         if reason is FinishReason.FILTERED:
             turn.filtered = True
-        self._spawn(self._after_step(turn, facts, reason))
+        turn.after_step = self._spawn(self._after_step(turn, facts, reason))
 
     async def _after_step(self, turn: _Turn, facts: StepFacts, reason: FinishReason | None) -> None:
         ctx = StepDoneContext(facts.turn_id, turn.steps, facts.usage, reason)
@@ -660,7 +678,7 @@ class AgentLoopService:
         return True
 
     # -- tasks -------------------------------------------------------------------------------
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[None]:
         async def run() -> None:
             try:
                 await coro
@@ -672,6 +690,17 @@ class AgentLoopService:
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+
+async def _until_done_or_aborted(task: asyncio.Task[None], signal: AbortSignal) -> None:
+    if task.done():
+        return
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
 
 
 def is_context_overflow(error: TurnError) -> bool:

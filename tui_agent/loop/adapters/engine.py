@@ -71,6 +71,10 @@ class EngineListener(Protocol):
 
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None: ...
 
+    def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        """Inputs (steers, notifications, reminders) entered the turn's history at a drain."""
+        ...
+
     def step_finished(self, facts: StepFacts) -> None: ...
 
     def usage_recorded(self, usage: TokenUsage) -> None:
@@ -154,6 +158,7 @@ class Engine:
         self._machine_states: dict[str, str] = {}
         self._turn_id: int | None = None
         self._step = 0
+        self._aborting = False  # the turn is being cancelled: its open step ends interrupted
         # What the loop does with each kernel emission, by type.
         self._handlers: dict[type[k.KernelEvent], Callable[[Any], None]] = {
             k.Transitioned: self._on_transitioned,
@@ -252,13 +257,8 @@ class Engine:
     def _on_turn_started(self, event: k.TurnStarted) -> None:
         self._turn_id = event.turn_id
         self._step = 0
-        prompt_ids = tuple(
-            pid
-            for entry in event.entries
-            for pid in (
-                entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
-            )
-        )
+        self._aborting = False
+        prompt_ids = _prompt_ids(event.entries)
         self._journal.turn_begin(event.turn_id, prompt_ids)
         for entry in event.entries:
             self._journal.entry(entry)
@@ -400,8 +400,13 @@ class Engine:
     def _on_drained(self, event: k.Drained) -> None:
         for entry in event.entries:
             self._journal.entry(entry)
+        self._listener.drained(event.turn_id, event.entries)
         self._listener.publish(
-            ev.Drained(turn_id=event.turn_id, texts=tuple(e.message.text for e in event.entries))
+            ev.Drained(
+                turn_id=event.turn_id,
+                texts=tuple(e.message.text for e in event.entries),
+                prompt_ids=_prompt_ids(event.entries),
+            )
         )
 
     def _on_prompt_steered(self, event: k.PromptSteered) -> None:
@@ -423,6 +428,7 @@ class Engine:
         self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
 
     def _on_turn_aborting(self, event: k.TurnAborting) -> None:
+        self._aborting = True
         self._listener.publish(ev.TurnAborting(turn_id=event.turn_id, reason=event.reason))
 
     def _on_turn_ended(self, event: k.TurnEnded) -> None:
@@ -452,7 +458,9 @@ class Engine:
             return
         self._journal.tool_result(call_id, result)
         step.pending.remove(call_id)
-        if not step.pending and self._turn_id is not None:
+        if not step.pending and self._turn_id is not None and not self._aborting:
+            # Cancelled: the tools answered the abort, the step stays open until the turn
+            # ends and is sealed `interrupted` there.
             self._finish_step(self._turn_id, had_calls=True)
 
     def _finish_step(self, turn_id: int, *, had_calls: bool) -> None:
@@ -499,6 +507,17 @@ class Engine:
                         self._journal.content_part(step.uuid, part)
         self._journal.step_end(step.uuid, FinishReason.INTERRUPTED, None, step.usage)
         self._open = None
+
+
+def _prompt_ids(entries: Sequence[HistoryEntry]) -> tuple[str, ...]:
+    """The prompts behind `entries`, in order (a merged steer names several)."""
+    return tuple(
+        pid
+        for entry in entries
+        for pid in (
+            entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
+        )
+    )
 
 
 def _notification_source(entry: HistoryEntry) -> str:
