@@ -10,6 +10,7 @@ and the event fan-out. The kernel is reached only through `loop.adapters`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import time
@@ -152,6 +153,63 @@ class _Turn:
     after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
 
 
+@dataclass(eq=False)
+class _Held:
+    event: ev.LoopEvent
+    after: asyncio.Future[None] | None
+    then: Callable[[], None] | None
+
+
+class _Outbox:
+    """Delivers loop events in order. An event may wait for a future (a durability barrier of
+    the event log); every later event waits behind it, so observers never see a turn's events
+    out of order. `then` runs right after its event is delivered (prompt handles settle there,
+    so a handle never resolves before observers saw its turn end)."""
+
+    def __init__(
+        self, deliver: Callable[[ev.LoopEvent], None], on_failed: Callable[[BaseException], None]
+    ) -> None:
+        self._deliver = deliver
+        self._on_failed = on_failed
+        self._held: collections.deque[_Held] = collections.deque()
+
+    def send(
+        self,
+        event: ev.LoopEvent,
+        after: asyncio.Future[None] | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        held = _Held(event, after, then)
+        if not self._held and (after is None or after.done()):
+            self._release(held)
+            return
+        self._held.append(held)
+        if after is not None:
+            after.add_done_callback(lambda _done: self._pump())
+
+    async def delivered(self) -> None:
+        """Resolves once every event sent so far has been delivered."""
+        while self._held:
+            waits = [h.after for h in self._held if h.after is not None and not h.after.done()]
+            if not waits:
+                self._pump()
+                continue
+            await asyncio.wait(waits)
+
+    def _pump(self) -> None:
+        while self._held and (self._held[0].after is None or self._held[0].after.done()):
+            self._release(self._held.popleft())
+
+    def _release(self, held: _Held) -> None:
+        after = held.after
+        error = after.exception() if after is not None and not after.cancelled() else None
+        if error is not None:
+            self._on_failed(error)
+        self._deliver(held.event)
+        if held.then is not None:
+            held.then()
+
+
 class _Subscribers:
     def __init__(self) -> None:
         self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
@@ -191,6 +249,8 @@ class AgentLoopService:
         self._options = options
         self._clock = clock
         self._subscribers = _Subscribers()
+        self._outbox = _Outbox(self._subscribers.publish, self._log_failed)
+        self._log_failure_reported = False
         self._prompts: dict[str, _Prompt] = {}
         self._ids = itertools.count(1)
         self._active: _Turn | None = None
@@ -378,6 +438,7 @@ class AgentLoopService:
         and no loop work (an error handler, an after-step hook) is still under way."""
         while True:
             await self.engine.agent.idle()
+            await self._outbox.delivered()
             if not self._tasks:
                 return
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
@@ -395,6 +456,7 @@ class AgentLoopService:
         for task in list(self._tasks):
             with contextlib.suppress(Exception):
                 await task
+        await self._outbox.delivered()
         for prompt in self._prompts.values():
             prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="closed"))
         for hook in self._close_hooks:
@@ -443,6 +505,8 @@ class AgentLoopService:
 
     # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
     async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
+        # Write-ahead: nothing goes to the model before the history it sees is on disk.
+        await _until_done_or_aborted(self._journal.durable(), signal)
         turn = self._active
         if turn is not None and turn.after_step is not None:
             # The previous step's `on_did_finish_step` hooks run to their end first: one that
@@ -488,8 +552,14 @@ class AgentLoopService:
         if prompt is not None:
             prompt.settle(reason, ev.TurnResult(type="cancelled", steps=0, reason=reason))
 
-    def publish(self, event: ev.LoopEvent) -> None:
-        self._subscribers.publish(event)
+    def publish(self, event: ev.LoopEvent, after: asyncio.Future[None] | None = None) -> None:
+        self._outbox.send(event, after)
+
+    def _log_failed(self, error: BaseException) -> None:
+        """A durability barrier failed: the session log cannot be written. Said once."""
+        if not self._log_failure_reported:
+            self._log_failure_reported = True
+            self.publish(ev.Notice(level="error", text=f"The session log stopped: {error}"))
 
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
         turn = self._active
@@ -614,10 +684,17 @@ class AgentLoopService:
             "failed": "failed",
             "cancelled": "cancelled",
         }[wire.type]  # type: ignore[assignment]
-        for prompt in turn.prompts:
-            prompt.settle(state, wire)
-        self.publish(ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire))
+        prompts = tuple(turn.prompts)
+
+        def settle_prompts() -> None:
+            for prompt in prompts:
+                prompt.settle(state, wire)
+
         self._journal.turn_end(turn.turn_id, wire)
+        self._outbox.send(
+            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire),
+            then=settle_prompts,
+        )
 
     def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
         return next((h for h in self._error_handlers.items() if h.match(error)), None)
@@ -693,14 +770,18 @@ class AgentLoopService:
         return task
 
 
-async def _until_done_or_aborted(task: asyncio.Task[None], signal: AbortSignal) -> None:
-    if task.done():
-        return
-    aborted = asyncio.ensure_future(signal.wait())
-    try:
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
+async def _until_done_or_aborted(work: asyncio.Future[None], signal: AbortSignal) -> None:
+    """Wait for `work` (never raising for it: its failure is reported where it happens), or
+    until `signal` aborts."""
+    if not work.done():
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            waits: set[asyncio.Future[Any]] = {work, aborted}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+    if work.done() and not work.cancelled():
+        work.exception()  # seen: the outbox reports a failed log, a failed hook says so itself
 
 
 def is_context_overflow(error: TurnError) -> bool:

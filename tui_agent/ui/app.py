@@ -185,11 +185,13 @@ class TuiAgentApp(App[None]):
             self._mark("tools", "queue", "status", "approvals", "machines")
 
     def _mark(self, *panes: str) -> None:
-        """Coalesce pane refreshes: many events in one frame cost one redraw."""
+        """Coalesce pane refreshes: the events of one burst cost one redraw. The flush is a
+        message to the app (not a timer), so it runs after the events already delivered and
+        before anything that waits for the app to process its messages."""
         self._dirty.update(panes)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.set_timer(1 / 60, self._flush_panes)
+            self.call_later(self._flush_panes)
 
     def _flush_panes(self) -> None:
         dirty, self._dirty = self._dirty, set()

@@ -13,6 +13,7 @@ or `interrupted` on cancel after back-filling an aborted result for every unreso
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +68,10 @@ class TurnFacts:
 
 
 class EngineListener(Protocol):
-    def publish(self, event: ev.LoopEvent) -> None: ...
+    def publish(self, event: ev.LoopEvent, after: asyncio.Future[None] | None = None) -> None:
+        """Deliver `event` to observers in order; with `after`, not before that future is
+        done (and every later event waits behind it)."""
+        ...
 
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None: ...
 
@@ -268,7 +272,8 @@ class Engine:
                 turn_id=event.turn_id,
                 prompt_ids=prompt_ids,
                 texts=tuple(entry.message.text for entry in event.entries),
-            )
+            ),
+            after=self._journal.durable(),  # write-ahead: the prompts are on disk first
         )
 
     def _on_step_started(self, event: k.StepStarted) -> None:
@@ -381,7 +386,13 @@ class Engine:
             outcome = "aborted"  # the executor answered for a call it had to abort
         state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[outcome]
         self._tools.pop(event.call_id, None)
-        self._listener.publish(ev.ToolStateChanged(id=event.call_id, name=event.name, state=state))
+        durable = None
+        if not event.background:
+            self._record_result(event.call_id, event.result)
+            durable = self._journal.durable()  # write-ahead: the result is on disk first
+        self._listener.publish(
+            ev.ToolStateChanged(id=event.call_id, name=event.name, state=state), after=durable
+        )
         self._listener.publish(
             ev.ToolFinished(
                 id=event.call_id,
@@ -393,8 +404,6 @@ class Engine:
                 background=event.background,
             )
         )
-        if not event.background:
-            self._record_result(event.call_id, event.result)
         self._listener.tool_result(event.call_id, event.result, event.background)
 
     def _on_drained(self, event: k.Drained) -> None:

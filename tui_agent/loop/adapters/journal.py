@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 from tui_agent.loop.events import TurnResult
@@ -16,6 +17,10 @@ from tui_agent.vocab import (
 
 
 class Journal(Protocol):
+    def durable(self) -> asyncio.Future[None]:
+        """Resolves once every record written so far is on disk (flushed and fsynced)."""
+        ...
+
     def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None: ...
 
     def entry(self, entry: HistoryEntry) -> None: ...
