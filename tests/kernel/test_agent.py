@@ -1,4 +1,4 @@
-"""Agent machine behaviours (spec section 2 and the agent checklist of section 10)."""
+"""Agent machine behaviours (docs/loop-spec.md §2 and the agent checklist of §10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool machine behaviours (spec section 4): hooks, outcomes, updates, abort via the signal."""
+"""Tool machine behaviours (docs/loop-spec.md §4): hooks, outcomes, updates, abort by signal."""
 
 from __future__ import annotations
 

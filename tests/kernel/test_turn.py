@@ -1,4 +1,4 @@
-"""Turn machine behaviours (spec section 3 and the turn checklist of section 10)."""
+"""Turn machine behaviours (docs/loop-spec.md §3 and the turn checklist of §10)."""
 
 from __future__ import annotations
 

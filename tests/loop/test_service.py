@@ -1,4 +1,4 @@
-"""AgentLoopService behaviour (spec section 5), driven by a fake model and the real kernel."""
+"""AgentLoopService behaviour (docs/loop-spec.md §5), driven by a fake model and the real kernel."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The agent machine and its facade `Agent`: inputs, one turn at a time, tools (spec section 2).
+"""The agent machine and its facade `Agent`: inputs, one turn at a time, tools.
+
+The seed's rules: docs/loop-spec.md §2.
 
     live.idle(ready, gating, waiting) <-> live.running(active, aborting) ; closed (final)
 

@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The tool machine: the life of one tool call (spec section 4).
+"""The tool machine: the life of one tool call.
+
+The seed's rules: docs/loop-spec.md §4.
 
     preparing --(hook: proceed, maybe with a replaced call)--> executing
     preparing --(hook: deny with a result)-------------------> finishing

@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The turn machine: the steps of one turn, with retries, tools, drain points and abort (spec 3).
+"""The turn machine: the steps of one turn, with retries, tools, drain points and abort.
+
+The seed's rules: docs/loop-spec.md §3.
 
     gating -> streaming(requesting, retrying) -> acting(running, aborting) -> draining -> gating
     final: done | failed | aborted, delivered as a value (the machine itself, via `ended`)
@@ -203,7 +205,7 @@ class TurnMachine(KernelChart):
         self._signal = signal
         self._options = options
         self._ids = ToolCallIds(_history_call_ids(history))
-        self._budget = 1  # steps since the last injected input (the spec's `steps`)
+        self._budget = 1  # steps since the last injected input (`steps` in docs/loop-spec.md §3)
         self._gen = 0
         self._acc: MessageAccumulator | None = None
         self._llm_signal: AbortSignal | None = None

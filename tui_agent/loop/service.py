@@ -1,8 +1,8 @@
-"""AgentLoopService: the loop the UI and the command line drive (spec section 5).
+"""AgentLoopService: the loop the UI and the command line drive (docs/loop-spec.md §5).
 
 It owns the prompt lifecycle (handles that settle once), the step gate the requester awaits
 before every attempt (max-steps, then the `on_will_begin_step` hooks), the three ordered hook
-slots, the error-handler chain with `retry()`, the settling order of section 5.5, the tool side
+slots, the error-handler chain with `retry()`, the settling order (§5.5), the tool side
 channel (`delivery` steers, `stop_turn`), approvals as awaitable requests, the compaction overlay
 and the event fan-out. The kernel is reached only through `loop.adapters`.
 """
@@ -46,7 +46,6 @@ from tui_agent.vocab import (
     ToolCall,
     ToolResult,
     TurnError,
-    max_steps_exceeded,
     user_message,
 )
 
@@ -99,7 +98,7 @@ class LoopErrorHandler:
 
 @dataclass(frozen=True)
 class LoopOptions:
-    max_steps: int = 0  # per turn; 0 = unlimited
+    max_steps: int = 0  # steps in a row without new input; 0 = unlimited (the turn enforces it)
     max_attempts_per_step: int = 10
     abort_timeout_s: float = 10.0
     abort_grace_s: float = 2.5
@@ -145,7 +144,6 @@ class _Turn:
     filtered: bool = False
     stop_requested: bool = False
     stop_reason: str | None = None
-    max_steps_error: LoopError | None = None
     failed_step: TurnError | None = None
     abort_reason: str | None = None
     continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
@@ -517,10 +515,6 @@ class AgentLoopService:
         if turn.stop_requested:
             return GateOutcome(False)
         step = turn.step_base + self.engine.step
-        max_steps = self._options.max_steps
-        if max_steps > 0 and step > max_steps:
-            turn.max_steps_error = max_steps_exceeded(max_steps)
-            return GateOutcome(False)
         ctx = StepBeginContext(
             turn_id=self.engine.active_turn_id or turn.turn_id,
             step=step,
@@ -616,7 +610,7 @@ class AgentLoopService:
             await self.on_did_finish_step.run(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # an after-step hook cannot fail the turn (spec 5.5)
+        except Exception as exc:  # an after-step hook cannot fail the turn
             self.publish(ev.Notice(level="warning", text=f"on_did_finish_step hook failed: {exc}"))
         if ctx.stop_turn:
             turn.stop_requested = True
@@ -666,8 +660,6 @@ class AgentLoopService:
                     message="Provider safety policy blocked the response.",
                 ),
             )
-        if turn.max_steps_error is not None:
-            return Failed(steps, turn.max_steps_error)
         if turn.stop_requested:
             return Completed(steps, turn.truncated, turn.stop_reason)
         if facts.outcome == "failed":

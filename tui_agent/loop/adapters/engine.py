@@ -5,10 +5,12 @@ journal, and (3) plain facts for the service's policy (`EngineListener`): a step
 tool result arrived, a turn ended. The service never sees kernel types; this module and its
 siblings are the only code that imports the kernel.
 
-Step bookkeeping mirrors spec section 7: `step.begin` when an attempt goes on the wire, content
-parts and tool calls when the step completes, a `tool.result` per call as it completes, and
+Step bookkeeping follows docs/loop-spec.md §7: `step.begin` when an attempt goes on the wire,
+content parts and tool calls when the step completes, a `tool.result` per call as it completes, and
 `step.end` when the step has no calls, after its last result, as `error` for a failed attempt,
-or `interrupted` on cancel after back-filling an aborted result for every unresolved call.
+or `interrupted` when the turn was cancelled (its tools answered the abort, or an aborted result
+is back-filled for every call still unresolved). Turn starts and tool results are published only
+once their records are durable (write-ahead, `Journal.durable`).
 """
 
 from __future__ import annotations
