@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tui_agent.context import CompactionFailed, EventLog, compact, estimate_tokens, project
+from tui_agent.context import (
+    CompactionFailed,
+    CompactionResult,
+    EventLog,
+    compact,
+    estimate_tokens,
+    project,
+)
 from tui_agent.llm import Provider
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
@@ -116,23 +123,14 @@ async def build_loop(
     )
     service.bind_engine(engine, journal)
 
-    async def summarise(entries: Sequence[HistoryEntry]) -> Any:
-        result = await compact(
+    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
+        return await compact(
             entries,
             provider,
             provider.model,
             system=system,
             tools=tool_specs,
             context_window=info.context_window,
-        )
-        if isinstance(result, CompactionFailed):
-            return result.message
-        return (
-            result.history,
-            result.summary,
-            result.kept,
-            result.tokens_before,
-            result.tokens_after,
         )
 
     service.set_compactor(summarise)

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tui_agent.context import CompactionFailed, CompactionResult
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
 from tui_agent.loop.adapters.journal import Journal
@@ -50,6 +51,7 @@ from tui_agent.vocab import (
 )
 
 USER_CANCELLED = "user_cancelled"
+Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
 CONTINUE_AFTER_RETRY = (
     "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
 )
@@ -266,7 +268,7 @@ class AgentLoopService:
         self._journal: Journal
         self._overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
-        self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
+        self._compactor: Compactor | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
 
     # -- wiring (factory) --------------------------------------------------------------------
@@ -466,9 +468,8 @@ class AgentLoopService:
     ) -> Disposable:
         return self._error_handlers.register(handler.id, handler, before=before, after=after)
 
-    def set_compactor(self, compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]]) -> None:
-        """`compactor(view)` returns (replacement, summary, kept, tokens before, tokens after),
-        or the reason it failed as a string."""
+    def set_compactor(self, compactor: Compactor) -> None:
+        """`compactor(view)` summarises what the model sees, or says why it could not."""
         self._compactor = compactor
 
     # -- approvals (called by the tools' Approvals through the factory) -----------------------
@@ -736,14 +737,21 @@ class AgentLoopService:
         if self._compactor is None:
             return False
         outcome = await self._compactor(self.view(history))
-        if isinstance(outcome, str):
-            self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome}"))
+        if isinstance(outcome, CompactionFailed):
+            self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome.message}"))
             return False
-        replacement, summary, kept, before, after = outcome
-        self._overlay = (len(history), tuple(replacement))
-        self._context_tokens = after
-        self._journal.compaction(summary, tuple(kept), before, after)
-        self.publish(ev.Compacted(summary=summary, tokens_before=before, tokens_after=after))
+        self._overlay = (len(history), outcome.history)
+        self._context_tokens = outcome.tokens_after
+        self._journal.compaction(
+            outcome.summary, outcome.kept, outcome.tokens_before, outcome.tokens_after
+        )
+        self.publish(
+            ev.Compacted(
+                summary=outcome.summary,
+                tokens_before=outcome.tokens_before,
+                tokens_after=outcome.tokens_after,
+            )
+        )
         return True
 
     # -- tasks -------------------------------------------------------------------------------
