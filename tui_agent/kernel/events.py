@@ -108,10 +108,13 @@ class ToolsSpawned:
 
 
 @dataclass(frozen=True)
-class ToolStateChanged:
+class ToolProgress:
+    """The runner's word on a live call: queued, awaiting_approval or running. The tool
+    machine's own phases are `Transitioned`; its final state comes with `ToolFinished`."""
+
     call_id: str
     name: str
-    state: ToolState
+    status: str
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ KernelEvent = (
     | StepCompleted
     | StepFailed
     | ToolsSpawned
-    | ToolStateChanged
+    | ToolProgress
     | ToolUpdated
     | ToolDetached
     | ToolFinished

@@ -34,8 +34,8 @@ from tui_agent.kernel.chart import Emit, KernelChart
 from tui_agent.kernel.events import (
     Machine,
     ToolDetached,
+    ToolProgress,
     ToolState,
-    ToolStateChanged,
     ToolUpdated,
 )
 from tui_agent.kernel.ports import Deny, Proceed, ToolHooks, ToolRunner
@@ -60,7 +60,7 @@ def _error_text(error: BaseException) -> str:
 
 
 class ToolContext:
-    """What the runner gets for one call: the signal, `on_update` and `detach`."""
+    """What the runner gets for one call: the signal, `on_update`, `on_state` and `detach`."""
 
     def __init__(self, tool: ToolMachine) -> None:
         self._tool = tool
@@ -71,6 +71,9 @@ class ToolContext:
 
     def on_update(self, update: ToolUpdate) -> None:
         self._tool.emit_update(update)
+
+    def on_state(self, state: str) -> None:
+        self._tool.emit_progress(state)
 
     def detach(self, ack: str) -> None:
         self._tool.detach(ack)
@@ -193,18 +196,10 @@ class ToolMachine(KernelChart):
     def take_abort(self) -> None:
         self.result = error_result(ABORTED_TEXT)
 
-    async def activate(self) -> None:
-        self._emit(ToolStateChanged(self.original_id, self.call.name, "preparing"))
-        await super().activate()
-
     def after_transition(self, event: Any, source: Any, target: Any) -> None:
         # A transition callback, not a state-entry one, so the diagram stays uncluttered.
         super().after_transition(event, source, target)
-        if target is None or target.id == "live":
-            return
-        state: ToolState = target.id
-        self._emit(ToolStateChanged(self.original_id, self.call.name, state))
-        if target.final and not self.settled.done():
+        if target is not None and target.final and not self.settled.done():
             self.settled.set_result(self)
 
     # -- what the runner calls ------------------------------------------------------------------
@@ -216,6 +211,10 @@ class ToolMachine(KernelChart):
 
     def emit_update(self, update: ToolUpdate) -> None:
         self._emit(ToolUpdated(self.original_id, update))
+
+    def emit_progress(self, status: str) -> None:
+        if not self.is_terminated:
+            self._emit(ToolProgress(self.original_id, self.call.name, status))
 
     def detach(self, ack: str) -> None:
         """The first detach moves the call to the background; later ones are ignored."""

@@ -101,9 +101,7 @@ async def build_loop(
             echo_reasoning=echo_reasoning,
         )
 
-    runner = LoopToolRunner(
-        executor, on_state=lambda call_id, state: engine.set_tool_state(call_id, state)
-    )
+    runner = LoopToolRunner(executor)
     requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
         requester=requester,

@@ -40,15 +40,6 @@ from tui_agent.vocab import (
     TurnError,
 )
 
-_TOOL_STATE = {
-    "preparing": "queued",
-    "executing": "queued",  # handed to the executor, which reports when it really runs
-    "finishing": "running",
-    "succeeded": "done",
-    "failed": "failed",
-    "aborted": "aborted",
-}
-
 
 @dataclass(frozen=True)
 class StepFacts:
@@ -178,7 +169,7 @@ class Engine:
             k.StepCompleted: self._on_step_completed,
             k.StepFailed: self._on_step_failed,
             k.ToolsSpawned: self._on_tools_spawned,
-            k.ToolStateChanged: self._on_tool_state_changed,
+            k.ToolProgress: self._on_tool_progress,
             k.ToolUpdated: self._on_tool_updated,
             k.ToolDetached: self._on_tool_detached,
             k.ToolFinished: self._on_tool_finished,
@@ -234,13 +225,6 @@ class Engine:
     def machine_states(self) -> dict[str, str]:
         return dict(self._machine_states)
 
-    def set_tool_state(self, call_id: str, state: str) -> None:
-        """The executor's finer states (queued, awaiting approval, running) for a live call."""
-        tool = self._tools.get(call_id)
-        if tool is None or tool.state == state or tool.state in ("done", "failed", "detached"):
-            return
-        tool.state = state
-        self._listener.publish(ev.ToolStateChanged(id=call_id, name=tool.name, state=state))
 
     # -- translation -------------------------------------------------------------------------
     def _on_kernel_event(self, event: k.KernelEvent) -> None:
@@ -358,14 +342,16 @@ class Engine:
                 ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments)
             )
 
-    def _on_tool_state_changed(self, event: k.ToolStateChanged) -> None:
-        state = _TOOL_STATE[event.state]
+    def _on_tool_progress(self, event: k.ToolProgress) -> None:
+        """The runner's states (queued, awaiting approval, running) of a live call. A call's
+        state has these writers only: spawned (queued), the runner, detached, finished."""
         tool = self._tools.get(event.call_id)
-        if tool is None or (state == "running" and tool.state in ("running", "awaiting_approval")):
+        if tool is None or tool.state in (event.status, "detached"):
             return
-        if state in ("done", "failed", "aborted"):
-            return  # ToolFinished carries the final state with the result
-        self.set_tool_state(event.call_id, state)
+        tool.state = event.status
+        self._listener.publish(
+            ev.ToolStateChanged(id=event.call_id, name=tool.name, state=event.status)
+        )
 
     def _on_tool_updated(self, event: k.ToolUpdated) -> None:
         tool = self._tools.get(event.call_id)
@@ -375,10 +361,12 @@ class Engine:
 
     def _on_tool_detached(self, event: k.ToolDetached) -> None:
         """The ack is the call's result in history; the work goes on in the background."""
-        self.set_tool_state(event.call_id, "detached")
         tool = self._tools.get(event.call_id)
-        if tool is not None:
+        if tool is not None and tool.state != "detached":
             tool.state = "detached"
+            self._listener.publish(
+                ev.ToolStateChanged(id=event.call_id, name=tool.name, state="detached")
+            )
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
     def _on_tool_finished(self, event: k.ToolFinished) -> None:
