@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
         help="continue the latest session of this workspace",
     )
     resume.add_argument("--resume", metavar="SESSION_ID")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue or --resume: continue a copy of the session as a new session "
+        "(the way to go on with a session another tui-agent has open)",
+    )
     parser.add_argument("--yolo", action="store_true", help="approve every tool call")
     parser.add_argument("--workspace", type=Path, default=None)
     return parser
@@ -73,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
             raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        if args.fork and not (args.continue_latest or args.resume):
+            raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
     except _UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
@@ -100,6 +108,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         yolo=args.yolo,
         resume=args.resume,
         continue_latest=args.continue_latest,
+        fork=args.fork,
         interactive=args.print_prompt is None,
     )
 
@@ -114,6 +123,8 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
         return EXIT_USAGE
     interrupted = _install_sigint(service)
     unsubscribe = _echo_events(service, output_format)
+    for notice in service.info.notices:
+        print(f"tui-agent: {notice}", file=sys.stderr)
     try:
         if service.info.demo:
             print(

@@ -150,6 +150,8 @@ class TuiAgentApp(App[None]):
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if loop.info.demo and not self.vm.blocks:
             self.vm.add_marker("notice", DEMO_NOTICE)
+        for notice in loop.info.notices:
+            self.vm.add_marker("notice", notice)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
