@@ -4,7 +4,8 @@ Normalisation makes every result say something (`Tool output is empty.`), gives 
 output a text companion, joins text-only part lists into one string and drops a blank `note`.
 Spill keeps the model's context small: text over 50,000 characters is written whole to the
 session's spill folder and replaced by a pointer with a head and tail preview and directions
-for reading the rest with `read_file`.
+for reading the rest with `read_file`. A tool whose output may be too big to hold (the shell)
+streams it to a spill file itself and returns the pointer from `spilled`.
 """
 
 from __future__ import annotations
@@ -80,9 +81,11 @@ def safe_name(text: str) -> str:
     return _UNSAFE.sub("_", text)[:80] or "tool-result"
 
 
-def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
+def _pointer(
+    name: str, call_id: str, size: int, head: str, tail: str, path: str | None
+) -> str:
     lines = [f"Tool output exceeded {SPILL_THRESHOLD} characters; it was cut for the context."]
-    lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {len(text)}"]
+    lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {size}"]
     if path is not None:
         lines += [
             f"output_path: {path}",
@@ -94,11 +97,31 @@ def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
         lines.append("output_path: (saving the full output failed; only this preview remains)")
     lines += [
         f"--- first {PREVIEW_HEAD} characters ---",
-        text[:PREVIEW_HEAD],
+        head[:PREVIEW_HEAD],
         f"--- last {PREVIEW_TAIL} characters ---",
-        text[-PREVIEW_TAIL:],
+        tail[-PREVIEW_TAIL:],
     ]
     return "\n".join(lines)
+
+
+def spill_path(spill_dir: Path, name: str, call_id: str) -> Path:
+    """A new file in `spill_dir` for the whole output of one call."""
+    return spill_dir / f"{safe_name(name)}-{safe_name(call_id)}-{uuid.uuid4().hex}.txt"
+
+
+def spilled(
+    result: ToolResult, name: str, call_id: str, path: Path, size: int, head: str, tail: str
+) -> ToolResult:
+    """`result` with its output replaced by a pointer to `path`, which holds all `size`
+    characters of it (written there by the tool, as they came)."""
+    return result.model_copy(
+        update={
+            "output": _pointer(name, call_id, size, head, tail, str(path)),
+            "truncated": True,
+            "spill": Spill(output_path=str(path), total_chars=size),
+            "spill_exempt": True,
+        }
+    )
 
 
 async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) -> ToolResult:
@@ -112,7 +135,7 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
     )
     if len(text) <= SPILL_THRESHOLD:
         return result
-    target = spill_dir / f"{safe_name(name)}-{safe_name(call_id)}-{uuid.uuid4().hex}.txt"
+    target = spill_path(spill_dir, name, call_id)
     path: Path | None = target
     try:
         await aiofiles.os.makedirs(spill_dir, exist_ok=True)
@@ -120,7 +143,7 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
             await handle.write(text)
     except OSError:
         path = None  # the preview alone still goes to the model
-    pointer = _pointer(name, call_id, text, None if path is None else str(path))
+    pointer = _pointer(name, call_id, len(text), text, text, None if path is None else str(path))
     media = tuple(p for p in parts if not isinstance(p, TextPart))
     new_output: str | tuple[ContentPart, ...] = (
         (TextPart(text=pointer), *media) if media else pointer
