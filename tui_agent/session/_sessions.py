@@ -193,8 +193,8 @@ def _scan_log(path: Path) -> tuple[str, int]:
                     turns += 1
                 elif not title and line.startswith(_PROMPT):
                     title = _prompt_title(line)
-    except FileNotFoundError:
-        pass
+    except OSError:
+        pass  # missing, a folder, unreadable: listed without a title; opening it says why
     return title, turns
 
 
