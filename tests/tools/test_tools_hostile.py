@@ -21,6 +21,7 @@ from tui_agent.tools._files import (
     WriteFile,
     WriteFileArgs,
 )
+from tui_agent.tools._results import normalize
 from tui_agent.tools._search import Glob, GlobArgs, Grep, GrepArgs
 from tui_agent.vocab import AbortSignal, ToolResult
 
@@ -221,3 +222,10 @@ async def test_names_that_are_not_utf8_are_listed_escaped(root: Path) -> None:
     assert found.output == "dir\\xff/caf\\xe9.txt:1:needle"
     str(listed.output).encode("utf-8")  # a request carrying it can be encoded
     str(found.output).encode("utf-8")
+
+
+def test_any_tool_output_that_utf8_cannot_encode_is_escaped() -> None:
+    assert normalize(ToolResult(output="caf\udce9.txt")).output == "caf\\xe9.txt"
+    assert normalize(ToolResult(output="half \ud800 pair")).output == "half \\ud800 pair"
+    fine = ToolResult(output="café")
+    assert normalize(fine) is fine

@@ -1,7 +1,8 @@
 """Shaping a tool's result before anyone sees it: fixed texts, normalisation and spill to disk.
 
-Normalisation makes every result say something (`Tool output is empty.`), gives media-only
-output a text companion, joins text-only part lists into one string and drops a blank `note`.
+Normalisation makes every result say something (`Tool output is empty.`), escapes what UTF-8
+cannot encode, gives media-only output a text companion, joins text-only part lists into one
+string and drops a blank `note`.
 Spill keeps the model's context small: text over 50,000 characters is written whole to the
 session's spill folder and replaced by a pointer with a head and tail preview and directions
 for reading the rest with `read_file`. A tool whose output may be too big to hold (the shell)
@@ -69,12 +70,25 @@ def normalize(result: ToolResult) -> ToolResult:
             output = "\n".join(part.text for part in output if isinstance(part, TextPart))
         elif not any(isinstance(part, TextPart) and part.text.strip() for part in output):
             output = (TextPart(text=NON_TEXT_OUTPUT), *output)
-    if isinstance(output, str) and not output.strip():
-        output = EMPTY_OUTPUT
+    if isinstance(output, str):
+        output = encodable(output) if output.strip() else EMPTY_OUTPUT
     note = result.note if result.note and result.note.strip() else None
     if output is result.output and note == result.note:
         return result
     return result.model_copy(update={"output": output, "note": note})
+
+
+def encodable(text: str) -> str:
+    """`text` as a request can carry it: lone surrogates (the bytes of a file name that is not
+    UTF-8, as Python decodes it) become `\\xNN` escapes instead of failing the whole request."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def safe_name(text: str) -> str:
