@@ -3,6 +3,10 @@ and neither can freeze the app with a pattern that backtracks for ever."""
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,7 @@ from tests.tools.test_tools_search import PROJECT, tree
 from tui_agent.tools import Grep, ToolContext, Workspace
 from tui_agent.tools import _search as search_module
 from tui_agent.tools._base import ToolAborted
+from tui_agent.tools._pygrep import WORKER, Query
 from tui_agent.tools._rg import rg_path
 from tui_agent.tools._search import GrepArgs
 from tui_agent.vocab import AbortSignal, ToolResult
@@ -105,3 +110,18 @@ async def test_aborting_kills_the_fallback_worker(
 
     with pytest.raises(ToolAborted):
         await _grep(workspace, signal, pattern="^(a+)+$", path="as.txt")
+
+
+def test_the_fallback_worker_ends_itself_when_its_cpu_budget_is_spent(tmp_path: Path) -> None:
+    (tmp_path / "as.txt").write_text("a" * 60 + "b\n")
+    query = Query(root=str(tmp_path), top=str(tmp_path), top_shown=".", pattern="^(a+)+$")
+
+    done = subprocess.run(
+        [*WORKER, "1"],
+        input=json.dumps(asdict(query)).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+
+    assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL)  # no agent needed to stop it
+    assert done.stderr == b""

@@ -5,15 +5,17 @@ collects matches the same way for both engines (sorted input, the first `MAX_GRE
 kept, lines cut at `MAX_GREP_LINE`, totals counted), and `shown_path` escapes file names that
 are not UTF-8 (`caf\\xe9.txt`) so they can travel in a request. Python's `re` can backtrack for
 ever, so the tool never calls `search` in its own process: it runs this module as a worker
-(`python -m tui_agent.tools._pygrep`, the query as JSON on stdin, the result as JSON on
-stdout) that it can kill.
+(`WORKER + [SECONDS]` runs `main`: the query as JSON on stdin, the result as JSON on
+stdout) that it can kill, and that kills itself after SECONDS of CPU should the agent be gone.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import resource
 import stat
 import sys
 from collections.abc import Callable
@@ -25,6 +27,8 @@ MAX_GREP_MATCHES = 250
 MAX_GREP_LINE = 400
 MAX_GREP_FILE_BYTES = 20_000_000
 _SNIFF = 8_192
+# -I: the workspace (the worker's folder) never shadows our modules, nor does PYTHONPATH
+WORKER = (sys.executable, "-I", "-c", "from tui_agent.tools._pygrep import main; main()")
 
 
 def shown_path(name: str) -> str:
@@ -125,9 +129,9 @@ def _text(path: str, found: Found) -> str | None:
 
 
 def main() -> None:
+    if len(sys.argv) > 1:  # a CPU budget of our own: a runaway search ends even if the agent died
+        seconds = math.ceil(float(sys.argv[1]))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))  # SIGXCPU, then SIGKILL
     query = Query(**json.loads(sys.stdin.buffer.read()))
     sys.stdout.write(json.dumps(asdict(search(query))) + "\n")
 
-
-if __name__ == "__main__":
-    main()

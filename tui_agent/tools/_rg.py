@@ -79,6 +79,7 @@ async def worker_lines(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         limit=_LINE_LIMIT,
+        start_new_session=True,  # a Ctrl+C at the terminal is the agent's to handle, not theirs
     )
     assert process.stdout is not None and process.stderr is not None
     stopped: list[bool] = []

@@ -17,7 +17,6 @@ import base64
 import contextlib
 import json
 import re
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
@@ -29,6 +28,7 @@ from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._pygrep import (
     MAX_GREP_FILE_BYTES,
     MAX_GREP_MATCHES,
+    WORKER,
     Found,
     Query,
     shown_path,
@@ -203,7 +203,7 @@ async def _grep_python(query: Query, signal: AbortSignal) -> Found:
     lines = [
         line
         async for line in worker_lines(
-            [sys.executable, "-m", "tui_agent.tools._pygrep"],
+            [*WORKER, f"{GREP_TIMEOUT_S + 5:g}"],
             cwd=query.root,
             signal=signal,
             timeout_s=GREP_TIMEOUT_S,
