@@ -22,6 +22,7 @@ from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell, command_prefix, prefix_allows
+from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Grep",
     "ReadFile",
     "Shell",
+    "TodoWrite",
     "Tool",
     "ToolAborted",
     "ToolAccesses",
@@ -58,6 +60,8 @@ __all__ = [
     "conflict",
     "default_registry",
     "normalize_path",
+    "plan_in",
+    "plan_summary",
     "prefix_allows",
     "split_rule",
     "unified_diff",
