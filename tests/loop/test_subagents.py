@@ -186,6 +186,8 @@ async def test_a_task_runs_a_child_with_only_the_job_and_returns_its_answer(
     assert tool_results(service)["p_0"].text == "a.txt holds alpha"
     updates = [e.text for e in seen if isinstance(e, ev.ToolUpdated) and e.id == "p_0"]
     assert any("read_file" in u for u in updates)  # the task's row shows the child's tool
+    machines = {e.machine_id for e in seen if isinstance(e, ev.MachineTransition)}
+    assert "task p_0 · agent" in machines  # the inspector lists the child's machines
 
 
 async def test_a_childs_usage_is_added_to_the_parents_totals(
@@ -252,7 +254,7 @@ async def test_cancelling_the_parent_cancels_the_child_with_its_calls_paired(
     await waiter.started.wait()
     run = service.subagent("p_0")
     assert run is not None and run.state == "running" and run.loop is not None
-    assert any(key.startswith("task p_0") for key in service.snapshot().machine_states)
+    assert any(key.startswith("task p_0 · ") for key in service.snapshot().machine_states)
 
     await service.cancel()
 
@@ -353,6 +355,9 @@ async def test_the_childs_work_is_kept_in_its_own_log_beside_the_parents(
     assert run is not None and [e.message.text for e in run.history] == [
         e.message.text for e in resumed
     ]
+    again = await open_loop(tmp_path, opened, RoutedModel({}), history=service.history())
+    reread = again.subagent("p_0")  # a resumed session reads the child's work from its log
+    assert reread is not None and reread.history == tuple(resumed)
 
 
 async def test_todo_write_replaces_the_plan_and_observers_see_it(

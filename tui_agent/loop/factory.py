@@ -126,7 +126,9 @@ async def build_loop(
                 owns_provider=False,
             )
 
-        registry.register(Task(subagents, spawn, service.add_usage, registry.names))
+        registry.register(
+            Task(subagents, spawn, service.add_usage, service.publish, registry.names)
+        )
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     system = system_prompt(registry.names)

@@ -31,7 +31,7 @@ from tui_agent.loop.api import (
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.loop.subagent import SubagentRun, Subagents
+from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,
@@ -265,7 +265,7 @@ class AgentLoopService:
         for run in self._subagents.live() if self._subagents else ():
             assert run.loop is not None
             for machine, state in run.loop.snapshot().machine_states.items():
-                states[f"task {run.call_id} ({run.description}) · {machine}"] = state
+                states[f"{machine_prefix(run)}{machine}"] = state
         return states
 
     @property

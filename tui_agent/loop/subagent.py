@@ -23,6 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from tui_agent.context import load_history
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
@@ -64,6 +65,18 @@ class SubagentRun:
     usage: TokenUsage = field(default_factory=TokenUsage)
     loop: LoopApi | None = None  # while the child runs
     history: tuple[HistoryEntry, ...] = ()  # once it is done
+    events: list[ev.LoopEvent] = field(default_factory=list)  # the child's, while it runs
+    _watchers: list[Callable[[ev.LoopEvent], None]] = field(default_factory=list)
+
+    def watch(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        """Call `callback` with each further event of the child (after reading `events`)."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def record(self, event: ev.LoopEvent) -> None:
+        self.events.append(event)
+        for watcher in tuple(self._watchers):
+            watcher(event)
 
 
 SpawnChild = Callable[[str, Sequence[str] | None, Path], Awaitable[LoopApi]]
@@ -86,7 +99,13 @@ class Subagents:
         return run
 
     def get(self, call_id: str) -> SubagentRun | None:
-        return self._runs.get(call_id)
+        """A run of this session, or one of a resumed session read back from its log."""
+        run = self._runs.get(call_id)
+        path = self.log_path(call_id)
+        if run is None and path.is_file():
+            run = SubagentRun(call_id, "", path, "completed", history=tuple(load_history(path)))
+            self._runs[call_id] = run
+        return run
 
     def live(self) -> list[SubagentRun]:
         return [run for run in self._runs.values() if run.loop is not None]
@@ -109,11 +128,13 @@ class Task(Tool[TaskArgs]):
         runs: Subagents,
         spawn: SpawnChild,
         on_usage: Callable[[TokenUsage], None],
+        publish: Callable[[ev.LoopEvent], None],
         tool_names: Sequence[str],
     ) -> None:
         self._runs = runs
         self._spawn = spawn
         self._on_usage = on_usage
+        self._publish = publish
         self._tool_names = tuple(name for name in tool_names if name != self.name)
 
     def accesses(self, args: TaskArgs) -> ToolAccesses:
@@ -133,7 +154,7 @@ class Task(Tool[TaskArgs]):
         run.log_path.parent.mkdir(parents=True, exist_ok=True)
         child = await self._spawn(ctx.call_id, args.tools, run.log_path)
         run.loop, run.state = child, "running"
-        relay = _Relay(run, ctx)
+        relay = _Relay(run, ctx, self._publish)
         unsubscribe = child.subscribe(relay)
         try:
             return await self._run(child, run, relay, args, ctx)
@@ -141,6 +162,7 @@ class Task(Tool[TaskArgs]):
             unsubscribe()
             run.history = tuple(child.history())
             run.loop = None
+            run.events = []  # the history holds it all now
             await child.close()
             self._on_usage(run.usage)
 
@@ -178,15 +200,21 @@ class Task(Tool[TaskArgs]):
 
 
 class _Relay:
-    """Follows a child's events: its answer, usage and current tool, shown on the task's row."""
+    """Follows a child's events: its answer, usage and current tool (shown on the task's row);
+    its machines' transitions go to the parent's observers under the task's name."""
 
-    def __init__(self, run: SubagentRun, ctx: ToolContext) -> None:
+    def __init__(
+        self, run: SubagentRun, ctx: ToolContext, publish: Callable[[ev.LoopEvent], None]
+    ) -> None:
         self._run = run
         self._ctx = ctx
+        self._publish = publish
         self.answer = ""
         self._names: dict[str, str] = {}
 
     def __call__(self, event: ev.LoopEvent) -> None:
+        if not isinstance(event, ev.MachineTransition):
+            self._run.record(event)
         match event:
             case ev.ToolStarted():
                 self._names[event.id] = event.name
@@ -199,10 +227,18 @@ class _Relay:
                 self._run.usage = event.total
             case ev.TurnFinished():
                 self.answer = event.text
+            case ev.MachineTransition():
+                machine_id = f"{machine_prefix(self._run)}{event.machine_id}"
+                self._publish(event.model_copy(update={"machine_id": machine_id}))
             case _:
                 pass
 
 
-def _short(arguments: str, limit: int = 60) -> str:
+def machine_prefix(run: SubagentRun) -> str:
+    """How a child's machines are named among the parent's (the inspector lists them)."""
+    return f"task {run.call_id} · "
+
+
+def _short(arguments: str, limit: int = 40) -> str:
     flat = " ".join(arguments.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -36,6 +36,14 @@ class ToolsPane(OptionList):
             super().__init__()
             self.call_id = call_id
 
+    class ExpandRequested(Message):
+        """Enter on a sub-agent's row: show what the child loop is doing."""
+
+        def __init__(self, call_id: str, title: str) -> None:
+            super().__init__()
+            self.call_id = call_id
+            self.title = title
+
     def __init__(self, vm: ViewModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.vm = vm
@@ -97,6 +105,12 @@ class ToolsPane(OptionList):
             live = row is not None and row.state in ("running", "queued", "detached")
             return True if live else None
         return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.vm.tools.get(event.option.id or "")
+        if row is not None and row.name == "task":
+            self.post_message(self.ExpandRequested(row.call_id, row.summary))
 
     def action_cancel_call(self) -> None:
         call_id = self.highlighted_call_id
