@@ -1,5 +1,6 @@
 """The agent's hands: the tool contract, the conflict-aware scheduler, the batch executor,
-approvals, workspace confinement and the six built-in tools.
+approvals, workspace confinement, the six built-in file, search and shell tools, and
+`todo_write` (the plan).
 
 Imports only the vocabulary, pydantic, aiofiles and the standard library.
 """
