@@ -5,10 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.pilot import Pilot
+
 from tests.ui.real_loop import until
 from tests.ui.test_flows import app_on, send
+from tui_agent.session import LoopConfig, open_loop
+from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.subagent_screen import SubagentScreen
 from tui_agent.ui.view_model import TextBlock, ToolBlock, UserBlock
+from tui_agent.ui.widgets.blocks import ToolCallBlock
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -70,3 +75,44 @@ async def test_enter_on_a_task_row_shows_the_childs_transcript_live(tmp_path: Pa
         await until(pilot, lambda: not app.vm.busy)
         task_block = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
         assert task_block.name == "task" and task_block.output == "child done"
+
+
+async def test_a_finished_tasks_transcript_opens_from_its_block_also_after_resuming(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    steps = [
+        {"tool_calls": [call("task", description="count", prompt="CHILD JOB")]},
+        {"text": "child done"},
+        {"text": "all done"},
+    ]
+    async with app_on(steps, workspace) as (app, pilot, loop):
+        await send(pilot, "delegate")
+        await until(pilot, lambda: not app.vm.busy and len(app.vm.blocks) >= 3)
+        session_id = loop.info.session_id
+        await open_task_block(app, pilot)
+        assert texts_on(app.screen) == ["child done"]
+
+    resumed = await open_loop(
+        LoopConfig(workspace=workspace, provider="scripted", resume=session_id)
+    )
+    app = TuiAgentApp(resumed)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await open_task_block(app, pilot)
+            assert texts_on(app.screen) == ["child done"]
+    finally:
+        await resumed.close()
+
+
+async def open_task_block(app: TuiAgentApp, pilot: Pilot[None]) -> None:
+    block = next(w for w in app.query(ToolCallBlock) if w.block.name == "task")
+    block.focus()
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, SubagentScreen))
+
+
+def texts_on(screen: object) -> list[str]:
+    assert isinstance(screen, SubagentScreen)
+    return [b.text for b in screen.vm.blocks if isinstance(b, TextBlock)]

@@ -36,6 +36,7 @@ from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
@@ -326,11 +327,12 @@ class TuiAgentApp(App[None]):
 
     # ------------------------------------------------------------ pane messages
 
-    @on(ToolsPane.ExpandRequested)
-    def _on_expand_task(self, message: ToolsPane.ExpandRequested) -> None:
+    @on(ShowSubagent)
+    async def _on_show_subagent(self, message: ShowSubagent) -> None:
         from tui_agent.ui.subagent_screen import SubagentScreen  # only when first wanted
 
-        run = self.loop.subagent(message.call_id)
+        # A finished sub-agent of a resumed session is read back from its log: off the loop.
+        run = await asyncio.to_thread(self.loop.subagent, message.call_id)
         if run is None:
             self.vm.add_marker("warning", "That sub-agent has not started yet.")
             return

@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import ToolRow, ViewModel
-from tui_agent.ui.widgets.blocks import TOOL_GLYPHS
+from tui_agent.ui.widgets.blocks import TOOL_GLYPHS, ShowSubagent
 
 STATE_WORDS = {
     "queued": "queued",
@@ -35,14 +35,6 @@ class ToolsPane(OptionList):
         def __init__(self, call_id: str) -> None:
             super().__init__()
             self.call_id = call_id
-
-    class ExpandRequested(Message):
-        """Enter on a sub-agent's row: show what the child loop is doing."""
-
-        def __init__(self, call_id: str, title: str) -> None:
-            super().__init__()
-            self.call_id = call_id
-            self.title = title
 
     def __init__(self, vm: ViewModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -110,7 +102,7 @@ class ToolsPane(OptionList):
         event.stop()
         row = self.vm.tools.get(event.option.id or "")
         if row is not None and row.name == "task":
-            self.post_message(self.ExpandRequested(row.call_id, row.summary))
+            self.post_message(ShowSubagent(row.call_id, row.summary))
 
     def action_cancel_call(self) -> None:
         call_id = self.highlighted_call_id
