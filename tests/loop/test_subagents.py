@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.support.fake_model import Step, calls, text
+from tests.support.fake_model import Step, calls, play_next, text
 from tui_agent.context import EventLog, load_history
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopInfo
@@ -24,12 +24,8 @@ from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.subagent import SUBAGENT_PROMPT
 from tui_agent.tools import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.vocab import (
-    Finish,
-    Finished,
-    FinishReason,
     LLMRequest,
     StreamEvent,
-    TextDelta,
     ToolResult,
 )
 
@@ -50,16 +46,8 @@ class RoutedModel:
         self.requests.append(request)
         first = _first_user_text(request)
         key = next(k for k in self.routes if k in first)
-        steps = self.routes[key]
-        if not steps:
-            yield TextDelta(text="(no more steps)")
-            yield Finished(finish=Finish(reason=FinishReason.END_TURN))
-            return
-        step = steps.pop(0)
-        for index, event in enumerate(step.events):
+        async for event in play_next(self.routes[key]):
             yield event
-            if index == 0 and step.hold is not None:
-                await step.hold.wait()
 
     async def aclose(self) -> None:
         return None
