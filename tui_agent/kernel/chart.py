@@ -47,7 +47,7 @@ def _descriptor_matches(descriptor: str, event: str) -> bool:
     return not descriptor or event == descriptor or event.startswith(descriptor + ".")
 
 
-class _KernelEngine(AsyncEngine):  # type: ignore[misc]
+class _KernelEngine(AsyncEngine):
     """The library's async engine with a cheaper transition-matching predicate (same result)."""
 
     async def select_transitions(self, trigger_data: Any) -> Any:
