@@ -64,7 +64,11 @@ def answer_stream(texts: list[str], model: str) -> bytes:
         _sse("message_start", {"type": "message_start", "message": message}),
         _sse(
             "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
         ),
     ]
     parts.extend(
@@ -255,8 +259,20 @@ def alternate(
     return results
 
 
-def first_frame(contender: Contender, base_env: dict[str, str], cwd: Path, socket: str) -> float:
-    """Seconds from launching the app in a fresh tmux pane until its footer is drawn."""
+@dataclass(frozen=True)
+class Frame:
+    wall: float  # seconds from launch until the footer is on the screen
+    cpu: float  # CPU seconds the app had used by then (its threads and reaped children too)
+
+
+def _cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(f) for f in fields[11:15])
+    return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
+
+
+def first_frame(contender: Contender, base_env: dict[str, str], cwd: Path, socket: str) -> Frame:
+    """Launch the app in a fresh tmux pane and wait until its footer is drawn."""
     assert contender.tui is not None
     env = {**base_env, **contender.env}
     exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items() if os.environ.get(k) != v)
@@ -270,7 +286,13 @@ def first_frame(contender: Contender, base_env: dict[str, str], cwd: Path, socke
                 [*tmux, "capture-pane", "-p", "-t", "bench"], capture_output=True, text=True
             ).stdout
             if contender.footer in screen:
-                return time.perf_counter() - start
+                wall = time.perf_counter() - start
+                pane = subprocess.run(
+                    [*tmux, "display-message", "-p", "-t", "bench", "#{pane_pid}"],
+                    capture_output=True,
+                    text=True,
+                ).stdout
+                return Frame(wall, _cpu_of(int(pane)))
             time.sleep(0.005)
         raise RuntimeError(f"{contender.name}: no footer after {FRAME_TIMEOUT_S} s:\n{screen}")
     finally:
@@ -283,7 +305,7 @@ def _quote(text: str) -> str:
 
 def frames(
     contenders: list[Contender], base_env: dict[str, str], cwd: Path, runs: int
-) -> dict[str, list[float]]:
+) -> dict[str, list[Frame]]:
     socket = f"startup-bench-{os.getpid()}"
     tmux = ["tmux", "-L", socket]
     subprocess.run(
@@ -291,13 +313,13 @@ def frames(
         check=True,
     )
     subprocess.run([*tmux, "set-option", "-t", "bench", "remain-on-exit", "on"], check=True)
-    results: dict[str, list[float]] = {c.name: [] for c in contenders}
+    results: dict[str, list[Frame]] = {c.name: [] for c in contenders}
     try:
         for round_no in range(runs + 1):
             for contender in contenders:
-                seconds = first_frame(contender, base_env, cwd, socket)
+                frame = first_frame(contender, base_env, cwd, socket)
                 if round_no:
-                    results[contender.name].append(seconds)
+                    results[contender.name].append(frame)
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
     return results
@@ -330,6 +352,20 @@ def print_one_shot(title: str, results: dict[str, list[Run]], reference: str | N
         print("(Claude Code not measured: set CLAUDE_BIN to its `claude` executable)")
 
 
+def print_frames(drawn: dict[str, list[Frame]]) -> None:
+    runs = len(drawn["tui-agent"])
+    print(f"\nfirst usable frame in tmux, 120x40 (median of {runs} alternating runs)")
+    print(f"{'app':<24} {'wall s':>8} {'CPU s':>8}   ratio to tui-agent")
+    wall = {name: median([f.wall for f in frames]) for name, frames in drawn.items()}
+    cpu = {name: median([f.cpu for f in frames]) for name, frames in drawn.items()}
+    for name in drawn:
+        note = ""
+        if name != "tui-agent":
+            wall_ratio, cpu_ratio = wall["tui-agent"] / wall[name], cpu["tui-agent"] / cpu[name]
+            note = f"tui-agent/{name}: wall {wall_ratio:.2f}, CPU {cpu_ratio:.2f}"
+        print(f"{name:<24} {wall[name]:>8.3f} {cpu[name]:>8.3f}   {note}")
+
+
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
@@ -350,12 +386,7 @@ def main() -> None:
                 assert run.output.strip() == b"hi", run.output
             print_one_shot('one-shot `-p "say hi"`', short, theirs and theirs.name)
             if shutil.which("tmux"):
-                drawn = frames(rivals, env, workspace, runs)
-                print(f"\nfirst usable frame in tmux, 120x40 (median of {runs} alternating runs)")
-                mine = median(drawn["tui-agent"])
-                for contender_name, seconds in drawn.items():
-                    ratio = "" if contender_name == "tui-agent" else f"   ratio {mine / median(seconds):.2f}"
-                    print(f"{contender_name:<24} {median(seconds):>8.3f} s{ratio}")
+                print_frames(frames(rivals, env, workspace, runs))
 
         with messages_server(CHUNKS) as url:
             env = {**base_env, "ANTHROPIC_BASE_URL": url}

@@ -125,7 +125,10 @@ class TuiAgentApp(App[None]):
         # them out of every later collection, as Toad does, so GC pauses stay short.
         gc.freeze()
         if isinstance(self.loop, OpeningLoop):
-            self._call(self._open(self.loop), "start")
+            # Only once the first frame is on the screen: loading the loop stack in its worker
+            # thread holds the GIL for most of a second and would hold that frame back.
+            opening = self.loop
+            self.call_after_refresh(lambda: self._call(self._open(opening), "start"))
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
 
