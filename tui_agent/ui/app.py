@@ -121,14 +121,18 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
-        # them out of every later collection, as Toad does, so GC pauses stay short.
+        # them out of every later collection, as Toad does, so GC pauses stay short; the command
+        # line held collection off until now (`cli.main`).
         gc.freeze()
+        gc.enable()
         if isinstance(self.loop, OpeningLoop):
-            # Only once the first frame is on the screen: loading the loop stack in its worker
-            # thread holds the GIL for most of a second and would hold that frame back.
-            opening = self.loop
-            self.call_after_refresh(lambda: self._call(self._open(opening), "start"))
+            # Only now: loading the loop stack in its worker thread holds the GIL for most of a
+            # second, and would have held the first frame back.
+            self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
 
