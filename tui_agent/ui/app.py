@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.loop.events import LoopEvent
@@ -37,6 +37,7 @@ from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -111,7 +112,7 @@ class TuiAgentApp(App[None]):
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
-        yield Footer(id="footer")
+        yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
