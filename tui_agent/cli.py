@@ -67,14 +67,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Start-up allocates hundreds of thousands of objects that live as long as the process
-    # (modules, classes, the first widgets); collecting among them finds nothing and costs a
-    # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
-    # is drawn (the app), with what exists by then frozen out of later collections.
-    gc.disable()
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["acp"]:
+        from tui_agent.acp import main as acp_main
+
+        return acp_main(args_list[1:])
     try:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
@@ -83,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     except _UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # Start-up allocates hundreds of thousands of objects that live as long as the process
+    # (modules, classes, the first widgets); collecting among them finds nothing and costs a
+    # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
+    # is drawn (the app), with what exists by then frozen out of later collections.
+    gc.disable()
     if args.print_prompt is not None:
         return asyncio.run(_headless(config, args.print_prompt, args.output_format))
     return _tui(config, args.prompt)
