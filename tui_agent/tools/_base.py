@@ -26,7 +26,7 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 class ToolArgs(BaseModel):
     """Base for argument models: unknown fields are an error the model can read and fix."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ToolAborted(Exception):
