@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+
+if TYPE_CHECKING:
+    from tui_agent.loop.subagent import SubagentRun
 from tui_agent.vocab import HistoryEntry
 
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
@@ -31,6 +34,7 @@ class LoopInfo:
     session_id: str
     workspace: str
     demo: bool  # the built-in scripted demo is running (no key configured)
+    notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
 
 
 class PromptHandle(Protocol):
@@ -64,6 +68,10 @@ class LoopApi(Protocol):
 
     def snapshot(self) -> LoopSnapshot:
         """The current picture: machine states, queue, pending notifications, live tools."""
+        ...
+
+    def subagent(self, call_id: str) -> SubagentRun | None:
+        """The sub-agent that the `task` call `call_id` started, live or done."""
         ...
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:

@@ -11,11 +11,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tui_agent.vocab import TokenUsage
+from tui_agent.vocab import PlanItem, TokenUsage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     ts: float = Field(default_factory=time.time)
 
@@ -190,7 +190,7 @@ class MachineTransition(_Event):
 
 
 class TurnResult(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int
@@ -205,6 +205,13 @@ class TurnFinished(_Event):
     turn_id: int
     text: str  # the final assistant text, whole
     result: TurnResult
+
+
+class PlanUpdated(_Event):
+    """The model replaced the session's plan (`todo_write`); `todos` is the whole new plan."""
+
+    type: Literal["plan.updated"] = "plan.updated"
+    todos: tuple[PlanItem, ...]
 
 
 class Notice(_Event):
@@ -239,6 +246,7 @@ LoopEvent = Annotated[
     | UsageChanged
     | MachineTransition
     | TurnFinished
+    | PlanUpdated
     | Notice,
     Field(discriminator="type"),
 ]

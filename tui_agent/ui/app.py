@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.loop.events import LoopEvent
@@ -36,7 +36,10 @@ from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.key_footer import KeyFooter
+from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -92,6 +95,7 @@ class TuiAgentApp(App[None]):
         self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
+        self.plan_pane = PlanPane(self.vm, id="plan")
         self.tools_pane = ToolsPane(self.vm, id="tools")
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
@@ -105,13 +109,14 @@ class TuiAgentApp(App[None]):
         with Horizontal(id="main"):
             yield self.transcript
             with Vertical(id="side"):
+                yield self.plan_pane
                 yield self.tools_pane
                 yield self.queue_pane
         yield self.completion
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
-        yield Footer(id="footer")
+        yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -121,10 +126,17 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
-        # them out of every later collection, as Toad does, so GC pauses stay short.
+        # them out of every later collection, as Toad does, so GC pauses stay short; the command
+        # line held collection off until now (`cli.main`).
         gc.freeze()
+        gc.enable()
         if isinstance(self.loop, OpeningLoop):
+            # Only now: loading the loop stack in its worker thread holds the GIL for most of a
+            # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
@@ -150,6 +162,8 @@ class TuiAgentApp(App[None]):
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if loop.info.demo and not self.vm.blocks:
             self.vm.add_marker("notice", DEMO_NOTICE)
+        for notice in loop.info.notices:
+            self.vm.add_marker("notice", notice)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -182,7 +196,7 @@ class TuiAgentApp(App[None]):
             return
         self.transcript.apply(change)
         if isinstance(change, Reset):
-            self._mark("tools", "queue", "status", "approvals", "machines")
+            self._mark("tools", "queue", "status", "approvals", "machines", "plan")
 
     def _mark(self, *panes: str) -> None:
         """Coalesce pane refreshes: the events of one burst cost one redraw. The flush is a
@@ -206,6 +220,8 @@ class TuiAgentApp(App[None]):
                 self.prompt_input.focus()
         if "queue" in dirty:
             self.queue_pane.refresh_rows()
+        if "plan" in dirty:
+            self.plan_pane.refresh_plan()
         if "approvals" in dirty:
             self._show_approval()
         if "status" in dirty or "tools" in dirty or "queue" in dirty:
@@ -322,6 +338,17 @@ class TuiAgentApp(App[None]):
         self.prompt_input.completion_open = False
 
     # ------------------------------------------------------------ pane messages
+
+    @on(ShowSubagent)
+    async def _on_show_subagent(self, message: ShowSubagent) -> None:
+        from tui_agent.ui.subagent_screen import SubagentScreen  # only when first wanted
+
+        # A finished sub-agent of a resumed session is read back from its log: off the loop.
+        run = await asyncio.to_thread(self.loop.subagent, message.call_id)
+        if run is None:
+            self.vm.add_marker("warning", "That sub-agent has not started yet.")
+            return
+        self.push_screen(SubagentScreen(run, self.loop.info, message.title))
 
     @on(ToolsPane.CancelRequested)
     def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:
