@@ -6,9 +6,9 @@ from tests.kernel.fakes import Gate, Rig, ScriptedRunner, calls, ok, prompt, rig
 from tui_agent.kernel import (
     Deny,
     Proceed,
-    ToolFinished,
+    ToolOutput,
     ToolRunContext,
-    ToolUpdated,
+    ToolSettled,
     Transitioned,
 )
 from tui_agent.vocab import ToolCall, ToolResult, ToolUpdate
@@ -65,7 +65,7 @@ async def test_tool_walks_preparing_executing_finishing_succeeded() -> None:
     r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
     await r.run("hi")
     assert tool_states(r) == ["preparing", "executing", "finishing", "succeeded"]
-    [finished] = r.of(ToolFinished)
+    [finished] = r.of(ToolSettled)
     assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
 
 
@@ -96,7 +96,7 @@ async def test_prepare_hook_error_fails_the_call() -> None:
     )
     await r.run("hi")
     assert r.lines()[2] == "tool:bad hook"
-    assert r.of(ToolFinished)[0].outcome == "failed"
+    assert r.of(ToolSettled)[0].outcome == "failed"
 
 
 async def test_finish_hook_may_rewrite_the_result() -> None:
@@ -161,7 +161,7 @@ async def test_tool_updates_are_emitted_while_executing() -> None:
 
     r = await rig(calls(("c1", "work")), text("ok"), runner=ScriptedRunner(work=run))
     await r.run("hi")
-    assert [(e.call_id, e.update.text) for e in r.of(ToolUpdated)] == [
+    assert [(e.call_id, e.update.text) for e in r.of(ToolOutput)] == [
         ("c1", "50%"),
         ("c1", "100%"),
     ]

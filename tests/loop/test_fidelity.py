@@ -25,16 +25,21 @@ class _Named(ToolArgs):
     label: str
 
 
-class WaitTool(Tool[_Named]):
-    """Runs until its signal aborts, then stops at once (it honours the abort)."""
+class _SideBySide(Tool[_Named]):
+    """A test tool that touches nothing, so its calls run side by side."""
 
-    name: ClassVar[str] = "wait"
-    description: ClassVar[str] = "Waits until stopped."
     Args = _Named
     read_only: ClassVar[bool] = True
 
     def accesses(self, args: _Named) -> ToolAccesses:
-        return ToolAccesses.none()  # its calls run side by side
+        return ToolAccesses.none()
+
+
+class WaitTool(_SideBySide):
+    """Runs until its signal aborts, then stops at once (it honours the abort)."""
+
+    name: ClassVar[str] = "wait"
+    description: ClassVar[str] = "Waits until stopped."
 
     def __init__(self) -> None:
         self.started: list[str] = []
@@ -49,16 +54,11 @@ class WaitTool(Tool[_Named]):
         raise ToolAborted(partial=f"{args.label} stopped")
 
 
-class StopBatchTool(Tool[_Named]):
+class StopBatchTool(_SideBySide):
     """Says in its execution descriptor that the calls after it in a batch must not run."""
 
     name: ClassVar[str] = "stop_here"
     description: ClassVar[str] = "Stops the batch."
-    Args = _Named
-    read_only: ClassVar[bool] = True
-
-    def accesses(self, args: _Named) -> ToolAccesses:
-        return ToolAccesses.none()
 
     def stops_batch(self, args: _Named) -> bool:
         return True

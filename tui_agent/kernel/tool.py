@@ -34,9 +34,9 @@ from tui_agent.kernel.chart import Emit, KernelChart
 from tui_agent.kernel.events import (
     Machine,
     ToolDetached,
+    ToolOutput,
     ToolProgress,
     ToolState,
-    ToolUpdated,
 )
 from tui_agent.kernel.ports import Deny, Proceed, ToolHooks, ToolRunner
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
@@ -228,7 +228,7 @@ class ToolMachine(KernelChart):
         return name
 
     def emit_update(self, update: ToolUpdate) -> None:
-        self._emit(ToolUpdated(self.original_id, update))
+        self._emit(ToolOutput(self.original_id, update))
 
     def emit_progress(self, status: str) -> None:
         if not self.is_terminated:

@@ -34,14 +34,14 @@ from statemachine import Event, State
 from tui_agent.kernel.accumulator import MessageAccumulator, empty_response_error
 from tui_agent.kernel.chart import Emit, KernelChart
 from tui_agent.kernel.events import (
-    AttemptDiscarded,
     AttemptSent,
-    Drained,
+    AttemptVoided,
+    InputsDrained,
     Machine,
-    Retrying,
-    StepCompleted,
+    RetryScheduled,
+    StepAnswered,
+    StepBegun,
     StepFailed,
-    StepStarted,
     StreamPart,
     ToolsSpawned,
     TurnOutcome,
@@ -233,7 +233,7 @@ class TurnMachine(KernelChart):
                 if isinstance(event, RequestSent):
                     if acc.has_output or acc.usage is not None:
                         # A transport-level retry inside the requester: void what we have.
-                        emit(AttemptDiscarded(turn_id, step))
+                        emit(AttemptVoided(turn_id, step))
                         self._ids.rollback()
                         acc = self._acc = MessageAccumulator(self._ids)
                     emit(AttemptSent(turn_id, step, self.attempt))
@@ -306,7 +306,7 @@ class TurnMachine(KernelChart):
     def begin_step(self) -> None:
         self.step += 1
         self.attempt = 1
-        self._emit(StepStarted(self.turn_id, self.step))
+        self._emit(StepBegun(self.turn_id, self.step))
 
     def on_enter_retrying(self) -> None:
         self.attempt += 1
@@ -314,7 +314,7 @@ class TurnMachine(KernelChart):
     def _discard_attempt(self) -> None:
         self._ids.rollback()
         if self._acc is not None and self._acc.has_output:
-            self._emit(AttemptDiscarded(self.turn_id, self.step))
+            self._emit(AttemptVoided(self.turn_id, self.step))
         self._acc = None
 
     def take_step(self, data: _Attempt) -> None:
@@ -325,7 +325,7 @@ class TurnMachine(KernelChart):
         self.produced.append(entry)
         self._pending = entry.message.tool_calls
         self._outcomes = {}
-        self._emit(StepCompleted(self.turn_id, self.step, entry, data.finish))
+        self._emit(StepAnswered(self.turn_id, self.step, entry, data.finish))
 
     def schedule_retry(self, data: _Attempt) -> None:
         error = data.error
@@ -334,7 +334,7 @@ class TurnMachine(KernelChart):
         self._delay_s = retry_delay_s(error, self.attempt, self._options.random)
         limit = max_attempts(self._options.max_attempts_per_step)
         self._emit(
-            Retrying(
+            RetryScheduled(
                 self.turn_id, self.step, self.attempt, self.attempt + 1, limit, self._delay_s, error
             )
         )
@@ -400,7 +400,7 @@ class TurnMachine(KernelChart):
     def take_drained(self, entries: tuple[HistoryEntry, ...] = ()) -> None:
         self.produced.extend(entries)
         if entries:
-            self._emit(Drained(self.turn_id, self.step, entries))
+            self._emit(InputsDrained(self.turn_id, self.step, entries))
 
     def next_step(self, entries: tuple[HistoryEntry, ...] = ()) -> None:
         self.take_drained(entries)

@@ -159,25 +159,25 @@ class Engine:
         # What the loop does with each kernel emission, by type.
         self._handlers: dict[type[k.KernelEvent], Callable[[Any], None]] = {
             k.Transitioned: self._on_transitioned,
-            k.TurnStarted: self._on_turn_started,
-            k.StepStarted: self._on_step_started,
+            k.TurnOpened: self._on_turn_started,
+            k.StepBegun: self._on_step_started,
             k.AttemptSent: self._on_attempt_sent,
             k.StreamPart: self._on_stream_part,
-            k.AttemptDiscarded: self._on_attempt_discarded,
+            k.AttemptVoided: self._on_attempt_discarded,
             k.UsageRecorded: self._on_usage_recorded,
-            k.Retrying: self._on_retrying,
-            k.StepCompleted: self._on_step_completed,
+            k.RetryScheduled: self._on_retrying,
+            k.StepAnswered: self._on_step_completed,
             k.StepFailed: self._on_step_failed,
             k.ToolsSpawned: self._on_tools_spawned,
             k.ToolProgress: self._on_tool_progress,
-            k.ToolUpdated: self._on_tool_updated,
+            k.ToolOutput: self._on_tool_updated,
             k.ToolDetached: self._on_tool_detached,
-            k.ToolFinished: self._on_tool_finished,
-            k.Drained: self._on_drained,
-            k.PromptSteered: self._on_prompt_steered,
+            k.ToolSettled: self._on_tool_finished,
+            k.InputsDrained: self._on_drained,
+            k.SteerMerged: self._on_prompt_steered,
             k.PromptBlocked: self._on_prompt_blocked,
             k.PromptGateFailed: self._on_prompt_gate_failed,
-            k.TurnAborting: self._on_turn_aborting,
+            k.AbortBegun: self._on_turn_aborting,
             k.TurnEnded: self._on_turn_ended,
         }
         self.agent = Agent(
@@ -244,7 +244,7 @@ class Engine:
             )
         )
 
-    def _on_turn_started(self, event: k.TurnStarted) -> None:
+    def _on_turn_started(self, event: k.TurnOpened) -> None:
         self._turn_id = event.turn_id
         self._step = 0
         self._aborting = False
@@ -262,7 +262,7 @@ class Engine:
             after=self._journal.durable(),  # write-ahead: the prompts are on disk first
         )
 
-    def _on_step_started(self, event: k.StepStarted) -> None:
+    def _on_step_started(self, event: k.StepBegun) -> None:
         self._step = event.step
 
     def _on_attempt_sent(self, event: k.AttemptSent) -> None:
@@ -283,7 +283,7 @@ class Engine:
                 ev.ThinkingDelta(turn_id=event.turn_id, step=event.step, text=part.text)
             )
 
-    def _on_attempt_discarded(self, event: k.AttemptDiscarded) -> None:
+    def _on_attempt_discarded(self, event: k.AttemptVoided) -> None:
         self._end_open_step(FinishReason.ERROR)
         self._listener.publish(ev.AttemptDiscarded(turn_id=event.turn_id, step=event.step))
 
@@ -291,7 +291,7 @@ class Engine:
         if self._open is not None:
             self._open.usage = event.usage
 
-    def _on_retrying(self, event: k.Retrying) -> None:
+    def _on_retrying(self, event: k.RetryScheduled) -> None:
         self._listener.publish(
             ev.Retrying(
                 turn_id=event.turn_id,
@@ -304,7 +304,7 @@ class Engine:
             )
         )
 
-    def _on_step_completed(self, event: k.StepCompleted) -> None:
+    def _on_step_completed(self, event: k.StepAnswered) -> None:
         message = event.entry.message
         step = self._open or _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
         self._open = step
@@ -353,7 +353,7 @@ class Engine:
             ev.ToolStateChanged(id=event.call_id, name=tool.name, state=event.status)
         )
 
-    def _on_tool_updated(self, event: k.ToolUpdated) -> None:
+    def _on_tool_updated(self, event: k.ToolOutput) -> None:
         tool = self._tools.get(event.call_id)
         if tool is not None:
             tool.tail = (tool.tail + event.update.text)[-2000:]
@@ -369,7 +369,7 @@ class Engine:
             )
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
-    def _on_tool_finished(self, event: k.ToolFinished) -> None:
+    def _on_tool_finished(self, event: k.ToolSettled) -> None:
         outcome = event.outcome
         display = event.result.display or {}
         if outcome == "succeeded" and display.get("outcome") == "aborted":
@@ -396,7 +396,7 @@ class Engine:
         )
         self._listener.tool_result(event.call_id, event.result, event.background)
 
-    def _on_drained(self, event: k.Drained) -> None:
+    def _on_drained(self, event: k.InputsDrained) -> None:
         for entry in event.entries:
             self._journal.entry(entry)
         self._listener.drained(event.turn_id, event.entries)
@@ -408,7 +408,7 @@ class Engine:
             )
         )
 
-    def _on_prompt_steered(self, event: k.PromptSteered) -> None:
+    def _on_prompt_steered(self, event: k.SteerMerged) -> None:
         for prompt_id in event.prompt_ids:
             self._listener.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="steered"))
         self._listener.publish(
@@ -426,7 +426,7 @@ class Engine:
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="failed"))
         self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
 
-    def _on_turn_aborting(self, event: k.TurnAborting) -> None:
+    def _on_turn_aborting(self, event: k.AbortBegun) -> None:
         self._aborting = True
         self._listener.publish(ev.TurnAborting(turn_id=event.turn_id, reason=event.reason))
 
