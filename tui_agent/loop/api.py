@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
@@ -84,5 +84,13 @@ class LoopApi(Protocol):
     async def compact(self) -> None: ...
 
     async def settled(self) -> None: ...
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        """The MCP servers' states now (`McpServersChanged` events follow every change)."""
+        ...
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        """Restart one MCP server; False when no server has that name."""
+        ...
 
     async def close(self) -> None: ...

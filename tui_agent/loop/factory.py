@@ -5,17 +5,24 @@ over the event log, the requester and tools adapters, the engine (which owns the
 the service, registers compaction (proactive in the step gate at 85 % of the window, and on
 context overflow through the error-handler chain) and starts the machines. It must run inside
 the event loop that will drive them. `session.open_loop` calls it for the command line.
+
+MCP servers given in `mcp_servers` start in the background once the loop runs; their tools
+join the registry as they come up (the model sees them from the next request on). Workspace
+servers need approval: `mcp_trust` knows the ones already approved, and an interactive loop
+asks the user through the approval queue.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from tui_agent.context import CompactionFailed, EventLog, compact, estimate_tokens, project
 from tui_agent.llm import Provider
+from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
@@ -38,6 +45,7 @@ from tui_agent.tools import (
     Workspace,
     default_registry,
 )
+from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 from tui_agent.vocab import HistoryEntry, LLMRequest
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
@@ -57,6 +65,9 @@ async def build_loop(
     echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
+    mcp_servers: Sequence[McpServerConfig] = (),
+    mcp_trust: TrustStore | None = None,
+    mcp_problems: Sequence[str] = (),
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools."""
     root = Workspace(workspace, readable=(spill_dir,))
@@ -79,6 +90,8 @@ async def build_loop(
 
     approvals = Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(approvals, "mode", mode))
+    mcp = _mcp_servers(service, mcp_servers, mcp_trust, mcp_problems, interactive)
+    registry.add_source(mcp)
     executor = BatchExecutor(registry, root, approvals, spill_dir)
     journal = LogJournal(log)
 
@@ -89,7 +102,7 @@ async def build_loop(
             model=provider.model,
             system=system,
             messages=tuple(project(service.view(history))),
-            tools=tool_specs,
+            tools=tool_specs + mcp.specs(),
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
@@ -144,12 +157,44 @@ async def build_loop(
     async def close() -> None:
         await runner.aclose()
         await executor.aclose()  # ends background shells
+        await mcp.aclose()
         await log.close()
         await provider.aclose()
 
     service.on_close(close)
     await service.start()
+    mcp.start()  # last: its first notices reach whoever subscribes as this returns
     return service
+
+
+def _mcp_servers(
+    service: AgentLoopService,
+    configs: Sequence[McpServerConfig],
+    trust: TrustStore | None,
+    problems: Sequence[str],
+    interactive: bool,
+) -> McpServers:
+    async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
+        kind, _ = await service.ask_approval(
+            uuid.uuid4().hex,
+            "",
+            "MCP servers from .mcp.json",
+            f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
+            "this workspace",
+            "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+        )
+        return kind
+
+    servers = McpServers(
+        configs,
+        trust=trust,
+        ask_trust=ask_trust if interactive else None,
+        problems=problems,
+        on_change=lambda: service.publish(ev.McpServersChanged(servers=service.mcp_servers())),
+        on_notice=lambda level, text: service.publish(ev.Notice(level=level, text=text)),
+    )
+    service.bind_mcp(servers)
+    return servers
 
 
 def _compact_and_retry(service: AgentLoopService) -> Any:

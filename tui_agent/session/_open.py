@@ -3,8 +3,9 @@
 `open_loop(config)` resolves the model (flags, environment, config.toml, or the offline demo),
 opens or creates the session (`--continue`, `--resume`), folds its event log back into history
 (repairing what a crash left open), builds the provider and the system prompt with the
-workspace's instructions, and hands everything to `loop.factory.build_loop`. It must run
-inside the event loop that will drive the machines.
+workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
+and hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
+drive the machines.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
+from tui_agent.session._mcp import WorkspaceTrust, load_mcp_servers
+from tui_agent.session._paths import AppPaths
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.vocab import HistoryEntry
@@ -26,7 +29,9 @@ from tui_agent.vocab import HistoryEntry
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
     try:
-        settings = load_config()
+        config_file = AppPaths.from_env().config_file
+        settings = load_config(config_file)
+        mcp = load_mcp_servers(settings, config_file, config.workspace)
         resolved = resolve(
             settings,
             provider=config.provider,
@@ -78,6 +83,9 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
         ),
+        mcp_servers=mcp.servers,
+        mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
+        mcp_problems=mcp.problems,
     )
 
 

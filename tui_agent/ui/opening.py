@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
-from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
@@ -52,6 +52,9 @@ class OpeningLoop:
 
     def snapshot(self) -> LoopSnapshot:
         return LoopSnapshot("starting", None, None, 0, paused=False)
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        return ()
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         return lambda: None
@@ -103,6 +106,9 @@ class OpeningLoop:
 
     async def settled(self) -> None:
         await (await self._real()).settled()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return await (await self._real()).reconnect_mcp(name)
 
     async def close(self) -> None:
         """Closing before the real loop arrived: the app closes the real one itself."""
