@@ -238,3 +238,56 @@ def test_calls_to_one_server_are_serialised_unless_read_only() -> None:
     assert conflict(a_write.accesses(args), a_other.accesses(args))
     assert not conflict(a_write.accesses(args), b_write.accesses(args))
     assert a_read.accesses(args) == ToolAccesses.none()
+
+
+def _remote(server: str, name: str) -> McpTool:
+    from tui_agent.tools.mcp._connection import ServerTool
+
+    async def answer(tool: str, args: dict[str, object]) -> ToolResult:
+        return ToolResult(output=f"{tool} {args}")
+
+    return McpTool(server, ServerTool(name, "d", {"type": "object", "title": "x"}, False), answer)
+
+
+class Source:
+    def __init__(self, *tools: McpTool) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+
+    def get(self, name: str) -> McpTool | None:
+        return self._tools.get(name)
+
+    def tools(self) -> list[McpTool]:
+        return list(self._tools.values())
+
+
+def test_a_registry_offers_its_sources_tools_after_its_own(tmp_path: object) -> None:
+    from tui_agent.tools import default_registry
+
+    registry = default_registry(Workspace(tmp_path))  # type: ignore[arg-type]
+    registry.add_source(Source(_remote("git", "git_status")))
+
+    assert registry.get("mcp__git__git_status") is not None and "mcp__git__git_status" in registry
+    assert [spec.name for spec in registry.specs()][-1] == "mcp__git__git_status"
+    assert registry.specs()[-1].parameters == {"type": "object", "properties": {}}
+    assert len(registry) == 7
+
+
+async def test_mcp_tools_ask_by_default_and_a_star_rule_allows_a_whole_server() -> None:
+    from tui_agent.tools import Approvals
+
+    status, other = _remote("git", "git_status"), _remote("time", "now")
+    args = McpTool.Args()
+
+    assert not Approvals("ask").allows(status, args)
+    assert not Approvals("auto-edit").allows(status, args)
+    ruled = Approvals("ask", rules=["mcp__git__*"])
+    assert ruled.allows(status, args) and not ruled.allows(other, args)
+
+
+def test_names_are_adapted_only_where_providers_need_it() -> None:
+    from tui_agent.tools.mcp import tool_name
+
+    assert tool_name("git", "git_status") == "mcp__git__git_status"
+    assert tool_name("my.server", "do it") == "mcp__my_server__do_it"
+    long = tool_name("s" * 40, "t" * 40)
+    assert len(long) == 64 and long != tool_name("s" * 40, "t" * 39 + "u")
