@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import CompactionFailed, EventLog, compact, estimate_tokens, project
 from tui_agent.llm import Provider
@@ -45,8 +45,10 @@ from tui_agent.tools import (
     Workspace,
     default_registry,
 )
-from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 from tui_agent.vocab import HistoryEntry, LLMRequest
+
+if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
+    from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
 
@@ -90,8 +92,10 @@ async def build_loop(
 
     approvals = Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(approvals, "mode", mode))
-    mcp = _mcp_servers(service, mcp_servers, mcp_trust, mcp_problems, interactive)
-    registry.add_source(mcp)
+    mcp = None
+    if mcp_servers or mcp_problems:
+        mcp = _mcp_servers(service, mcp_servers, mcp_trust, mcp_problems, interactive)
+        registry.add_source(mcp)
     executor = BatchExecutor(registry, root, approvals, spill_dir)
     journal = LogJournal(log)
 
@@ -102,7 +106,7 @@ async def build_loop(
             model=provider.model,
             system=system,
             messages=tuple(project(service.view(history))),
-            tools=tool_specs + mcp.specs(),
+            tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
@@ -157,13 +161,15 @@ async def build_loop(
     async def close() -> None:
         await runner.aclose()
         await executor.aclose()  # ends background shells
-        await mcp.aclose()
+        if mcp is not None:
+            await mcp.aclose()
         await log.close()
         await provider.aclose()
 
     service.on_close(close)
     await service.start()
-    mcp.start()  # last: its first notices reach whoever subscribes as this returns
+    if mcp is not None:
+        mcp.start()  # last: its first notices reach whoever subscribes as this returns
     return service
 
 
@@ -174,6 +180,8 @@ def _mcp_servers(
     problems: Sequence[str],
     interactive: bool,
 ) -> McpServers:
+    from tui_agent.tools.mcp import McpServers
+
     async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
         kind, _ = await service.ask_approval(
             uuid.uuid4().hex,

@@ -15,7 +15,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
@@ -31,7 +31,6 @@ from tui_agent.loop.api import (
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.tools.mcp import McpServers
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,
@@ -49,6 +48,9 @@ from tui_agent.vocab import (
     max_steps_exceeded,
     user_message,
 )
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp import McpServers
 
 USER_CANCELLED = "user_cancelled"
 CONTINUE_AFTER_RETRY = (

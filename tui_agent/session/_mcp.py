@@ -23,19 +23,17 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from tui_agent.session._config import Config, ConfigError, McpServerTable, toml_key
 from tui_agent.session._paths import AppPaths
-from tui_agent.tools.mcp import (
-    DEFAULT_STARTUP_TIMEOUT_S,
-    DEFAULT_TOOL_TIMEOUT_S,
-    McpServerConfig,
-)
+
+if TYPE_CHECKING:  # loaded only when a server is configured: the one-shot path stays light
+    from tui_agent.tools.mcp import McpServerConfig
 
 MCP_JSON = ".mcp.json"
 APPROVALS_FILE = "mcp-approvals.json"
@@ -46,20 +44,7 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 @dataclass(frozen=True)
 class McpSetup:
     servers: tuple[McpServerConfig, ...] = ()
-    problems: tuple[str, ...] = field(default=())
-
-
-class _JsonServer(BaseModel):
-    """One entry of `.mcp.json`; keys other tools add are ignored."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    type: Literal["stdio", "http", "sse", "streamable-http"] | None = None
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    problems: tuple[str, ...] = ()
 
 
 class _Problem(Exception):
@@ -109,7 +94,7 @@ def _workspace_servers(
     for name, entry in entries.items():
         try:
             try:
-                table = _JsonServer.model_validate(entry)
+                table = McpServerTable.model_validate(_claude_keys(entry))
             except ValidationError as exc:
                 error = exc.errors()[0]
                 key = ".".join(str(part) for part in error["loc"]) or "(server)"
@@ -122,26 +107,37 @@ def _workspace_servers(
     return servers
 
 
+def _claude_keys(entry: Any) -> Any:
+    """An entry's keys in Claude Code's format; other tools' keys are ignored."""
+    if not isinstance(entry, dict):
+        return entry
+    return {key: value for key, value in entry.items() if key in _CLAUDE_KEYS}
+
+
+_CLAUDE_KEYS = frozenset(("type", "command", "args", "env", "url", "headers"))
+
+
 def _server(
     name: str,
-    table: McpServerTable | _JsonServer,
+    table: McpServerTable,
     env: Mapping[str, str],
     source: Literal["config", "workspace"],
     workspace: Path,
 ) -> McpServerConfig:
+    from tui_agent.tools.mcp import (
+        DEFAULT_STARTUP_TIMEOUT_S,
+        DEFAULT_TOOL_TIMEOUT_S,
+        McpServerConfig,
+    )
+
     kind = table.type
-    if kind == "sse":
-        raise _Problem("type", 'the old SSE transport is not supported; use "http"')
     transport: Literal["stdio", "http"] = (
-        "http" if kind in ("http", "streamable-http") or (kind is None and table.url) else "stdio"
+        "http" if kind == "http" or (kind is None and table.url) else "stdio"
     )
     if transport == "stdio" and not table.command:
         raise _Problem("command", 'missing: a stdio server needs "command" (or give "url")')
     if transport == "http" and not table.url:
         raise _Problem("url", 'missing: an http server needs "url"')
-    enabled, startup, timeout = True, None, None
-    if isinstance(table, McpServerTable):
-        enabled, startup, timeout = table.enabled, table.startup_timeout_s, table.tool_timeout_s
     return McpServerConfig(
         name=name,
         transport=transport,
@@ -150,9 +146,9 @@ def _server(
         env={key: _expand(value, f"env.{key}", env) for key, value in table.env.items()},
         url=_expand(table.url or "", "url", env),
         headers={k: _expand(v, f"headers.{k}", env) for k, v in table.headers.items()},
-        enabled=enabled,
-        startup_timeout_s=startup or DEFAULT_STARTUP_TIMEOUT_S,
-        tool_timeout_s=timeout or DEFAULT_TOOL_TIMEOUT_S,
+        enabled=table.enabled,
+        startup_timeout_s=table.startup_timeout_s or DEFAULT_STARTUP_TIMEOUT_S,
+        tool_timeout_s=table.tool_timeout_s or DEFAULT_TOOL_TIMEOUT_S,
         source=source,
         cwd=str(workspace),
     )
