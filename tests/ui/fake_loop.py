@@ -117,6 +117,9 @@ class FakeLoop:
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         return self.mcp
 
+    async def mcp_started(self) -> None:
+        return None
+
     async def reconnect_mcp(self, name: str) -> bool:
         self.calls.append(("reconnect_mcp", name))
         return any(server.name == name for server in self.mcp)

@@ -96,6 +96,10 @@ class LoopApi(Protocol):
         """The MCP servers' states now (`McpServersChanged` events follow every change)."""
         ...
 
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        ...
+
     async def reconnect_mcp(self, name: str) -> bool:
         """Restart one MCP server; False when no server has that name."""
         ...

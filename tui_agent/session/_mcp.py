@@ -59,10 +59,16 @@ def load_mcp_servers(
     config_file: Path,
     workspace: Path,
     environ: Mapping[str, str] | None = None,
+    *,
+    given: Sequence[McpServerConfig] = (),
+    workspace_file: bool = True,
 ) -> McpSetup:
+    """`given` servers (a front end's) first, then config.toml's, then the workspace's."""
     env = os.environ if environ is None else environ
-    servers: dict[str, McpServerConfig] = {}
+    servers: dict[str, McpServerConfig] = {server.name: server for server in given}
     for name, table in config.mcp_servers.items():
+        if name in servers:
+            continue
         try:
             servers[name] = _server(name, table, env, "config", workspace)
         except _Problem as problem:
@@ -70,7 +76,7 @@ def load_mcp_servers(
             message = f"{config_file}: {key}: {problem.detail}"
             raise ConfigError(message, path=config_file, key=key) from None
     problems: list[str] = []
-    for server in _workspace_servers(workspace, env, problems):
+    for server in _workspace_servers(workspace, env, problems) if workspace_file else ():
         servers.setdefault(server.name, server)
     return McpSetup(tuple(servers.values()), tuple(problems))
 
@@ -105,6 +111,32 @@ def _workspace_servers(
                 f"{file}: mcpServers.{name}.{problem.key}: {problem.detail} (server skipped)"
             )
     return servers
+
+
+def client_server(
+    name: str,
+    workspace: Path,
+    *,
+    command: str = "",
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    url: str = "",
+    headers: Mapping[str, str] | None = None,
+) -> McpServerConfig:
+    """A server a front end hands over (an ACP client's): stdio with `command`, else HTTP."""
+    from tui_agent.tools.mcp import McpServerConfig
+
+    return McpServerConfig(
+        name=name,
+        transport="stdio" if command else "http",
+        command=command,
+        args=tuple(args),
+        env=dict(env or {}),
+        url=url,
+        headers=dict(headers or {}),
+        source="client",
+        cwd=str(workspace),
+    )
 
 
 def _claude_keys(entry: Any) -> Any:

@@ -31,7 +31,13 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
     try:
         config_file = AppPaths.from_env().config_file
         settings = load_config(config_file)
-        mcp = load_mcp_servers(settings, config_file, config.workspace)
+        mcp = load_mcp_servers(
+            settings,
+            config_file,
+            config.workspace,
+            given=config.mcp_servers,
+            workspace_file=config.workspace_mcp,
+        )
         resolved = resolve(
             settings,
             provider=config.provider,

@@ -114,6 +114,9 @@ class OpeningLoop:
     async def settled(self) -> None:
         await (await self._real()).settled()
 
+    async def mcp_started(self) -> None:
+        await (await self._real()).mcp_started()
+
     async def reconnect_mcp(self, name: str) -> bool:
         return await (await self._real()).reconnect_mcp(name)
 
