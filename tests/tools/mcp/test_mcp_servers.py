@@ -106,10 +106,18 @@ async def test_results_keep_errors_images_and_structured_content(
     assert len(big.text) > 200_000 and not big.is_error
 
 
+def _config(transport: str, url: str | None, **overrides: object) -> McpServerConfig:
+    if transport == "stdio":
+        return stdio_config(**overrides)
+    return McpServerConfig(name="fx", transport="http", url=url or "", **overrides)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_call_that_hangs_times_out_and_is_cancelled_on_the_server(
-    servers_for: object, tmp_path: object
+    transport: str, servers_for: object, http_url_or_none: str | None, tmp_path: object
 ) -> None:
-    servers = await servers_for([stdio_config(tool_timeout_s=0.5)])  # type: ignore[operator]
+    config = _config(transport, http_url_or_none, tool_timeout_s=0.5)
+    servers = await servers_for([config])  # type: ignore[operator]
 
     result = await _call(servers, "mcp__fx__hang", tmp_path)
 
@@ -118,10 +126,11 @@ async def test_a_call_that_hangs_times_out_and_is_cancelled_on_the_server(
     assert seen.output == "cancelled"
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_cancelled_call_is_cancelled_on_the_server(
-    servers_for: object, tmp_path: object
+    transport: str, servers_for: object, http_url_or_none: str | None, tmp_path: object
 ) -> None:
-    servers = await servers_for([stdio_config()])  # type: ignore[operator]
+    servers = await servers_for([_config(transport, http_url_or_none)])  # type: ignore[operator]
     tool = servers.get("mcp__fx__hang")
     assert tool is not None
     signal = AbortSignal()
@@ -154,6 +163,18 @@ async def test_a_crash_fails_the_call_restarts_once_then_disables(
     assert recorder.notices[-1][0] == "error" and "disabled" in recorder.notices[-1][1]
     assert await servers.reconnect("fx")
     assert (await _call(servers, "mcp__fx__echo", tmp_path, text="x")).output == "echo: x"
+
+
+async def test_a_http_server_that_dies_fails_the_call_and_is_not_reached_again(
+    servers_for: object, http_url: str, tmp_path: object
+) -> None:
+    config = McpServerConfig(name="fx", transport="http", url=http_url, startup_timeout_s=5)
+    servers = await servers_for([config])  # type: ignore[operator]
+
+    crashed = await _call(servers, "mcp__fx__crash", tmp_path)
+    assert crashed.is_error and 'MCP server "fx" failed during "crash"' in crashed.text
+    after = await _call(servers, "mcp__fx__echo", tmp_path, text="x")
+    assert after.is_error and servers.statuses()[0].state == "failed"
 
 
 async def test_a_server_that_cannot_start_says_why(servers_for: object) -> None:
