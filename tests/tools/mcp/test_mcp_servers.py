@@ -195,6 +195,17 @@ async def test_a_server_that_cannot_start_says_why(servers_for: object) -> None:
     assert [level for level, _ in recorder.notices] == ["error", "error"]
 
 
+async def test_a_server_that_never_answers_fails_after_its_start_up_time(
+    servers_for: object,
+) -> None:
+    silent = McpServerConfig(name="silent", command="sleep", args=("600",), startup_timeout_s=0.5)
+
+    servers = await servers_for([silent])  # type: ignore[operator]
+
+    status = servers.statuses()[0]
+    assert status.state == "failed" and status.error == "did not start within 0.5 s"
+
+
 class Trust:
     def __init__(self, approved: bool) -> None:
         self.is_approved = approved

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
 STDERR_TAIL = 2_000  # characters of a server's stderr quoted in an error
+CLOSE_TIMEOUT_S = 10.0
 
 
 class McpStartError(Exception):
@@ -144,13 +145,13 @@ class McpConnection:
         self._closing.set()
         owner = self._owner
         if owner is not None and not owner.done():
-            try:
-                async with asyncio.timeout(10):
-                    await asyncio.shield(owner)
-            except TimeoutError:
+            if self._session is None:
+                owner.cancel()  # still starting: nothing to close gracefully
+            # The SDK bounds its own shutdown (stdin closed, then SIGTERM, then SIGKILL).
+            await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT_S)
+            if not owner.done():
                 owner.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await owner
+                await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT_S)
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
