@@ -144,6 +144,7 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
                 "tui-agent: no API key configured; running the built-in demo provider",
                 file=sys.stderr,
             )
+        await service.mcp_started()  # MCP tools are offered from the first request
         handle = await service.submit(prompt)
         result = await handle.result()
     finally:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 
 if TYPE_CHECKING:
@@ -92,5 +92,17 @@ class LoopApi(Protocol):
     async def compact(self) -> None: ...
 
     async def settled(self) -> None: ...
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        """The MCP servers' states now (`McpServersChanged` events follow every change)."""
+        ...
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        ...
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        """Restart one MCP server; False when no server has that name."""
+        ...
 
     async def close(self) -> None: ...

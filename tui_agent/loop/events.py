@@ -219,6 +219,26 @@ class Notice(_Event):
     text: str
 
 
+class McpServerInfo(BaseModel):
+    """One MCP server as `/mcp` shows it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    source: str  # "config" (config.toml) | "workspace" (.mcp.json) | "client" (ACP)
+    state: str  # off | skipped | waiting | starting | ready | failed | crashed | disabled
+    command: str  # the command line or URL
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+
+
+class McpServersChanged(_Event):
+    """The MCP servers' states, all of them, whenever one changes."""
+
+    type: Literal["mcp.servers"] = "mcp.servers"
+    servers: tuple[McpServerInfo, ...]
+
+
 LoopEvent = Annotated[
     PromptQueued
     | PromptRemoved
@@ -244,6 +264,7 @@ LoopEvent = Annotated[
     | MachineTransition
     | TurnFinished
     | PlanUpdated
-    | Notice,
+    | Notice
+    | McpServersChanged,
     Field(discriminator="type"),
 ]

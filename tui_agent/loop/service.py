@@ -15,7 +15,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
@@ -50,6 +50,9 @@ from tui_agent.vocab import (
     max_steps_exceeded,
     user_message,
 )
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp import McpServers
 
 USER_CANCELLED = "user_cancelled"
 CONTINUE_AFTER_RETRY = (
@@ -214,6 +217,7 @@ class AgentLoopService:
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
         self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
+        self._mcp: McpServers | None = None
 
     # -- wiring (factory) --------------------------------------------------------------------
     def bind_engine(self, engine: Engine, journal: Journal) -> None:
@@ -225,6 +229,9 @@ class AgentLoopService:
 
     def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
         self._set_approval_mode = setter
+
+    def bind_mcp(self, servers: McpServers) -> None:
+        self._mcp = servers
 
     async def start(self) -> None:
         await self.engine.agent.start()
@@ -408,6 +415,20 @@ class AgentLoopService:
             self.publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
         await self.compact_history(self.engine.agent.history)  # a failure says so itself
+
+    # -- MCP servers ---------------------------------------------------------------------------
+    def mcp_servers(self) -> tuple[ev.McpServerInfo, ...]:
+        if self._mcp is None:
+            return ()
+        return tuple(ev.McpServerInfo(**vars(status)) for status in self._mcp.statuses())
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        if self._mcp is not None:
+            await self._mcp.wait_started()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return self._mcp is not None and await self._mcp.reconnect(name)
 
     async def settled(self) -> None:
         """Resolves when no turn runs, nothing would start one (the kernel's own judgement)

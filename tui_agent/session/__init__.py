@@ -29,6 +29,7 @@ from tui_agent.session._instructions import (
     load_instructions,
 )
 from tui_agent.session._launch import LoopConfig, LoopSetupError
+from tui_agent.session._mcp import client_server
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
@@ -61,6 +62,7 @@ __all__ = [
     "Session",
     "SessionInfo",
     "build_system_prompt",
+    "client_server",
     "known_limits",
     "list_sessions",
     "load_config",

@@ -17,6 +17,11 @@
     max_output_tokens = 16384
     echo_reasoning = false
 
+    [mcp_servers.git]                  # an MCP server, trusted (see session/_mcp.py)
+    command = "uvx"
+    args = ["mcp-server-git"]
+    tool_timeout_s = 60
+
 A missing file is an empty configuration. A bad one raises `ConfigError`, whose message names
 the file, and the line (TOML syntax) or the key (a bad value).
 """
@@ -28,7 +33,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
 
 from tui_agent.session._paths import AppPaths
 
@@ -76,6 +81,20 @@ class ModelConfig(_Table):
     echo_reasoning: bool | None = None
 
 
+class McpServerTable(_Table):
+    """One MCP server: `command` (with `args`, `env`) for stdio, or `url` (with `headers`)."""
+
+    type: Literal["stdio", "http"] | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    startup_timeout_s: PositiveFloat | None = None
+    tool_timeout_s: PositiveFloat | None = None
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
@@ -83,6 +102,7 @@ class Config(_Table):
     max_attempts_per_step: PositiveInt = 10
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
 
 
 def load_config(path: Path | str | None = None) -> Config:

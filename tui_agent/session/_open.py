@@ -4,8 +4,9 @@
 opens or creates the session (`--continue`, `--resume`, `--fork` for a copy) and takes its
 one-writer lock, folds its event log back into history (repairing what a crash left open,
 skipping damaged lines with a notice), builds the provider and the system prompt with the
-workspace's instructions, and hands everything to `loop.factory.build_loop`. It must run
-inside the event loop that will drive the machines.
+workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
+and hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
+drive the machines.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from tui_agent.session._config import Config, ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
+from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
+from tui_agent.session._paths import AppPaths
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.vocab import HistoryEntry
@@ -35,7 +38,15 @@ from tui_agent.vocab import HistoryEntry
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
     try:
-        settings = load_config()
+        config_file = AppPaths.from_env().config_file
+        settings = load_config(config_file)
+        mcp = load_mcp_servers(
+            settings,
+            config_file,
+            config.workspace,
+            given=config.mcp_servers,
+            workspace_file=config.workspace_mcp,
+        )
         resolved = resolve(
             settings,
             provider=config.provider,
@@ -52,7 +63,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
     # Folding a long session's log takes a while: keep it off the (UI's) event loop.
     opened = await asyncio.to_thread(_open_session, config)
     try:
-        service = await _build(config, settings, resolved, provider, opened)
+        service = await _build(config, settings, resolved, provider, opened, mcp)
     except BaseException:
         opened.lock.release()
         raise
@@ -78,6 +89,7 @@ async def _build(
     resolved: ResolvedModel,
     provider: Provider,
     opened: _Opened,
+    mcp: McpSetup,
 ) -> AgentLoopService:
     session, history = opened.session, opened.history
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
@@ -117,6 +129,9 @@ async def _build(
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
         ),
+        mcp_servers=mcp.servers,
+        mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
+        mcp_problems=mcp.problems,
     )
 
 

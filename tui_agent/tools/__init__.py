@@ -2,7 +2,8 @@
 approvals, workspace confinement, the six built-in file, search and shell tools, and
 `todo_write` (the plan).
 
-Imports only the vocabulary, pydantic, aiofiles and the standard library.
+Imports only the vocabulary, pydantic, aiofiles and the standard library. The MCP client is the
+subpackage `tools.mcp`, imported on its own (it loads the MCP SDK when a server connects).
 """
 
 from tui_agent.tools._accesses import FileAccess, FileOp, ToolAccesses, conflict, normalize_path

@@ -158,6 +158,7 @@ class TuiAgentApp(App[None]):
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
         self.vm.reset(loop.info, loop.history(), loop.snapshot())
+        self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if loop.info.demo and not self.vm.blocks:
@@ -515,8 +516,26 @@ class TuiAgentApp(App[None]):
                 self._set_approval(arg)
             case "inspect":
                 self.action_inspect()
+            case "mcp":
+                self._mcp(arg)
             case "quit":
                 self.action_quit_app()
+
+    def _mcp(self, arg: str) -> None:
+        action, _, name = arg.partition(" ")
+        if not action:
+            self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
+        elif action == "reconnect" and name.strip():
+            self._call(self._reconnect_mcp(name.strip()), "/mcp reconnect")
+        else:
+            self.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
+
+    async def _reconnect_mcp(self, name: str) -> None:
+        self.vm.add_marker("info", f"reconnecting MCP server {name}…")
+        if not await self.loop.reconnect_mcp(name):
+            self.vm.add_marker("warning", f"no MCP server named {name!r} (/mcp lists them)")
+            return
+        self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
 
     def _unavailable(self, name: str) -> None:
         self.vm.add_marker("warning", f"/{name} is not available here")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tui_agent.loop.events import McpServerInfo
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the model for this session"),
     SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
+    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
     SlashCommand("quit", "", "Quit (the turn is cancelled and the log sealed first)"),
 )
 
@@ -60,4 +64,40 @@ def help_text() -> str:
     for command in COMMANDS:
         head = f"/{command.name} {command.args}".rstrip()
         lines.append(f"{head:<32}{command.help}")
+    return "\n".join(lines)
+
+
+MCP_STATES = {
+    "off": "off (enabled = false)",
+    "skipped": "not started",
+    "waiting": "waiting",
+    "starting": "starting…",
+    "ready": "up",
+    "failed": "failed",
+    "crashed": "crashed (restarts on the next call)",
+    "disabled": "disabled",
+}
+MCP_SOURCES = {"config": "config.toml", "workspace": ".mcp.json", "client": "ACP client"}
+
+
+def mcp_text(servers: Sequence[McpServerInfo]) -> str:
+    """What `/mcp` shows: each server's state, origin, command, tools and last error."""
+    if not servers:
+        return (
+            "No MCP servers configured. Add them to the workspace's .mcp.json "
+            "(Claude Code's format) or to [mcp_servers.NAME] in config.toml."
+        )
+    up = sum(server.state == "ready" for server in servers)
+    lines = [f"MCP servers: {up} of {len(servers)} up"]
+    for server in servers:
+        source = MCP_SOURCES.get(server.source, server.source)
+        state = MCP_STATES.get(server.state, server.state)
+        lines.append(f"● {server.name}  {state}  ({source}: {server.command})")
+        if server.tools:
+            prefix = f"mcp__{server.name}__"
+            names = [tool.removeprefix(prefix) for tool in server.tools]
+            lines.append(f"    tools: {', '.join(names)}")
+        if server.error:
+            lines.append("    " + server.error.replace("\n", "\n    "))
+    lines.append("/mcp reconnect NAME restarts a server.")
     return "\n".join(lines)

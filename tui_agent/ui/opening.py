@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
-from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
@@ -59,6 +59,9 @@ class OpeningLoop:
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         return None
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        return ()
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         return lambda: None
@@ -110,6 +113,12 @@ class OpeningLoop:
 
     async def settled(self) -> None:
         await (await self._real()).settled()
+
+    async def mcp_started(self) -> None:
+        await (await self._real()).mcp_started()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return await (await self._real()).reconnect_mcp(name)
 
     async def close(self) -> None:
         """Closing before the real loop arrived: the app closes the real one itself."""

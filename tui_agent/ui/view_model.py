@@ -29,6 +29,8 @@ from tui_agent.loop.events import (
     Drained,
     LoopEvent,
     MachineTransition,
+    McpServerInfo,
+    McpServersChanged,
     Notice,
     NotificationQueued,
     PlanUpdated,
@@ -261,6 +263,7 @@ class ViewModel:
         self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
+        self.mcp: tuple[McpServerInfo, ...] = ()  # the loop's MCP servers, for /mcp and status
         self._listeners: list[Listener] = []
         self._next_id = 0
         self._tool_blocks: dict[str, ToolBlock] = {}
@@ -374,6 +377,10 @@ class ViewModel:
         self.status.approval_mode = mode
         self._emit(PaneChanged("status"))
 
+    def set_mcp(self, servers: tuple[McpServerInfo, ...]) -> None:
+        self.mcp = servers
+        self._emit(PaneChanged("status"))
+
     def remember_prompt(self, text: str) -> None:
         if text.strip() and (not self.history or self.history[-1] != text):
             self.history.append(text)
@@ -463,6 +470,8 @@ class ViewModel:
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
+            case McpServersChanged():
+                self.set_mcp(event.servers)
 
     # ------------------------------------------------------------ event helpers
 
