@@ -17,11 +17,10 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
@@ -31,6 +30,7 @@ from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
@@ -62,6 +62,8 @@ class TuiAgentApp(App[None]):
         Binding("escape", "cancel_turn", "Cancel", priority=True),
         Binding("escape", "escape_idle", "Clear", priority=True),
         Binding("ctrl+c", "interrupt", "Cancel/Clear", priority=True, show=False),
+        Binding("ctrl+shift+c", "copy_selection", "Copy", priority=True, show=False),
+        Binding("shift+tab", "cycle_approval", "Mode", priority=True, show=False),
         Binding("ctrl+s", "steer", "Steer"),
         Binding("ctrl+t", "toggle_tools", "Tools", priority=True),
         Binding("ctrl+n", "toggle_queue", "Queue", priority=True),
@@ -77,6 +79,7 @@ class TuiAgentApp(App[None]):
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__()
+        register_sequences()
         self.loop = loop
         self.hooks = hooks or SessionHooks()
         self.clock = clock
@@ -96,7 +99,7 @@ class TuiAgentApp(App[None]):
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
         self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(id="approval")
+        self.approval_bar = ApprovalBar(clock=clock, id="approval")
         self.completion = SlashCompletion(id="completion")
 
     # ------------------------------------------------------------ layout
@@ -160,7 +163,29 @@ class TuiAgentApp(App[None]):
         # The loop may outlive the screen (the command line closes it after the app exits).
         self._detach_loop()
 
-    def on_resize(self, event: Resize) -> None:
+    async def on_event(self, event: events.Event) -> None:
+        """Every key from the terminal passes here first: its name is made canonical, and text
+        typed while a side pane has focus goes to the prompt (focus moves before the key is
+        forwarded, so a fast burst keeps its order)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            key = canonical_key(event.key)
+            if key != event.key:
+                event.key, event.character = key, None
+            elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
+                self.screen.remove_class("-show-tools", "-show-queue")
+                self.screen.set_focus(self.prompt_input)
+            elif (
+                event.is_printable
+                and self.focused is self.approval_bar
+                and not self.approval_bar.armed
+            ):
+                # Typed before the box could be read: it was meant for the draft.
+                self.approval_bar.hold()
+                self.prompt_input.insert(event.character or "")
+                return
+        await super().on_event(event)
+
+    def on_resize(self, event: events.Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)
 
     def _set_narrow(self, narrow: bool) -> None:
@@ -235,6 +260,7 @@ class TuiAgentApp(App[None]):
             if self.focused is None or self.focused is self.prompt_input or not had_focus:
                 self.approval_bar.focus()
         else:
+            self.approval_bar.expanded = False
             self.approval_bar.display = False
             self.prompt_input.display = True
             if had_focus or self.focused is None:
@@ -263,23 +289,24 @@ class TuiAgentApp(App[None]):
 
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        # The input was cleared when Enter was pressed: what is typed since is the next prompt.
         text = message.text
-        if self.completion.display:
-            chosen = self.completion.chosen
-            self._hide_completion()
-            if chosen is not None and commands.parse(text) is None:
-                text = f"/{chosen.name}"
+        chosen = self.completion.chosen if message.completing else None
+        self._hide_completion()
+        if chosen is not None and not isinstance(commands.parse(text), tuple):
+            text = f"/{chosen.name}"
         if self._editing is not None:
-            prompt_id, self._editing = self._editing, None
+            prompt_id = self._editing
             self._call(self.loop.edit_queued(prompt_id, text), "edit")
-            self._leave_edit()
+            self._leave_edit(clear=False)
             return
         parsed = commands.parse(text)
-        self.prompt_input.clear_input()
-        if parsed is not None:
+        if isinstance(parsed, commands.UnknownCommand):
+            self.vm.add_marker("warning", parsed.message())
+        elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
-            return
-        self._submit(text, steer=message.steer)
+        else:
+            self._submit(text, steer=message.steer)
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
@@ -308,6 +335,10 @@ class TuiAgentApp(App[None]):
     def _on_jump_to_tail(self) -> None:
         self.transcript.action_follow()
 
+    @on(PromptInput.JumpToTop)
+    def _on_jump_to_top(self) -> None:
+        self.transcript.action_top()
+
     @on(PromptInput.PageTranscript)
     def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
         if message.pages < 0:
@@ -335,11 +366,12 @@ class TuiAgentApp(App[None]):
         self.prompt_input.focus()
         self._refresh_footer()
 
-    def _leave_edit(self) -> None:
+    def _leave_edit(self, *, clear: bool = True) -> None:
         self._editing = None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
-        self.prompt_input.clear_input()
+        if clear:
+            self.prompt_input.clear_input()
         self._refresh_footer()
 
     @on(QueuePane.RemoveRequested)
@@ -405,7 +437,24 @@ class TuiAgentApp(App[None]):
             self.prompt_input.clear_input()
             self.prompt_input.focus()
 
+    def _selected_text(self) -> str:
+        """What the mouse selected on the screen, else what is selected in the prompt."""
+        return self.screen.get_selected_text() or self.prompt_input.selected_text
+
+    def _copy(self, text: str, what: str) -> None:
+        self.copy_to_clipboard(text)  # Textual's clipboard and the terminal's (OSC 52)
+        lines = text.count("\n") + 1
+        self.notify(f"copied {what} ({lines} line{'s' if lines != 1 else ''})", timeout=2)
+
+    def action_copy_selection(self) -> None:
+        text = self._selected_text()
+        if text:
+            self._copy(text, "the selection")
+
     def action_interrupt(self) -> None:
+        if self._selected_text():
+            self.action_copy_selection()  # a selection makes Ctrl+C a copy and nothing else
+            return
         now = self.clock()
         if self._last_ctrl_c is not None and now - self._last_ctrl_c <= QUIT_WINDOW_S:
             self.action_quit_app()
@@ -426,6 +475,9 @@ class TuiAgentApp(App[None]):
             await self.loop.cancel(force=True)
         await self.loop.close()
         self.exit()
+
+    def action_cycle_approval(self) -> None:
+        self._set_approval("")  # ask → auto-edit → yolo → ask
 
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
@@ -488,8 +540,23 @@ class TuiAgentApp(App[None]):
                 self._set_approval(arg)
             case "inspect":
                 self.action_inspect()
+            case "copy":
+                self._copy_answer(arg)
             case "quit":
                 self.action_quit_app()
+
+    def _copy_answer(self, arg: str) -> None:
+        """`/copy`: the last answer; `/copy N`: the N-th last."""
+        if arg and not (arg.isdigit() and int(arg) > 0):
+            self.vm.add_marker("warning", "/copy takes a count: /copy 2 is the answer before last")
+            return
+        nth = int(arg or "1")
+        answers = self.vm.answers()
+        if nth > len(answers):
+            have = f"only {len(answers)}" if answers else "none yet"
+            self.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
+            return
+        self._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
 
     def _unavailable(self, name: str) -> None:
         self.vm.add_marker("warning", f"/{name} is not available here")

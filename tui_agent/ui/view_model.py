@@ -56,6 +56,7 @@ TAIL_CHARS = 60
 TRANSITIONS_KEPT = 200
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
+_ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
 UserVia = Literal["prompt", "steer", "notification"]
 MarkerKind = Literal["interrupted", "compacted", "notice", "warning", "error", "info", "stopped"]
 
@@ -163,6 +164,7 @@ class QueueRow:
     text: str
     prompt_id: str | None = None  # prompts only: what edit/move/cancel/steer address
     key: str | None = None  # reminders: a later reminder with the same key replaces it
+    steer_ids: tuple[str, ...] = ()  # steers: the prompts merged into it (leave at their drain)
 
 
 @dataclass
@@ -339,7 +341,10 @@ class ViewModel:
 
     def _load_queue(self, snapshot: LoopSnapshot) -> None:
         for pending in snapshot.notifications:
-            self.queue.append(QueueRow(_queue_kind(pending.source), pending.text, key=pending.key))
+            kind = _queue_kind(pending.source)
+            self.queue.append(
+                QueueRow(kind, pending.text, key=pending.key, steer_ids=pending.prompt_ids)
+            )
         for prompt in snapshot.queue:
             self.queue.append(QueueRow("prompt", prompt.text, prompt_id=prompt.prompt_id))
 
@@ -371,6 +376,10 @@ class ViewModel:
         self.status.approval_mode = mode
         self._emit(PaneChanged("status"))
 
+    def answers(self) -> list[str]:
+        """The assistant's texts in the transcript, oldest first (for /copy)."""
+        return [b.text for b in self.blocks if isinstance(b, TextBlock) and b.text.strip()]
+
     def remember_prompt(self, text: str) -> None:
         if text.strip() and (not self.history or self.history[-1] != text):
             self.history.append(text)
@@ -386,9 +395,9 @@ class ViewModel:
                     self._drop_prompts({event.prompt_id})
             case PromptSteered():
                 self._drop_prompts(set(event.prompt_ids))
-                self._add_pending("steer", event.text, None)
+                self._add_pending(QueueRow("steer", event.text, steer_ids=event.prompt_ids))
             case NotificationQueued():
-                self._add_pending(_queue_kind(event.source), event.text, event.key)
+                self._add_pending(QueueRow(_queue_kind(event.source), event.text, key=event.key))
             case TurnStarted():
                 self._on_turn_started(event)
             case StepStarted():
@@ -498,14 +507,12 @@ class ViewModel:
         if len(self.queue) != before:
             self._emit(PaneChanged("queue"))
 
-    def _add_pending(self, kind: QueueKind, text: str, key: str | None) -> None:
+    def _add_pending(self, row: QueueRow) -> None:
         """Pending items enter history before any queued prompt: keep them ahead of prompts."""
-        if kind == "steer" and any(r.kind == "steer" and r.text == text for r in self.queue):
-            return  # the loop may report one steer both as PromptSteered and as a notification
-        if key is not None:
-            self.queue = [r for r in self.queue if not (r.kind == kind and r.key == key)]
+        if row.key is not None:
+            self.queue = [r for r in self.queue if not (r.kind == row.kind and r.key == row.key)]
         at = next((i for i, r in enumerate(self.queue) if r.kind == "prompt"), len(self.queue))
-        self.queue.insert(at, QueueRow(kind, text, key=key))
+        self.queue.insert(at, row)
         self._emit(PaneChanged("queue"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
@@ -626,13 +633,17 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
 
     def _on_drained(self, event: Drained) -> None:
+        """Steers leave the pane by their prompt ids; notifications and reminders (which have
+        no id) by their text, the one thing the event says of them."""
         self._close_streams()
+        drained = set(event.prompt_ids)
+        self.queue = [r for r in self.queue if not drained.intersection(r.steer_ids)]
         for text in event.texts:
-            row = next((r for r in self.queue if r.kind != "prompt" and r.text == text), None)
+            row = next((r for r in self.queue if r.kind in _ID_LESS and r.text == text), None)
             via: UserVia = "steer"
             if row is not None:
                 self.queue.remove(row)
-                via = "steer" if row.kind == "steer" else "notification"
+                via = "notification"
             self._add(UserBlock(self._new_id(), text, via))
         self._emit(PaneChanged("queue"))
 
