@@ -156,9 +156,21 @@ def test_drained_items_leave_the_queue_and_enter_the_transcript_marked_as_steers
     vm, _ = make_vm()
     start_turn(vm)
     vm.apply(ev.PromptSteered(prompt_ids=("p3",), text="use -x"))
-    vm.apply(ev.Drained(turn_id=1, texts=("use -x",)))
+    vm.apply(ev.Drained(turn_id=1, texts=("use -x",), prompt_ids=("p3",)))
     assert vm.queue == []
     assert isinstance(vm.blocks[-1], UserBlock) and vm.blocks[-1].via == "steer"
+
+
+def test_steers_leave_the_queue_by_prompt_id_never_by_text() -> None:
+    vm, _ = make_vm()
+    start_turn(vm)
+    vm.apply(ev.PromptSteered(prompt_ids=("p3",), text="same words"))
+    vm.apply(ev.PromptSteered(prompt_ids=("p4",), text="same words"))
+    # Two steers merged into one history entry: its text is neither steer's text.
+    vm.apply(ev.Drained(turn_id=1, texts=("same words\n\nsame words",), prompt_ids=("p3",)))
+    assert [r.steer_ids for r in vm.queue] == [("p4",)]
+    vm.apply(ev.Drained(turn_id=1, texts=("same words",), prompt_ids=("p4",)))
+    assert vm.queue == []
 
 
 def test_an_edited_prompt_keeps_its_place_in_the_queue() -> None:

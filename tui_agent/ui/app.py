@@ -341,10 +341,7 @@ class TuiAgentApp(App[None]):
 
     @on(PromptInput.PageTranscript)
     def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
-        if message.pages < 0:
-            self.transcript.scroll_page_up(animate=False)  # releases the anchor: reading back
-        else:
-            self.transcript.scroll_page_down(animate=False)
+        self.transcript.page(message.pages)
 
     def _hide_completion(self) -> None:
         self.completion.display = False
