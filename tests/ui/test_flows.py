@@ -15,7 +15,7 @@ from textual.widgets import Input, TextArea
 from tests.ui.real_loop import scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
 
 
@@ -240,3 +240,17 @@ async def test_up_recalls_the_last_prompt_of_the_session(workspace: Path) -> Non
         await until(pilot, lambda: idle_after(app, 2))
         await pilot.press("up")
         assert app.prompt_input.text == "hello there"
+
+
+async def test_a_persistent_http_500_is_one_retry_line_that_names_the_status(
+    workspace: Path,
+) -> None:
+    error = {"kind": "status", "message": "Internal Server Error", "status": 500}
+    steps = [{"error": {**error, "retry_after_s": 0}} for _ in range(3)] + [{"text": "ok"}]
+    async with app_on(steps, workspace) as (app, pilot, _):
+        await send(pilot, "hi")
+        await until(pilot, lambda: idle_after(app, 3))
+        retries = [b for b in app.vm.blocks if isinstance(b, RetryBlock)]
+        assert len(retries) == 1
+        assert (retries[0].status, retries[0].failures) == (500, 3)
+        assert retries[0].reason == "HTTP 500 · Internal Server Error"

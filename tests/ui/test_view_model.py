@@ -109,6 +109,32 @@ def test_retry_shows_reason_and_deadline_then_resolves_on_the_next_delta() -> No
     assert retry.resolved
 
 
+def test_repeated_retries_of_a_step_fold_into_one_line_with_the_http_status() -> None:
+    vm, _ = make_vm()
+    start_turn(vm)
+    for attempt in (2, 3, 4):
+        vm.apply(
+            ev.Retrying(
+                turn_id=1,
+                step=1,
+                attempt=attempt,
+                max_attempts=5,
+                delay_s=2.0,
+                error_code="llm.status",
+                message="Internal Server Error\n<html>a long page</html>",
+                status=500,
+                ts=100.0 + attempt,
+            )
+        )
+    retries = [b for b in vm.blocks if isinstance(b, RetryBlock)]
+    assert len(retries) == 1
+    retry = retries[0]
+    assert (retry.attempt, retry.failures, retry.deadline) == (4, 3, 106.0)
+    assert retry.reason == "HTTP 500 · Internal Server Error"
+    vm.apply(ev.AssistantDelta(turn_id=1, step=1, text="ok"))
+    assert retry.resolved
+
+
 def test_tool_call_is_one_block_updated_in_place_and_a_live_row_until_it_finishes() -> None:
     vm, _ = make_vm()
     start_turn(vm)

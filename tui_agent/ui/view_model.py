@@ -54,6 +54,7 @@ from tui_agent.vocab import HistoryEntry
 OUTPUT_CAP = 20_000
 TAIL_CHARS = 60
 TRANSITIONS_KEPT = 200
+REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
@@ -125,6 +126,8 @@ class ToolBlock:
 
 @dataclass
 class RetryBlock:
+    """One line for all the retries of a step: it is updated in place at each new failure."""
+
     id: int
     attempt: int
     max_attempts: int
@@ -132,6 +135,17 @@ class RetryBlock:
     message: str
     deadline: float
     resolved: bool = False
+    status: int | None = None  # HTTP status of the last failure
+    failures: int = 1  # failed attempts folded into this line
+
+    @property
+    def reason(self) -> str:
+        """`HTTP 500 · Internal error`, or the error code: one short line."""
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        if len(first) > REASON_CHARS:
+            first = first[: REASON_CHARS - 1] + "…"
+        head = f"HTTP {self.status}" if self.status is not None else self.error_code
+        return f"{head} · {first}" if first else head
 
 
 @dataclass
@@ -560,16 +574,28 @@ class ViewModel:
 
     def _on_retrying(self, event: Retrying) -> None:
         self._discard_attempt()
-        self._resolve_retry()
-        self._retry = RetryBlock(
-            self._new_id(),
-            event.attempt,
-            event.max_attempts,
-            event.error_code,
-            event.message,
-            deadline=event.ts + event.delay_s,
-        )
-        self._add(self._retry)
+        retry = self._retry
+        if retry is not None:  # the same step failed again: fold it into the same line
+            retry.attempt, retry.max_attempts = event.attempt, event.max_attempts
+            retry.error_code, retry.message, retry.status = (
+                event.error_code,
+                event.message,
+                event.status,
+            )
+            retry.deadline = event.ts + event.delay_s
+            retry.failures += 1
+            self._emit(BlockUpdated(retry))
+        else:
+            self._retry = RetryBlock(
+                self._new_id(),
+                event.attempt,
+                event.max_attempts,
+                event.error_code,
+                event.message,
+                deadline=event.ts + event.delay_s,
+                status=event.status,
+            )
+            self._add(self._retry)
         self.status.activity = "retrying"
         self._emit(PaneChanged("status"))
 
