@@ -14,6 +14,7 @@ from tests.ui.test_keys import Clock, ask, queue_two, running, shown, turn_runni
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks
+from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.view_model import MarkerBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
 from tui_agent.ui.widgets.blocks import UserPrompt
@@ -359,3 +360,72 @@ async def test_home_in_a_draft_moves_the_cursor_first() -> None:
         await type_text(pilot, "draft")
         await pilot.press("home")
         assert app.prompt_input.cursor_location == (0, 0)
+
+
+# ---------------------------------------------------------------- the rest of issue 11
+
+
+async def test_a_real_provider_starts_with_a_welcome_block() -> None:
+    info = replace(INFO, provider="openai", model="gpt-x", demo=False, workspace="/work/project")
+    async with running(FakeLoop(info=info)) as (app, _pilot, _loop):
+        [welcome] = app.vm.blocks
+        assert isinstance(welcome, MarkerBlock) and welcome.kind == "welcome"
+        assert "/work/project" in welcome.text and "openai/gpt-x" in welcome.text
+        assert "approval ask" in welcome.text and "Shift+Enter newline" in welcome.text
+
+
+def transition(machine: str, machine_id: str, event: str, source: str, target: str) -> ev.LoopEvent:
+    return ev.MachineTransition(
+        machine=machine, machine_id=machine_id, event=event, source=source, target=target
+    )
+
+
+async def test_the_inspector_keeps_live_machines_and_the_last_finished_with_readable_events() -> (
+    None
+):
+    async with running() as (app, pilot, loop):
+        loop.emit(transition("agent", "agent", "done.invoke.gating.28a4c899", "gating", "running"))
+        for n in range(10):
+            loop.emit(transition("tool", f"call_{n}", "start", "", "preparing"))
+            loop.emit(
+                transition("tool", f"call_{n}", "done.invoke.x.ab12", "finishing", "succeeded")
+            )
+        loop.emit(transition("tool", "call_live", "", "preparing", "executing"))
+        await pilot.press("f2")
+        await pilot.pause()
+        states = app.vm.machines.states
+        assert states["agent"] == "running" and states["call_live"] == "executing"
+        assert [k for k in states if k.startswith("call_") and k != "call_live"] == [
+            f"call_{n}" for n in range(4, 10)
+        ]
+        inspector = app.screen
+        assert isinstance(inspector, MachineInspector)
+        shown = str(inspector._transitions.render())
+        assert "─gating done→" in shown and "─(auto)→" in shown and "invoke" not in shown
+        assert "tool call_live" in str(inspector.states_text)
+
+
+async def test_tool_rows_show_their_index_and_the_arguments_that_tell_them_apart() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        for call_id, args in (
+            ("c1", '{"pattern": "TODO", "path": "src"}'),
+            ("c2", '{"pattern": "TODO", "path": "tests"}'),
+        ):
+            loop.emit(ev.ToolStarted(id=call_id, name="grep", arguments=args))
+        await pilot.pause(0.1)
+        rows = [str(app.tools_pane.get_option_at_index(i).prompt) for i in range(2)]
+        assert "#1 grep src" in rows[0] and "pattern='TODO'" in rows[0]
+        assert "#2 grep tests" in rows[1]
+
+
+async def test_dialogs_show_their_own_keys_in_their_footer() -> None:
+    async with running() as (app, pilot, _loop):
+        await pilot.press("f2")
+        await pilot.pause()
+        keys = {b.binding.action for b in app.screen.active_bindings.values() if b.enabled}
+        assert "dismiss" in keys
+        assert not {"toggle_tools", "toggle_queue", "cancel_turn", "escape_idle"} & keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MachineInspector)

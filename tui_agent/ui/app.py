@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, on
@@ -24,7 +26,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
-from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
 from tui_agent.loop.events import LoopEvent
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
@@ -51,6 +53,24 @@ DEMO_NOTICE = (
     "/help lists the keys and commands."
 )
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
+DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
+WELCOME_KEYS = (
+    "Enter send · Shift+Enter newline · Ctrl+S steer · Esc cancel · "
+    "Shift+Tab approval mode · /help keys and commands"
+)
+
+
+def welcome_text(info: LoopInfo) -> str:
+    """The first block of a new session: where, which model, which approval mode, which keys."""
+    home = str(Path.home())
+    folder = info.workspace
+    if folder == home or folder.startswith(home + os.sep):
+        folder = "~" + folder[len(home) :]
+    return (
+        f"tui-agent in {folder}\n"
+        f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
+        f"{WELCOME_KEYS}"
+    )
 
 
 class TuiAgentApp(App[None]):
@@ -151,8 +171,10 @@ class TuiAgentApp(App[None]):
         self.vm.reset(loop.info, loop.history(), loop.snapshot())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
-        if loop.info.demo and not self.vm.blocks:
-            self.vm.add_marker("notice", DEMO_NOTICE)
+        if not self.vm.blocks:
+            self.vm.add_marker("welcome", welcome_text(loop.info))
+            if loop.info.demo:
+                self.vm.add_marker("notice", DEMO_NOTICE)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -397,6 +419,8 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ key actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if len(self.screen_stack) > 1 and action not in DIALOG_ACTIONS:
+            return False  # a dialog is up: its own keys (and footer) apply, Esc closes it
         busy = self.vm.busy
         if action == "cancel_turn":
             return busy if not self._escape_has_local_target() else False
@@ -411,8 +435,7 @@ class TuiAgentApp(App[None]):
     def _escape_has_local_target(self) -> bool:
         """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
         return (
-            len(self.screen_stack) > 1
-            or self.completion.display
+            self.completion.display
             or self.approval_bar.asking_reason
             or self._editing is not None
         )
@@ -422,9 +445,7 @@ class TuiAgentApp(App[None]):
         self._call(self.loop.cancel(force=force), "cancel")
 
     def action_escape_idle(self) -> None:
-        if len(self.screen_stack) > 1:
-            self.screen.dismiss(None)
-        elif self.completion.display:
+        if self.completion.display:
             self._hide_completion()
         elif self.approval_bar.asking_reason:
             self.approval_bar.cancel_reason()

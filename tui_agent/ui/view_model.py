@@ -54,12 +54,17 @@ from tui_agent.vocab import HistoryEntry
 OUTPUT_CAP = 20_000
 TAIL_CHARS = 60
 TRANSITIONS_KEPT = 200
+FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones
+FINAL_STATES = frozenset({"closed", "done", "succeeded", "failed", "aborted"})
 REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
+PRIMARY_ARGS = ("command", "path", "pattern", "file_path")  # what a call's one line shows
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
 UserVia = Literal["prompt", "steer", "notification"]
-MarkerKind = Literal["interrupted", "compacted", "notice", "warning", "error", "info", "stopped"]
+MarkerKind = Literal[
+    "interrupted", "compacted", "notice", "warning", "error", "info", "stopped", "welcome"
+]
 
 
 # ---------------------------------------------------------------- transcript blocks
@@ -112,10 +117,30 @@ class ToolBlock:
             return self.arguments[:80]
         if not isinstance(args, dict):
             return str(args)[:80]
-        for key in ("command", "path", "pattern", "file_path"):
+        for key in PRIMARY_ARGS:
             if isinstance(args.get(key), str):
                 return str(args[key]).splitlines()[0] if args[key] else ""
         return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80]
+
+    @property
+    def detail(self) -> str:
+        """The summary and then the other short arguments, so two calls of one tool differ:
+        `src · pattern='TODO'`, `notes.md · offset=200`."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return self.summary
+        if not isinstance(args, dict):
+            return self.summary
+        primary = next((k for k in PRIMARY_ARGS if isinstance(args.get(k), str)), None)
+        rest = [
+            f"{k}={v!r}"
+            for k, v in args.items()
+            if k != primary and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
+        ]
+        if primary is None:
+            return ", ".join(rest)[:80]
+        return " · ".join([self.summary, *rest])
 
     @property
     def diff(self) -> str | None:
@@ -165,11 +190,12 @@ Block = UserBlock | TextBlock | ThinkingBlock | ToolBlock | RetryBlock | MarkerB
 class ToolRow:
     call_id: str
     name: str
-    summary: str
+    summary: str  # the distinguishing arguments (`ToolBlock.detail`)
     state: str
     started_at: float
     tail: str = ""
     recent: str = ""  # the last output characters, from which `tail` (its last line) is cut
+    index: int = 0  # the call's number in its turn, from 1 (0: not known, e.g. after a resume)
 
 
 @dataclass
@@ -256,11 +282,27 @@ Listener = Callable[[Change], None]
 
 
 @dataclass
-class _Machines:
-    states: dict[str, str] = field(default_factory=dict)
+class Machines:
+    """Live machines and the last `FINISHED_KEPT` finished ones, in the order they finished."""
+
+    states: dict[str, str] = field(default_factory=dict)  # machine id -> state
+    finished: deque[str] = field(default_factory=deque)  # ids in a final state, oldest first
     transitions: deque[MachineTransition] = field(
         default_factory=lambda: deque(maxlen=TRANSITIONS_KEPT)
     )
+
+    def record(self, event: MachineTransition) -> None:
+        self.transitions.append(event)
+        self.set_state(event.machine_id, event.target)
+
+    def set_state(self, machine_id: str, state: str) -> None:
+        self.states[machine_id] = state
+        if machine_id in self.finished:
+            self.finished.remove(machine_id)
+        if state in FINAL_STATES:
+            self.finished.append(machine_id)
+            while len(self.finished) > FINISHED_KEPT:
+                del self.states[self.finished.popleft()]
 
 
 class ViewModel:
@@ -272,7 +314,7 @@ class ViewModel:
         self.tools: dict[str, ToolRow] = {}
         self.queue: list[QueueRow] = []
         self.approvals: list[Approval] = []
-        self.machines = _Machines()
+        self.machines = Machines()
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
         self._listeners: list[Listener] = []
@@ -282,6 +324,7 @@ class ViewModel:
         self._open_thinking: ThinkingBlock | None = None
         self._attempt_blocks: list[TextBlock | ThinkingBlock] = []
         self._retry: RetryBlock | None = None
+        self._calls_in_turn = 0
 
     # ------------------------------------------------------------ listeners
 
@@ -303,7 +346,7 @@ class ViewModel:
         self.tools = {}
         self.queue = []
         self.approvals = []
-        self.machines = _Machines()
+        self.machines = Machines()
         self.status = _status_from(info)
         self._tool_blocks = {}
         self._open_text = self._open_thinking = None
@@ -348,7 +391,8 @@ class ViewModel:
             self.tools[tool.call_id] = ToolRow(
                 tool.call_id, tool.name, "", tool.state, tool.started_at, _tail(tool.output_tail)
             )
-        self.machines.states.update(snapshot.machine_states)
+        for machine_id, state in snapshot.machine_states.items():
+            self.machines.set_state(machine_id, state)
         if not snapshot.agent_state.startswith(("idle", "closed")):
             self.status.activity = "running"
             self.status.step = snapshot.step
@@ -472,8 +516,7 @@ class ViewModel:
                 self.status.context_window = event.context_window
                 self._emit(PaneChanged("status"))
             case MachineTransition():
-                self.machines.states[event.machine_id] = event.target
-                self.machines.transitions.append(event)
+                self.machines.record(event)
                 self._emit(PaneChanged("machines"))
             case TurnFinished():
                 self._on_turn_finished(event)
@@ -532,6 +575,7 @@ class ViewModel:
     def _on_turn_started(self, event: TurnStarted) -> None:
         self._close_streams()
         self._drop_prompts(set(event.prompt_ids))
+        self._calls_in_turn = 0
         for text in event.texts:
             self._add(UserBlock(self._new_id(), text, "prompt"))
         self.status.activity = "running"
@@ -614,7 +658,10 @@ class ViewModel:
         block = ToolBlock(self._new_id(), event.id, event.name, event.arguments)
         self._tool_blocks[event.id] = block
         self._add(block)
-        self.tools[event.id] = ToolRow(event.id, event.name, block.summary, "queued", event.ts)
+        self._calls_in_turn += 1
+        self.tools[event.id] = ToolRow(
+            event.id, event.name, block.detail, "queued", event.ts, index=self._calls_in_turn
+        )
         self._emit(PaneChanged("tools"))
 
     def _on_tool_state(self, call_id: str, state: str) -> None:

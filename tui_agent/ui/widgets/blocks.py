@@ -370,6 +370,7 @@ class Marker(Static):
         "warning": "⚠ ",
         "error": "✗ ",
         "stopped": "■ ",
+        "welcome": "",
     }
 
     def __init__(self, block: MarkerBlock) -> None:

@@ -77,6 +77,8 @@ class ToolsPane(OptionList):
         elapsed = max(0, int(self.vm.clock() - row.started_at))
         head = Text()
         head.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
+        if row.index:
+            head.append(f"#{row.index} ", style="dim")
         head.append(row.name, style="bold")
         if row.summary:
             head.append(f" {row.summary}")
