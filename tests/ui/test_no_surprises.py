@@ -429,3 +429,43 @@ async def test_dialogs_show_their_own_keys_in_their_footer() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MachineInspector)
+
+
+async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifies() -> None:
+    loop = FakeLoop()
+    app = TuiAgentApp(
+        loop, hooks=SessionHooks(turn_end_notice=lambda: "bell+desktop"), clock=Clock()
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        written: list[str] = []
+        assert app._driver is not None
+        app._driver.write = written.append  # type: ignore[method-assign]
+        app.bell = lambda: written.append("BELL")  # type: ignore[method-assign]
+        finished = ev.TurnFinished(
+            turn_id=1, text="", result=ev.TurnResult(type="completed", steps=1)
+        )
+        turn_running(loop)
+        loop.emit(finished)  # focused: nothing
+        await pilot.pause()
+        assert written == []
+        app.app_focus = False
+        turn_running(loop)
+        loop.emit(finished)
+        await pilot.pause()
+        out = "".join(written)
+        assert out.startswith("BELL")
+        assert "\x1b]9;turn completed" in out and "\x1b]777;notify;tui-agent;turn completed" in out
+
+
+async def test_no_turn_end_notice_without_the_setting() -> None:
+    async with running() as (app, pilot, loop):
+        written: list[str] = []
+        assert app._driver is not None
+        app._driver.write = written.append  # type: ignore[method-assign]
+        app.app_focus = False
+        turn_running(loop)
+        loop.emit(
+            ev.TurnFinished(turn_id=1, text="", result=ev.TurnResult(type="completed", steps=1))
+        )
+        await pilot.pause()
+        assert written == []

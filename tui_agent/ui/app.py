@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
-from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.events import LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
@@ -222,6 +222,18 @@ class TuiAgentApp(App[None]):
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         self.vm.apply(event)
+        if isinstance(event, TurnFinished) and not self.app_focus:
+            self._turn_end_notice(event.result.type)
+
+    def _turn_end_notice(self, outcome: str) -> None:
+        """The terminal is not focused: ring the bell and/or ask for a desktop notification
+        (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for foot, Konsole, VTE terminals)."""
+        how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
+        if "bell" in how:
+            self.bell()
+        if "desktop" in how and self._driver is not None:
+            text = f"turn {outcome}: {self.vm.status.session_id}"
+            self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _on_change(self, change: Change) -> None:
         if isinstance(change, PaneChanged):
