@@ -155,7 +155,7 @@ async def test_the_queue_pane_says_queued_prompts_enter_the_next_turn_together()
         turn_running(loop)
         queue_two(loop)
         await pilot.pause(0.1)
-        assert app.queue_pane.border_subtitle == "queued prompts enter the next turn together"
+        assert app.queue_pane.border_subtitle == "all enter the next turn, in order"
 
 
 # ---------------------------------------------------------------- typed-ahead

@@ -25,7 +25,7 @@ EMPTY_HINT = Text(
     "Ctrl+S steers this one",
     style="dim italic",
 )
-NEXT_TURN_NOTE = "queued prompts enter the next turn together"
+NEXT_TURN_NOTE = "all enter the next turn, in order"
 KIND_LABELS = {"prompt": "next", "steer": "steer", "notification": "note", "reminder": "remind"}
 
 
