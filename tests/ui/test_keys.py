@@ -9,6 +9,7 @@ from dataclasses import replace
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
@@ -196,9 +197,10 @@ def ask(loop: FakeLoop, n: int = 1) -> None:
 
 async def shown(pilot: Pilot[None]) -> None:
     """Let the approval box appear, then let the time pass after which keys answer it."""
-    await pilot.pause()
-    assert isinstance(pilot.app, TuiAgentApp) and isinstance(pilot.app.clock, Clock)
-    pilot.app.clock.now += GUARD_S
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp) and isinstance(app.clock, Clock)
+    await until(pilot, lambda: app.approval_bar.display)
+    app.clock.now += GUARD_S
 
 
 async def test_approval_replaces_the_input_and_y_allows_once() -> None:

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.selection import Selection
 
 from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
 from tests.ui.test_keys import Clock, ask, queue_two, running, shown, turn_running, type_text
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
@@ -277,7 +278,7 @@ async def test_keys_typed_as_the_approval_appears_go_to_the_draft_not_the_answer
     clock = Clock()
     async with running(clock=clock) as (app, pilot, loop):
         ask(loop)
-        await pilot.pause()
+        await until(pilot, lambda: app.approval_bar.display)
         clock.now += GUARD_S / 2
         await pilot.press("n", "o")  # meant for the prompt: each key restarts the wait
         clock.now += GUARD_S / 2

@@ -31,6 +31,7 @@ from tui_agent.loop.events import (
     MachineTransition,
     Notice,
     NotificationQueued,
+    PlanUpdated,
     PromptQueued,
     PromptRemoved,
     PromptSteered,
@@ -48,7 +49,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry
+from tui_agent.vocab import HistoryEntry, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -57,7 +58,8 @@ TRANSITIONS_KEPT = 200
 FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones
 FINAL_STATES = frozenset({"closed", "done", "succeeded", "failed", "aborted"})
 REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
-PRIMARY_ARGS = ("command", "path", "pattern", "file_path")  # what a call's one line shows
+# What a call's one line shows: the first of these arguments it has.
+PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
@@ -190,12 +192,13 @@ Block = UserBlock | TextBlock | ThinkingBlock | ToolBlock | RetryBlock | MarkerB
 class ToolRow:
     call_id: str
     name: str
-    summary: str  # the distinguishing arguments (`ToolBlock.detail`)
+    summary: str  # the one argument that says what the call does (`ToolBlock.summary`)
     state: str
     started_at: float
     tail: str = ""
     recent: str = ""  # the last output characters, from which `tail` (its last line) is cut
     index: int = 0  # the call's number in its turn, from 1 (0: not known, e.g. after a resume)
+    detail: str = ""  # the arguments that tell two calls of one tool apart (`ToolBlock.detail`)
 
 
 @dataclass
@@ -269,7 +272,7 @@ class BlockRemoved:
 
 @dataclass(frozen=True)
 class PaneChanged:
-    pane: Literal["tools", "queue", "status", "approvals", "machines"]
+    pane: Literal["tools", "queue", "status", "approvals", "machines", "plan"]
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,7 @@ class ViewModel:
         self.queue: list[QueueRow] = []
         self.approvals: list[Approval] = []
         self.machines = Machines()
+        self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
         self._listeners: list[Listener] = []
@@ -393,6 +397,7 @@ class ViewModel:
             )
         for machine_id, state in snapshot.machine_states.items():
             self.machines.set_state(machine_id, state)
+        self.plan = snapshot.plan
         if not snapshot.agent_state.startswith(("idle", "closed")):
             self.status.activity = "running"
             self.status.step = snapshot.step
@@ -520,6 +525,9 @@ class ViewModel:
                 self._emit(PaneChanged("machines"))
             case TurnFinished():
                 self._on_turn_finished(event)
+            case PlanUpdated():
+                self.plan = event.todos
+                self._emit(PaneChanged("plan"))
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
@@ -660,7 +668,13 @@ class ViewModel:
         self._add(block)
         self._calls_in_turn += 1
         self.tools[event.id] = ToolRow(
-            event.id, event.name, block.detail, "queued", event.ts, index=self._calls_in_turn
+            event.id,
+            event.name,
+            block.summary,
+            "queued",
+            event.ts,
+            index=self._calls_in_turn,
+            detail=block.detail,
         )
         self._emit(PaneChanged("tools"))
 

@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import ToolRow, ViewModel
-from tui_agent.ui.widgets.blocks import TOOL_GLYPHS
+from tui_agent.ui.widgets.blocks import TOOL_GLYPHS, ShowSubagent
 
 STATE_WORDS = {
     "queued": "queued",
@@ -80,8 +80,8 @@ class ToolsPane(OptionList):
         if row.index:
             head.append(f"#{row.index} ", style="dim")
         head.append(row.name, style="bold")
-        if row.summary:
-            head.append(f" {row.summary}")
+        if row.detail or row.summary:
+            head.append(f" {row.detail or row.summary}")
         state = STATE_WORDS.get(row.state, row.state)
         lines = [head, Text(f"  {state} · {_duration(elapsed)}", style="dim")]
         if row.tail:
@@ -103,6 +103,12 @@ class ToolsPane(OptionList):
             live = row is not None and row.state in ("running", "queued", "detached")
             return True if live else None
         return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.vm.tools.get(event.option.id or "")
+        if row is not None and row.name == "task":
+            self.post_message(ShowSubagent(row.call_id, row.summary))
 
     def action_cancel_call(self) -> None:
         call_id = self.highlighted_call_id
