@@ -470,3 +470,25 @@ async def test_no_turn_end_notice_without_the_setting() -> None:
         )
         await pilot.pause()
         assert written == []
+
+
+async def test_typing_in_a_pane_while_an_approval_waits_goes_to_the_draft_and_answers_nothing() -> (
+    None
+):
+    clock = Clock()
+    async with running(clock=clock) as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.ToolStarted(id="c1", name="shell", arguments='{"command": "rm -rf build"}'))
+        ask(loop)
+        await until(pilot, lambda: app.approval_bar.display)
+        clock.now += GUARD_S
+        await pilot.press("ctrl+t")
+        assert app.focused is app.tools_pane
+        await pilot.press("y", "a", "n")
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == "yan"
+        assert app.focused is app.approval_bar
+        clock.now += GUARD_S
+        await pilot.press("y")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "once", None))]

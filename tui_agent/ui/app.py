@@ -199,6 +199,13 @@ class TuiAgentApp(App[None]):
                 event.key, event.character = key, None
             elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
                 self.screen.remove_class("-show-tools", "-show-queue")
+                if self._home() is self.approval_bar:
+                    # Text never answers an approval: it waits in the draft, and the keyboard
+                    # goes back to the approval, held while the typing goes on.
+                    self.screen.set_focus(self.approval_bar)
+                    self.approval_bar.hold()
+                    self.prompt_input.insert(event.character or "")
+                    return
                 self.screen.set_focus(self.prompt_input)
             elif (
                 event.is_printable
@@ -264,7 +271,7 @@ class TuiAgentApp(App[None]):
             if not self.vm.tools and self.tools_pane.has_focus:
                 # Nothing left to select there: back to the input (and the transcript).
                 self.screen.remove_class("-show-tools")
-                self.prompt_input.focus()
+                self._home().focus()
         if "queue" in dirty:
             self.queue_pane.refresh_rows()
         if "plan" in dirty:
@@ -543,11 +550,15 @@ class TuiAgentApp(App[None]):
             if shown:
                 pane.focus()
             else:
-                self.prompt_input.focus()
+                self._home().focus()
         elif pane.has_focus:
-            self.prompt_input.focus()
+            self._home().focus()
         else:
             pane.focus()
+
+    def _home(self) -> PromptInput | ApprovalBar:
+        """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
+        return self.approval_bar if self.approval_bar.display else self.prompt_input
 
     def action_inspect(self) -> None:
         if isinstance(self.screen, MachineInspector):

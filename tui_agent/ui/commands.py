@@ -44,8 +44,11 @@ class UnknownCommand:
     nearest: tuple[str, ...]  # the closest known names, best first
 
     def message(self) -> str:
-        hint = ", ".join(f"/{name}" for name in self.nearest) or "/help lists them"
-        return f"/{self.word} is not a command (nearest: {hint}); nothing was sent"
+        if self.nearest:
+            hint = "nearest: " + ", ".join(f"/{name}" for name in self.nearest)
+        else:
+            hint = "/help lists the commands"
+        return f"/{self.word} is not a command ({hint}); nothing was sent"
 
 
 def matching(prefix: str) -> list[SlashCommand]:

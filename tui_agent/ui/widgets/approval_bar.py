@@ -77,9 +77,9 @@ class ApprovalBar(Vertical, can_focus=True):
             self._scroll.scroll_home(animate=False)
         self.request = request
         self.waiting = waiting
-        self._question.update(self._question_text())
         preview = request.preview.strip("\n")
         self._scroll.display = bool(preview) and preview != request.summary.strip()
+        self._question.update(self._question_text())
         if self._scroll.display:
             if preview.startswith(("---", "@@", "diff ")):
                 self._preview.update(render_diff(preview))
