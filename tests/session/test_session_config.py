@@ -122,3 +122,10 @@ def test_a_key_written_into_the_file_is_refused_without_echoing_it(tmp_path: Pat
 
     assert "api_key_env" in str(caught.value)
     assert secret not in str(caught.value)
+
+
+def test_the_turn_end_notice_is_set_in_the_file_and_a_wrong_value_is_named(tmp_path: Path) -> None:
+    assert load_config(tmp_path / "absent.toml").turn_end_notice == "bell+desktop"
+    assert load_config(_write(tmp_path, 'turn_end_notice = "off"\n')).turn_end_notice == "off"
+    with pytest.raises(ConfigError, match="turn_end_notice"):
+        load_config(_write(tmp_path, 'turn_end_notice = "loud"\n'))

@@ -91,6 +91,7 @@ class Retrying(_Event):
     delay_s: float
     error_code: str
     message: str
+    status: int | None = None  # the HTTP status of the failed attempt, when it had one
 
 
 class StepCompleted(_Event):
@@ -155,6 +156,7 @@ class Drained(_Event):
     type: Literal["drained"] = "drained"
     turn_id: int
     texts: tuple[str, ...]
+    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them (their handles' ids)
 
 
 class Compacted(_Event):

@@ -4,6 +4,8 @@
     approval_mode = "ask"              # ask | auto-edit | yolo
     max_steps_per_turn = 100
     max_attempts_per_step = 10
+    turn_end_notice = "bell+desktop"   # a turn ended while the terminal was unfocused:
+                                       # bell+desktop | bell | desktop | off
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # openai | anthropic | scripted
@@ -39,6 +41,7 @@ from tui_agent.session._paths import AppPaths
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
+TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
 
 BUILTIN_PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted")
 
@@ -100,6 +103,7 @@ class Config(_Table):
     approval_mode: ApprovalMode = "ask"
     max_steps_per_turn: PositiveInt = 100
     max_attempts_per_step: PositiveInt = 10
+    turn_end_notice: TurnEndNotice = "bell+desktop"
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

@@ -98,4 +98,15 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
         list_sessions=list_sessions,
         resume=resume,
         switch_model=switch_model,
+        turn_end_notice=_turn_end_notice,
     )
+
+
+def _turn_end_notice() -> str:
+    """Read when a turn ends unfocused, so an edit to config.toml applies at once."""
+    from tui_agent.session import ConfigError, load_config
+
+    try:
+        return load_config().turn_end_notice
+    except ConfigError:
+        return "bell+desktop"  # the mistake was reported when the loop opened: the default
