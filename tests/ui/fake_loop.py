@@ -40,6 +40,7 @@ class FakeHandle:
 class FakeLoop:
     info: LoopInfo = INFO
     entries: list[HistoryEntry] = field(default_factory=list)
+    replayed: list[LoopEvent] = field(default_factory=list)
     snap: LoopSnapshot = field(
         default_factory=lambda: LoopSnapshot("idle", None, None, 0, paused=False)
     )
@@ -55,6 +56,9 @@ class FakeLoop:
 
     def history(self) -> list[HistoryEntry]:
         return list(self.entries)
+
+    def transcript(self) -> list[LoopEvent]:
+        return list(self.replayed)
 
     def snapshot(self) -> LoopSnapshot:
         return self.snap

@@ -7,7 +7,7 @@ and return quickly (they queue work on the machines; they never wait for a turn)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -48,6 +48,11 @@ class LoopApi(Protocol):
     def info(self) -> LoopInfo: ...
 
     def history(self) -> list[HistoryEntry]: ...
+
+    def transcript(self) -> Sequence[LoopEvent]:
+        """The events that drew this session before it was opened (empty for a new one):
+        replayed, they rebuild the screen as it was (see `loop.replay`)."""
+        ...
 
     def snapshot(self) -> LoopSnapshot: ...
 

@@ -21,6 +21,7 @@ from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
     ErrorContext,
@@ -57,6 +58,7 @@ async def build_loop(
     echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
+    transcript: Replay | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools."""
     root = Workspace(workspace, readable=(spill_dir,))
@@ -65,6 +67,8 @@ async def build_loop(
         registry.register(tool)
     system = system_prompt(registry.names)
     service = AgentLoopService(info=info, options=options)
+    if transcript is not None:
+        service.carry_on_from(transcript)
 
     async def ask(request: ApprovalRequest) -> Decision:
         kind, reason = await service.ask_approval(

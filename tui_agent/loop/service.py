@@ -29,6 +29,7 @@ from tui_agent.loop.api import (
     PromptState,
 )
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
+from tui_agent.loop.replay import Replay
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
@@ -198,6 +199,7 @@ class AgentLoopService:
         self._approvals: dict[str, _PendingApproval] = {}
         self._usage = TokenUsage()
         self._context_tokens = 0
+        self._transcript: tuple[ev.LoopEvent, ...] = ()
         self._closed = False
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
@@ -218,6 +220,12 @@ class AgentLoopService:
     def on_close(self, hook: Callable[[], Awaitable[None]]) -> None:
         self._close_hooks.append(hook)
 
+    def carry_on_from(self, replay: Replay) -> None:
+        """A resumed session: its transcript so far, and the usage the status bar goes on from."""
+        self._transcript = replay.events
+        self._usage = replay.usage
+        self._context_tokens = replay.context_tokens
+
     def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
         self._set_approval_mode = setter
 
@@ -231,6 +239,9 @@ class AgentLoopService:
 
     def history(self) -> list[HistoryEntry]:
         return list(self.view(self.engine.agent.history))
+
+    def transcript(self) -> tuple[ev.LoopEvent, ...]:
+        return self._transcript
 
     def view(self, history: Sequence[HistoryEntry]) -> Sequence[HistoryEntry]:
         """The history the model sees: the kernel's, with a compaction overlay applied."""

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_agent.context import EventLog, SessionMeta, load_history
+from tui_agent.context import EventLog, Record, SessionMeta, fold, read_log
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import HistoryEntry
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
@@ -41,11 +41,14 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
     # Folding a long session's log takes a while: keep it off the (UI's) event loop.
-    session, history = await asyncio.to_thread(_open_session, config)
+    session, records = await asyncio.to_thread(_open_session, config)
+    history, transcript = await asyncio.to_thread(
+        lambda: (fold(records), replay(records, context_window=resolved.context_window))
+    )
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
     log = EventLog(session.events_path)
-    if not history:
+    if not records:
         log.write(
             SessionMeta(
                 session_id=session.session_id,
@@ -71,6 +74,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         log=log,
         system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
         history=history,
+        transcript=transcript,
         interactive=config.interactive,
         max_output_tokens=resolved.max_output_tokens,
         echo_reasoning=resolved.echo_reasoning,
@@ -96,7 +100,7 @@ def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
     )
 
 
-def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
+def _open_session(config: LoopConfig) -> tuple[Session, list[Record]]:
     if config.resume is not None:
         session = Session.open(config.resume)
         if session is None:
@@ -107,4 +111,4 @@ def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
             raise LoopSetupError(f"no earlier session for {config.workspace} to continue")
     else:
         return Session.create(config.workspace), []
-    return session, load_history(session.events_path)
+    return session, read_log(session.events_path)

@@ -145,7 +145,7 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.history(), loop.snapshot())
+        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if loop.info.demo and not self.vm.blocks:
@@ -541,13 +541,21 @@ class TuiAgentApp(App[None]):
         self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
     ) -> None:
         """Reopen this session on another model: the old loop must seal its log first."""
-        session_id = self.loop.info.session_id
+        await self._reopen(lambda session_id: switch(session_id, model))
+        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+
+    async def _reopen(self, reopen: Callable[[str], Awaitable[LoopApi]]) -> None:
+        """Close this session's loop (sealing its log) and open it again, in the same approval
+        mode: the person's choice holds across the reopening."""
+        session_id, mode = self.loop.info.session_id, self.vm.status.approval_mode
         if self.vm.busy:
             await self.loop.cancel(force=True)
         self._detach_loop()
         await self.loop.close()
-        self._attach_loop(await switch(session_id, model))
-        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+        loop = await reopen(session_id)
+        if loop.info.approval_mode != mode:
+            loop.set_approval_mode(mode)
+        self._attach_loop(loop)
 
     # ------------------------------------------------------------ command palette
 

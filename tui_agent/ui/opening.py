@@ -50,6 +50,9 @@ class OpeningLoop:
     def history(self) -> list[HistoryEntry]:
         return []
 
+    def transcript(self) -> tuple[LoopEvent, ...]:
+        return ()
+
     def snapshot(self) -> LoopSnapshot:
         return LoopSnapshot("starting", None, None, 0, paused=False)
 

@@ -1,0 +1,29 @@
+"""Commands that act on the session as a whole: /model keeps the approval mode, /undo, /rewind
+and /export (on a stand-in loop; `test_rewind.py` drives the real one)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tests.ui.fake_loop import INFO, FakeLoop
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.hooks import SessionHooks
+
+
+async def test_slash_model_reopens_the_session_in_the_approval_mode_the_person_chose() -> None:
+    old = FakeLoop(info=replace(INFO, approval_mode="ask"))
+    reopened = FakeLoop(info=replace(INFO, approval_mode="ask", model="other"))
+    asked: list[tuple[str, str]] = []
+
+    async def switch_model(session_id: str, model: str) -> FakeLoop:
+        asked.append((session_id, model))
+        return reopened
+
+    app = TuiAgentApp(old, hooks=SessionHooks(switch_model=switch_model))
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.run_slash("approval", "yolo")
+        app.run_slash("model", "other")
+        await pilot.pause()
+        assert asked == [(INFO.session_id, "other")] and app.loop is reopened and old.closed
+        assert reopened.info.approval_mode == "yolo"
+        assert app.vm.status.approval_mode == "yolo"
