@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["export"]:
+        from tui_agent.export import main as export
+
+        return export(args_list[1:])
     try:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:

@@ -4,8 +4,12 @@ and /export (on a stand-in loop; `test_rewind.py` drives the real one)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+from tests.session.session_log import session_records
 from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
+from tui_agent.session import Session
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks
 
@@ -27,3 +31,18 @@ async def test_slash_model_reopens_the_session_in_the_approval_mode_the_person_c
         assert asked == [(INFO.session_id, "other")] and app.loop is reopened and old.closed
         assert reopened.info.approval_mode == "yolo"
         assert app.vm.status.approval_mode == "yolo"
+
+
+async def test_slash_export_writes_the_session_into_the_workspace(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    session = Session.create(workspace)
+    records = session_records(session.session_id)
+    session.events_path.write_text("".join(r.model_dump_json() + "\n" for r in records))
+    loop = FakeLoop(info=replace(INFO, session_id=session.session_id, workspace=str(workspace)))
+    app = TuiAgentApp(loop)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.run_slash("export", "html")
+        await until(pilot, lambda: "exported" in getattr(app.vm.blocks[-1], "text", ""))
+    page = (workspace / f"session-{session.session_id}.html").read_text(encoding="utf-8")
+    assert "turn failed: llm.auth: bad key" in page

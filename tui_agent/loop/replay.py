@@ -82,6 +82,7 @@ class _Replayer:
         self.usage = TokenUsage()
         self.context_tokens = 0
         self.turn_id = 0
+        self.turn_ts = 0.0
         self.turns: list[_TurnMark] = []
         self.opening: list[HistoryEntry] | None = None  # a turn's first entries, not yet shown
         self.step: _Step | None = None
@@ -91,6 +92,7 @@ class _Replayer:
         match record:
             case TurnBegin():
                 self.turn_id = record.turn_id
+                self.turn_ts = record.ts
                 self.turns.append(_TurnMark(len(self.events), self.context_tokens))
                 self.opening = []
             case Prompt():
@@ -168,13 +170,12 @@ class _Replayer:
         if self.opening is None:
             return
         opening, self.opening = self.opening, None
-        ts = self.events[-1].ts if self.events else 0.0
         self.events.append(
             ev.TurnStarted(
                 turn_id=self.turn_id,
                 prompt_ids=(),
                 texts=tuple(entry.message.text for entry in opening),
-                ts=ts,
+                ts=self.turn_ts,
             )
         )
 

@@ -15,6 +15,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on
@@ -488,8 +489,23 @@ class TuiAgentApp(App[None]):
                 self._set_approval(arg)
             case "inspect":
                 self.action_inspect()
+            case "export":
+                self._call(self._export(arg), "/export")
             case "quit":
                 self.action_quit_app()
+
+    async def _export(self, arg: str) -> None:
+        """`/export [md|html|jsonl] [FILE]`: the default file is named after the session, in
+        the workspace."""
+        from tui_agent.session import FORMATS, SUFFIX, export_file
+
+        first, _, rest = arg.partition(" ")
+        fmt = first if first in FORMATS else "md"
+        target = (rest if first in FORMATS else arg).strip()
+        info = self.loop.info
+        path = Path(info.workspace) / (target or f"session-{info.session_id}{SUFFIX[fmt]}")
+        written = await asyncio.to_thread(export_file, info.session_id, fmt, path)
+        self.vm.add_marker("info", f"exported to {written}")
 
     def _unavailable(self, name: str) -> None:
         self.vm.add_marker("warning", f"/{name} is not available here")

@@ -21,6 +21,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the model for this session"),
     SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
+    SlashCommand("undo", "", "Put back the files the last turn changed"),
+    SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
+    SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
     SlashCommand("quit", "", "Quit (the turn is cancelled and the log sealed first)"),
 )
 

@@ -628,19 +628,9 @@ class ViewModel:
     def _on_turn_finished(self, event: TurnFinished) -> None:
         self._close_streams()
         self._resolve_retry()
-        result = event.result
-        if result.type == "cancelled":
-            # The user's own cancel needs no explanation; anything else (closing...) says why.
-            own = result.reason in (None, "user_cancelled")
-            text = "interrupted" if own else f"interrupted ({result.reason})"
-            self.add_marker("interrupted", text)
-        elif result.type == "failed":
-            error = result.error or {}
-            code = error.get("code", "error")
-            message = error.get("message") or ""
-            self.add_marker("error", f"turn failed: {code}: {message}".rstrip(": "))
-        elif result.truncated:
-            self.add_marker("stopped", f"stopped: {result.stop_reason or 'output limit'}")
+        marker = event.result.marker()
+        if marker is not None:
+            self.add_marker(*marker)
         self.status.activity = "idle"
         self.status.step = 0
         self.approvals = []
