@@ -153,13 +153,13 @@ class FileCheckpoint(_Record):
 
 
 class FilesRestored(_Record):
-    """/undo or /rewind put files back as they were before turn number `turn` (counting
-    `turn.begin` records from the start of the log, from 0); `files` maps each restored path
-    to the SHA-256 it now has (None: removed)."""
+    """/undo or /rewind put `paths` back as they were before turn number `turn` (counting
+    `turn.begin` records from the start of the log, from 0). Each restored file also has its
+    own `file.checkpoint` (call id "restore") just before this record."""
 
     type: Literal["files.restored"] = "files.restored"
     turn: int
-    files: dict[str, str | None]
+    paths: tuple[str, ...]
 
 
 class Rewind(_Record):

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from tui_agent.loop.checkpoints import RestorePlan as RestorePlan
 from tui_agent.loop.events import LoopEvent, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
@@ -87,6 +88,23 @@ class LoopApi(Protocol):
     def set_approval_mode(self, mode: ApprovalMode) -> None: ...
 
     async def compact(self) -> None: ...
+
+    async def undo_plan(self) -> RestorePlan | None:
+        """What /undo would put back: the files of the last turn that changed some."""
+        ...
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        """One plan per prompt still in the conversation, oldest first."""
+        ...
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        """Put files back as they were before turn `turn`; returns those restored. Only idle."""
+        ...
+
+    async def rewind_conversation(self, turn: int) -> None:
+        """Log that the conversation goes back to before turn `turn`; reopen the session to see
+        it (the kernel's history only grows). Only idle."""
+        ...
 
     async def settled(self) -> None: ...
 

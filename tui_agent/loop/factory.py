@@ -20,6 +20,7 @@ from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
@@ -59,6 +60,7 @@ async def build_loop(
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
     transcript: Replay | None = None,
+    checkpoint_dir: Path | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools."""
     root = Workspace(workspace, readable=(spill_dir,))
@@ -83,7 +85,10 @@ async def build_loop(
 
     approvals = Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(approvals, "mode", mode))
-    executor = BatchExecutor(registry, root, approvals, spill_dir)
+    checkpoints = Checkpoints(checkpoint_dir, root, log) if checkpoint_dir is not None else None
+    executor = BatchExecutor(registry, root, approvals, spill_dir, checkpointer=checkpoints)
+    if checkpoints is not None:
+        service.bind_checkpoints(checkpoints)
     journal = LogJournal(log)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step

@@ -11,7 +11,7 @@ undoes; `files.restored` becomes the notice /undo and /rewind showed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -149,7 +149,7 @@ class _Replayer:
                 self._rewind(record.turn, record.ts)
             case FilesRestored():
                 self.events.append(
-                    ev.Notice(level="info", text=restored_notice(record.files), ts=record.ts)
+                    ev.Notice(level="info", text=restored_notice(record.paths), ts=record.ts)
                 )
             case _:
                 pass
@@ -262,11 +262,11 @@ class _Replayer:
             self._usage_changed(ts)
 
 
-def restored_notice(files: dict[str, str | None]) -> str:
+def restored_notice(paths: Sequence[str]) -> str:
     """What /undo and /rewind say (and a resumed session shows again)."""
-    if not files:
+    if not paths:
         return "no files to restore"
-    return "restored " + ", ".join(sorted(files))
+    return "restored " + ", ".join(sorted(paths))
 
 
 def replay(records: Iterable[Record], *, context_window: int) -> Replay:

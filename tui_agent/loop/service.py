@@ -28,8 +28,9 @@ from tui_agent.loop.api import (
     LoopInfo,
     PromptState,
 )
+from tui_agent.loop.checkpoints import Checkpoints, RestorePlan
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
-from tui_agent.loop.replay import Replay
+from tui_agent.loop.replay import Replay, restored_notice
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
@@ -211,6 +212,7 @@ class AgentLoopService:
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
         self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
+        self._checkpoints: Checkpoints | None = None
 
     # -- wiring (factory) --------------------------------------------------------------------
     def bind_engine(self, engine: Engine, journal: Journal) -> None:
@@ -225,6 +227,9 @@ class AgentLoopService:
         self._transcript = replay.events
         self._usage = replay.usage
         self._context_tokens = replay.context_tokens
+
+    def bind_checkpoints(self, checkpoints: Checkpoints) -> None:
+        self._checkpoints = checkpoints
 
     def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
         self._set_approval_mode = setter
@@ -379,6 +384,32 @@ class AgentLoopService:
             self.publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
         await self.compact_history(self.engine.agent.history)  # a failure says so itself
+
+    async def undo_plan(self) -> RestorePlan | None:
+        checkpoints = self._restorer()
+        timeline = await checkpoints.timeline()
+        turn = timeline.undo_target()
+        return None if turn is None else await checkpoints.plan(timeline, turn)
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        checkpoints = self._restorer()
+        timeline = await checkpoints.timeline()
+        return [await checkpoints.plan(timeline, turn.number) for turn in timeline.turns]
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        restored = await self._restorer(idle=True).restore(turn)
+        self.publish(ev.Notice(level="info", text=restored_notice(restored)))
+        return restored
+
+    async def rewind_conversation(self, turn: int) -> None:
+        await self._restorer(idle=True).rewind(turn)
+
+    def _restorer(self, *, idle: bool = False) -> Checkpoints:
+        if self._checkpoints is None:
+            raise RuntimeError("this session keeps no checkpoints")
+        if idle and (self._active is not None or self.engine.agent.queue):
+            raise RuntimeError("wait until the turn has ended (Esc cancels it)")
+        return self._checkpoints
 
     async def settled(self) -> None:
         """Resolves when no turn runs, nothing would start one (the kernel's own judgement)

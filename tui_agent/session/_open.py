@@ -71,6 +71,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         ),
         workspace=config.workspace,
         spill_dir=session.spill_dir,
+        checkpoint_dir=session.checkpoint_dir,
         log=log,
         system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
         history=history,

@@ -11,7 +11,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
+from tui_agent.loop.api import (
+    ApprovalDecision,
+    ApprovalMode,
+    LoopApi,
+    LoopInfo,
+    PromptHandle,
+    RestorePlan,
+)
 from tui_agent.loop.events import LoopEvent
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
@@ -103,6 +110,18 @@ class OpeningLoop:
 
     async def compact(self) -> None:
         await (await self._real()).compact()
+
+    async def undo_plan(self) -> RestorePlan | None:
+        return await (await self._real()).undo_plan()
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        return await (await self._real()).rewind_plans()
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        return await (await self._real()).restore_files(turn)
+
+    async def rewind_conversation(self, turn: int) -> None:
+        await (await self._real()).rewind_conversation(turn)
 
     async def settled(self) -> None:
         await (await self._real()).settled()
