@@ -50,6 +50,7 @@ KEYS_HELP = """\
 Enter           send (while a turn runs: queue as the next turn)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input
+Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          cancel the turn; idle: clear; twice within 2 s: quit
 Ctrl+Q          quit
 Shift+Enter, Ctrl+J, Alt+Enter   newline
