@@ -3,13 +3,12 @@ back as they were before a prompt; outside changes are reported; a rewind surviv
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from tests.ui.real_loop import scripted_loop
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import Notice
-from tui_agent.session import LoopConfig, open_loop
 
 
 def write(path: str, content: str) -> dict[str, Any]:
@@ -29,17 +28,7 @@ DONE = {"text": "done"}
 
 
 async def session(workspace: Path, steps: list[dict[str, Any]], *, resume: bool = False) -> LoopApi:
-    script = workspace.parent / "script.json"
-    script.write_text(json.dumps({"steps": steps}), encoding="utf-8")
-    return await open_loop(
-        LoopConfig(
-            workspace=workspace,
-            provider="scripted",
-            script=str(script),
-            approval_mode="yolo",
-            continue_latest=resume,
-        )
-    )
+    return await scripted_loop(steps, workspace=workspace, resume=resume)
 
 
 async def run(loop: LoopApi, *prompts: str) -> None:

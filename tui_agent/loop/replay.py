@@ -40,9 +40,9 @@ from tui_agent.vocab import (
     FinishReason,
     HistoryEntry,
     Message,
-    TextPart,
     TokenUsage,
     ToolCall,
+    ToolResult,
 )
 
 _PROMPT = EntryMeta(source="input")
@@ -202,12 +202,7 @@ class _Replayer:
         call = self.calls.get(record.call_id)
         if call is None:
             return
-        output = record.output
-        text = (
-            output
-            if isinstance(output, str)
-            else "\n".join(p.text for p in output if isinstance(p, TextPart))
-        )
+        text = ToolResult(output=record.output).text  # as the live event showed it
         outcome = record.outcome or ("failed" if record.is_error else "succeeded")
         self.events.append(
             ev.ToolFinished(
