@@ -150,3 +150,24 @@ async def test_a_rewound_conversation_stays_rewound_after_a_resume(tmp_path: Pat
         assert (first.prompt, third.prompt) == ("first", "third")
     finally:
         await resumed.close()
+
+
+async def test_a_sub_agents_writes_are_undone_with_the_parents_turn(tmp_path: Path) -> None:
+    workspace = ws(tmp_path)
+    job = {"description": "write", "prompt": "write sub.txt"}
+    steps = [
+        {"tool_calls": [{"name": "task", "arguments": job}]},
+        write("sub.txt", "from the child\n"),
+        {"text": "child done"},
+        DONE,
+    ]
+    loop = await session(workspace, steps)
+    try:
+        await run(loop, "delegate")
+        assert (workspace / "sub.txt").exists()
+        plan = await loop.undo_plan()
+        assert plan is not None and (plan.prompt, plan.files) == ("delegate", ("sub.txt",))
+        await loop.restore_files(plan.turn)
+        assert not (workspace / "sub.txt").exists()
+    finally:
+        await loop.close()

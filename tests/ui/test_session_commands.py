@@ -9,9 +9,11 @@ from pathlib import Path
 from tests.session.session_log import session_records
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import until
+from tui_agent.loop.api import RestorePlan
 from tui_agent.session import Session
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks
+from tui_agent.ui.rewind_screen import RewindPicker
 
 
 async def test_slash_model_reopens_the_session_in_the_approval_mode_the_person_chose() -> None:
@@ -46,3 +48,27 @@ async def test_slash_export_writes_the_session_into_the_workspace(tmp_path: Path
         await until(pilot, lambda: "exported" in getattr(app.vm.blocks[-1], "text", ""))
     page = (workspace / f"session-{session.session_id}.html").read_text(encoding="utf-8")
     assert "turn failed: llm.auth: bad key" in page
+
+
+async def test_escape_twice_on_an_empty_input_opens_the_rewind_picker() -> None:
+    plan = RestorePlan(0, "fix it", ("a.py",), ("rm -rf build",), ())
+    app = TuiAgentApp(FakeLoop(plans=[plan]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindPicker))
+
+
+async def test_escape_on_a_draft_clears_it_without_opening_the_picker() -> None:
+    app = TuiAgentApp(FakeLoop(plans=[RestorePlan(0, "fix it", (), (), ())]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.prompt_input.insert("draft")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.prompt_input.text == "" and not isinstance(app.screen, RewindPicker)
+
+
+async def test_undo_with_nothing_to_undo_says_so() -> None:
+    app = TuiAgentApp(FakeLoop())
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.run_slash("undo")
+        await until(pilot, lambda: "nothing to undo" in getattr(app.vm.blocks[-1], "text", ""))
