@@ -171,3 +171,21 @@ async def test_a_sub_agents_writes_are_undone_with_the_parents_turn(tmp_path: Pa
         assert not (workspace / "sub.txt").exists()
     finally:
         await loop.close()
+
+
+async def test_undo_of_a_turn_whose_files_are_already_back_moves_on_to_the_one_before(
+    tmp_path: Path,
+) -> None:
+    workspace = ws(tmp_path)
+    steps = [write("a.txt", "a\n"), DONE, write("b.txt", "b\n"), DONE]
+    loop = await session(workspace, steps)
+    try:
+        await run(loop, "write a", "write b")
+        (workspace / "b.txt").unlink()  # the person took it back by hand
+        plan = await loop.undo_plan()
+        assert plan is not None and (plan.prompt, plan.files) == ("write b", ())
+        assert await loop.restore_files(plan.turn) == ()
+        plan = await loop.undo_plan()
+        assert plan is not None and (plan.prompt, plan.files) == ("write a", ("a.txt",))
+    finally:
+        await loop.close()

@@ -260,7 +260,7 @@ class _Replayer:
 def restored_notice(paths: Sequence[str]) -> str:
     """What /undo and /rewind say (and a resumed session shows again)."""
     if not paths:
-        return "no files to restore"
+        return "no files needed restoring: they were already as before"
     return "restored " + ", ".join(sorted(paths))
 
 

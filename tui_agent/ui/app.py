@@ -559,7 +559,7 @@ class TuiAgentApp(App[None]):
         """Put back the files of the last turn that changed some; ask first when someone else
         changed them since."""
         plan = await self.loop.undo_plan()
-        if plan is None or not plan.files:
+        if plan is None:
             self.vm.add_marker("info", "nothing to undo: no file changes left")
             return
         if plan.changed_outside and await self._ask(RestoreChoice.for_undo(plan)) is None:
@@ -580,16 +580,16 @@ class TuiAgentApp(App[None]):
         choice = await self._ask(RestoreChoice.for_rewind(plan)) if plan is not None else None
         if plan is None or choice is None:
             return
-        resume = self.hooks.resume
-        if choice != CODE and resume is None:
+        resume, conversation = self.hooks.resume, choice != CODE
+        if conversation and resume is None:
             self._unavailable("rewind")
             return
-        if choice != CODE:
+        if conversation:
             await self.loop.rewind_conversation(plan.turn)
         if choice != CONVERSATION:
             await self.loop.restore_files(plan.turn)
-        if resume is not None and choice != CODE:
-            await self._reopen(resume)  # the resumed session shows the rewound conversation
+        if conversation and resume is not None:
+            await self._reopen(resume)  # the reopened session shows the rewound conversation
         self.prompt_input.load_text(plan.prompt)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
         self.prompt_input.focus()
