@@ -19,7 +19,7 @@ from tests.ui.test_flows import send, shell, tool_running
 from tui_agent.loop.api import LoopApi
 from tui_agent.session import LoopConfig, open_loop
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+from tui_agent.ui.view_model import MarkerBlock, TextBlock, ToolBlock
 
 USAGE = {"input_other": 1200, "output": 300}
 STEPS: list[dict[str, Any]] = [
@@ -42,6 +42,8 @@ STEPS: list[dict[str, Any]] = [
     {"error": {"kind": "auth", "message": "bad key", "status": 401}},
     # 4: the person interrupts a running tool
     {"text": "Waiting.", "tool_calls": [shell("sleep 30")], "usage": USAGE},
+    # 5: the person interrupts a streaming answer; what streamed so far stays
+    {"text": "word " * 400, "chunk_delay_s": 0.02, "chunk_chars": 5},
 ]
 
 
@@ -72,7 +74,10 @@ async def screen_after(loop: LoopApi, drive: Any) -> str:
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
             # The SVG's class prefix is a hash that varies between runs; the picture does not.
-            return re.sub(r"terminal-\d+", "terminal", app.export_screenshot())
+            screen = re.sub(r"terminal-\d+", "terminal", app.export_screenshot())
+            await pilot.press("ctrl+q")  # quit as a person does: the log is sealed first
+            await until(pilot, lambda: not app.is_running)
+            return screen
     finally:
         await app.loop.close()
 
@@ -97,6 +102,11 @@ async def work_through_a_session(app: TuiAgentApp, pilot: Any) -> None:
 
     await send(pilot, "wait for it")
     await until(pilot, lambda: tool_running(app))
+    await pilot.press("escape")
+    await until(pilot, lambda: idle(app) and isinstance(app.vm.blocks[-1], MarkerBlock))
+
+    await send(pilot, "talk")
+    await until(pilot, lambda: isinstance(app.vm.blocks[-1], TextBlock))
     await pilot.press("escape")
     await until(pilot, lambda: idle(app) and isinstance(app.vm.blocks[-1], MarkerBlock))
 
