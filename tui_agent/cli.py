@@ -76,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["export"]:
+        from tui_agent.export import main as export
+
+        return export(args_list[1:])
     if args_list[:1] == ["acp"]:
         from tui_agent.acp import main as acp_main
 

@@ -198,6 +198,21 @@ class TurnResult(BaseModel):
     reason: str | None = None  # cancelled: why
     error: dict[str, Any] | None = None  # failed: {code, message}
 
+    def marker(self) -> tuple[Literal["interrupted", "error", "stopped"], str] | None:
+        """The line a transcript ends the turn with, if any (a plain completion says nothing)."""
+        if self.type == "cancelled":
+            # The user's own cancel needs no explanation; anything else (closing...) says why.
+            own = self.reason in (None, "user_cancelled")
+            return "interrupted", "interrupted" if own else f"interrupted ({self.reason})"
+        if self.type == "failed":
+            error = self.error or {}
+            code = error.get("code", "error")
+            message = error.get("message") or ""
+            return "error", f"turn failed: {code}: {message}".rstrip(": ")
+        if self.truncated:
+            return "stopped", f"stopped: {self.stop_reason or 'output limit'}"
+        return None
+
 
 class TurnFinished(_Event):
     type: Literal["turn.finished"] = "turn.finished"

@@ -17,7 +17,7 @@ from tui_agent.tools._approvals import (
     split_rule,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
-from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext
+from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
 from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
@@ -39,6 +39,7 @@ __all__ = [
     "Ask",
     "BatchExecutor",
     "CallContext",
+    "Checkpointer",
     "Decision",
     "EditFile",
     "FileAccess",

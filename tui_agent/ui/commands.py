@@ -33,6 +33,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
     SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
     SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
+    SlashCommand("undo", "", "Put back the files the last turn changed"),
+    SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
+    SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
     SlashCommand("quit", "", "Quit (also /exit; the turn is cancelled and the log sealed first)"),
 )
 
@@ -88,6 +91,7 @@ KEYS_HELP = """\
 Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input
+Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
