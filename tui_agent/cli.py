@@ -66,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # a process of its own (tests that pass argv run inside pytest)
+        _protect_keys()
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
@@ -80,6 +82,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_prompt is not None:
         return asyncio.run(_headless(config, args.print_prompt, args.output_format))
     return _tui(config, args.prompt)
+
+
+def _protect_keys() -> None:
+    """Keys out of the environment (re-executing if need be) before anything else runs."""
+    from tui_agent import keys
+
+    # The rule of `session.AppPaths`, without loading the session package this early.
+    home = os.environ.get("TUI_AGENT_HOME")
+    if home:
+        config_file = Path(home).expanduser() / "config.toml"
+    else:
+        import platformdirs
+
+        config_file = platformdirs.user_config_path("tui-agent") / "config.toml"
+    keys.protect(config_file)
 
 
 def _config(args: argparse.Namespace) -> LoopConfig:

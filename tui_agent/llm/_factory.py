@@ -12,6 +12,7 @@ import os
 
 import httpx
 
+from tui_agent import keys
 from tui_agent.llm._anthropic import AnthropicProvider
 from tui_agent.llm._demo import DemoScript
 from tui_agent.llm._openai import OpenAIProvider
@@ -37,7 +38,7 @@ def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None =
     key_name, url_name = _ENV[settings.kind]
     settings = dataclasses.replace(
         settings,
-        api_key=settings.api_key or os.environ.get(key_name) or None,
+        api_key=settings.api_key or keys.lookup(key_name),
         base_url=settings.base_url or os.environ.get(url_name) or None,
     )
     if settings.kind == "openai":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tui_agent import keys
 from tui_agent.context import EventLog, SessionMeta, load_history
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
@@ -36,6 +37,11 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         )
     except ConfigError as exc:
         raise LoopSetupError(str(exc)) from exc
+    # The command line did this before anything else (see `keys.protect`); again here for
+    # callers that skip it, so tools never inherit a key either way.
+    keys.configure(
+        settings.secret_env, [p.api_key_env for p in settings.providers.values() if p.api_key_env]
+    )
     try:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
@@ -77,6 +83,8 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         options=LoopOptions(
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
+            retry_budget_s=settings.retry_budget_s,
+            max_retry_after_s=settings.max_retry_after_s,
         ),
     )
 

@@ -1,0 +1,143 @@
+"""API keys, held apart from the environment that tool processes inherit and can read.
+
+A variable names a key when it is a provider's key variable (`OPENAI_API_KEY`,
+`ANTHROPIC_API_KEY`), an `api_key_env` of config.toml, or matches a `secret_env` pattern
+(default `*_API_KEY`, `*_TOKEN`, `*_SECRET`). Such variables are taken out of `os.environ`
+and kept here (`lookup`), so no child process inherits them (`tool_environment`).
+
+Removing a variable does not remove it from `/proc/<pid>/environ`, which shows a process's
+initial environment block for as long as it lives, and which any command the agent runs can
+read as `/proc/$PPID/environ`. So `protect`, the command line's first step, re-executes the
+process without them when it finds any, carrying their values through an inherited pipe
+(read and closed at once). On Linux it also marks the process non-dumpable, so processes of
+the same user (not root) cannot read its memory, open files or environment through /proc or
+ptrace. Standard library only: this runs before anything else is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tomllib
+from collections import ChainMap
+from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+DEFAULT_SECRET_PATTERNS = ("*_API_KEY", "*_TOKEN", "*_SECRET")
+PROVIDER_KEY_ENVS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_CARRIER_ENV = "TUI_AGENT_KEYS_FD"
+_CARRIED_MAX = 16 * 1024  # fits any pipe's buffer, so writing it before the exec never blocks
+_PR_SET_DUMPABLE = 4
+
+_names: frozenset[str] = frozenset(PROVIDER_KEY_ENVS)
+_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
+_held: dict[str, str] = {}
+
+
+def is_key(name: str) -> bool:
+    return name in _names or any(fnmatchcase(name, pattern) for pattern in _patterns)
+
+
+def configure(patterns: Iterable[str], names: Iterable[str] = ()) -> None:
+    """Set what names a key (provider key variables always do) and take those out of the
+    environment; `config.toml`'s `secret_env` and `api_key_env` values come here."""
+    global _names, _patterns
+    _names = frozenset({*PROVIDER_KEY_ENVS, *names})
+    _patterns = tuple(patterns)
+    for name in [name for name in os.environ if is_key(name)]:
+        _held[name] = os.environ.pop(name)
+
+
+def lookup(name: str) -> str | None:
+    """A key's value (or any variable's), whether held here or still in the environment."""
+    return _held.get(name) or os.environ.get(name) or None
+
+
+def environ() -> Mapping[str, str]:
+    """The environment as this process was given it, keys included."""
+    return ChainMap(_held, os.environ)
+
+
+def tool_environment() -> dict[str, str]:
+    """The environment for a tool's process: everything except keys."""
+    return {name: value for name, value in os.environ.items() if not is_key(name)}
+
+
+def protect(config_file: Path) -> None:
+    """Hold the keys and, if the environment block had any, re-execute without them.
+
+    Returns in the process that goes on: the re-executed one (or this one when there was
+    nothing to remove, or the exec failed, when the keys are at least out of `os.environ`)."""
+    carrier = os.environ.pop(_CARRIER_ENV, None)
+    if carrier is not None:
+        _adopt(int(carrier))
+    else:
+        patterns, names = _configured(config_file)
+        configure(patterns, names)
+        if _held:
+            _reexec()
+    _forbid_dumping()
+
+
+def _configured(config_file: Path) -> tuple[tuple[str, ...], list[str]]:
+    """`secret_env` and every `api_key_env` from the raw file; a broken file yields the
+    defaults here (the configuration loader reports it later with a proper message)."""
+    try:
+        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return DEFAULT_SECRET_PATTERNS, []
+    patterns = data.get("secret_env", DEFAULT_SECRET_PATTERNS)
+    if not isinstance(patterns, list | tuple) or not all(isinstance(p, str) for p in patterns):
+        patterns = DEFAULT_SECRET_PATTERNS
+    providers = data.get("providers")
+    names = [
+        table["api_key_env"]
+        for table in (providers.values() if isinstance(providers, dict) else ())
+        if isinstance(table, dict) and isinstance(table.get("api_key_env"), str)
+    ]
+    return tuple(patterns), names
+
+
+def _reexec() -> None:
+    payload = json.dumps(
+        {"patterns": list(_patterns), "names": sorted(_names), "held": _held}
+    ).encode()
+    if len(payload) > _CARRIED_MAX:
+        return
+    read, write = os.pipe()
+    os.write(write, payload)
+    os.close(write)
+    os.set_inheritable(read, True)
+    env = dict(os.environ)
+    env[_CARRIER_ENV] = str(read)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
+    except OSError:
+        os.close(read)
+
+
+def _adopt(fd: int) -> None:
+    global _names, _patterns
+    chunks = []
+    with os.fdopen(fd, "rb") as carrier:
+        while chunk := carrier.read():
+            chunks.append(chunk)
+    payload = json.loads(b"".join(chunks))
+    _names = frozenset(payload["names"])
+    _patterns = tuple(payload["patterns"])
+    _held.update(payload["held"])
+
+
+def _forbid_dumping() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass

@@ -1,0 +1,127 @@
+"""Process groups of tool commands: tracked while they live, ended on every exit path.
+
+Each command runs in a process group of its own (`track` it once started). `terminate_group`
+ends one: SIGTERM, then SIGKILL after `KILL_GRACE_S`. For the exits that skip it:
+
+- a small reaper process (`_reaper.py`, started with the first group) is told every group;
+  it holds the read end of a pipe that only this process can write, so when this process
+  ends in any way, kill -9 included, the reaper reads end of file and kills every group
+  still listed, at once;
+- `kill_all` kills the live groups synchronously, for `os._exit` paths (a second Ctrl+C),
+  and an `atexit` hook calls it on an ordinary interpreter exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_agent import keys
+
+KILL_GRACE_S = 1.0
+_REAPER = Path(__file__).with_name("_reaper.py")
+
+_live: set[int] = set()
+_reaper: subprocess.Popen[bytes] | None = None
+
+
+def track(group: int) -> None:
+    _live.add(group)
+    _tell(f"+{group}\n")
+
+
+def _untrack(group: int) -> None:
+    if group in _live:
+        _live.discard(group)
+        _tell(f"-{group}\n")
+
+
+@atexit.register
+def kill_all() -> None:
+    """SIGKILL every live group now (no grace: the process is leaving)."""
+    for group in list(_live):
+        _signal_group(group, signal.SIGKILL)
+        _untrack(group)
+
+
+def _tell(line: str) -> None:
+    """Pass one line to the reaper, starting it (again) if it is not running."""
+    global _reaper
+    if _reaper is None or _reaper.poll() is not None:
+        _reaper = _start_reaper()
+        if _reaper is None:
+            return
+        line = "".join(f"+{group}\n" for group in _live) if line.startswith("+") else ""
+    stdin = _reaper.stdin
+    assert stdin is not None
+    try:
+        stdin.write(line.encode())
+        stdin.flush()
+    except OSError:
+        pass  # it died meanwhile: the next line starts another
+
+
+def _start_reaper() -> subprocess.Popen[bytes] | None:
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", str(_REAPER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env=keys.tool_environment(),
+        )
+    except OSError:
+        return None  # then only `kill_all` and the atexit hook stand guard
+
+
+def group_members(group: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, from /proc; killpg(0) where it is absent."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        try:
+            os.killpg(group, 0)
+        except OSError:
+            return []
+        return [group]
+    members = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] != b"Z":
+            members.append(int(name))
+    return members
+
+
+def _signal_group(group: int, sig: int) -> None:
+    try:
+        os.killpg(group, sig)
+    except OSError:
+        pass
+
+
+async def terminate_group(group: int) -> None:
+    """SIGTERM the group, then SIGKILL whatever is left after `KILL_GRACE_S`."""
+    try:
+        if not group_members(group):
+            return
+        _signal_group(group, signal.SIGTERM)
+        deadline = asyncio.get_running_loop().time() + KILL_GRACE_S
+        # Nothing notifies us when the last member of a group dies, so poll.
+        while group_members(group) and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+    finally:  # also when cancelled while waiting: never leave the group behind
+        _signal_group(group, signal.SIGKILL)
+        _untrack(group)
