@@ -1,0 +1,212 @@
+"""The command line under hostile conditions, as real processes: keys a tool tries to read,
+signals, kill -9, and prompts too big for the argument list.
+
+Waits are bounded polling on observable conditions (a file appears, a process is gone, a line
+is printed); none asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_cli import (
+    FAKE_KEY,
+    _wait_for,
+    cli_args,
+    cli_env,
+    events_of,
+    session_logs,
+    tool_messages,
+    wait_until_dead,
+)
+from tests.support.openai_server import ScriptedOpenAIServer, scripted_openai_server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def shell_step(command: str) -> dict[str, object]:
+    return {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}
+
+
+def start(
+    server: ScriptedOpenAIServer,
+    workspace: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: int = subprocess.DEVNULL,
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env or cli_env(),
+    )
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+SNOOP = (
+    "echo ENV:; env; echo PARENT:; tr '\\0' '\\n' < /proc/$PPID/environ; "
+    "echo AGENT:; tr '\\0' '\\n' < /proc/$(cut -d' ' -f4 /proc/$$/stat)/environ"
+)
+
+
+def test_no_key_reaches_a_tool_nor_the_agents_proc_environ(workspace: Path) -> None:
+    config = Path(os.environ["TUI_AGENT_HOME"]) / "config.toml"
+    secrets = {
+        "MY_LLM_CREDENTIAL": "sk-custom-CREDENTIAL-0123456789",  # named by api_key_env
+        "GITHUB_TOKEN": "ghp_TOKEN-0123456789",  # *_TOKEN
+        "DEPLOY_SECRET": "SECRET-0123456789",  # *_SECRET
+        "OPENAI_API_KEY": FAKE_KEY,
+    }
+    with scripted_openai_server([shell_step(SNOOP), {"text": "Seen."}]) as server:
+        config.write_text('[providers.openai]\nkind="openai"\napi_key_env="MY_LLM_CREDENTIAL"\n')
+        env = {**cli_env(), **secrets}
+        proc = start(server, workspace, "-p", "look", env=env)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 0, stderr
+        [result] = tool_messages(server.requests[1])
+        sent_key = server.headers[0]["authorization"]
+    output = result["content"]
+    assert "PATH=" in output.split("PARENT:")[1]  # the environ files were readable...
+    for name, value in secrets.items():  # ...and held no key
+        assert value not in output, name
+    assert sent_key == f"Bearer {secrets['MY_LLM_CREDENTIAL']}"  # the agent still has its key
+    for log in session_logs():
+        assert not any(value in log.read_text() for value in secrets.values())
+
+
+# -- signals and process groups -------------------------------------------------------------------
+
+STUBBORN_SHELL = shell_step(
+    # The tool ignores SIGTERM (and its children inherit that), so only SIGKILL ends it.
+    "trap '' TERM; sleep 600 & echo $! > child.pid; wait"
+)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_sigterm_and_sighup_cancel_the_turn_end_its_tools_and_exit(
+    workspace: Path, signum: int, status: int
+) -> None:
+    with scripted_openai_server([STUBBORN_SHELL]) as server:
+        proc = start(server, workspace, "-p", "run it", "--output-format", "jsonl")
+        child = int(_wait_for(workspace / "child.pid"))
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == status, stderr
+    assert events_of(stdout)[-1]["result"]["type"] == "cancelled"
+    wait_until_dead(child)
+
+
+def test_a_second_sigint_exits_at_once_and_still_kills_the_tools(workspace: Path) -> None:
+    with scripted_openai_server([STUBBORN_SHELL]) as server:
+        proc = start(server, workspace, "-p", "run it")
+        child = int(_wait_for(workspace / "child.pid"))
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the first one is being handled: the cancel has begun
+            if "cancelling" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    wait_until_dead(child)
+
+
+def test_kill_9_of_the_agent_kills_its_background_tools_too(workspace: Path) -> None:
+    steps = [
+        {
+            "tool_calls": [
+                {
+                    "name": "shell",
+                    "arguments": {
+                        "command": "sleep 600 & echo $! > server.pid; wait",
+                        "background": True,
+                    },
+                }
+            ]
+        },
+        shell_step("sleep 600 & echo $! > child.pid; wait"),
+    ]
+    with scripted_openai_server(steps) as server:
+        proc = start(server, workspace, "-p", "run it")
+        detached = int(_wait_for(workspace / "server.pid"))
+        child = int(_wait_for(workspace / "child.pid"))
+        proc.kill()
+        proc.communicate(timeout=10)
+    wait_until_dead(child)
+    wait_until_dead(detached)
+
+
+# -- prompts from stdin ---------------------------------------------------------------------------
+
+
+def user_text(server: ScriptedOpenAIServer) -> str:
+    return str(
+        next(m for m in reversed(server.requests[0]["messages"]) if m["role"] == "user")["content"]
+    )
+
+
+def test_p_dash_reads_a_prompt_longer_than_the_argument_limit_from_stdin(
+    workspace: Path, tmp_path: Path
+) -> None:
+    prompt = "Summarise these lines.\n" + "".join(f"line {n}\n" for n in range(40_000))
+    assert len(prompt.encode()) > 300_000  # far past one argument's 128 KiB
+    source = tmp_path / "prompt.txt"
+    source.write_text(prompt)
+    with scripted_openai_server([{"text": "Summarised."}]) as server, source.open() as stdin:
+        proc = start(server, workspace, "-p", "-", stdin=stdin.fileno())
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 0, stderr
+        assert user_text(server) == prompt
+    assert stdout == "Summarised.\n"
+
+
+def test_piped_stdin_is_attached_to_the_prompt_as_context(workspace: Path) -> None:
+    with scripted_openai_server([{"text": "A disk is full."}]) as server:
+        proc = start(server, workspace, "-p", "explain", stdin=subprocess.PIPE)
+        _, stderr = proc.communicate("ERROR: no space left on device\n", timeout=60)
+        assert proc.returncode == 0, stderr
+        assert user_text(server) == (
+            "explain\n\n<stdin>\nERROR: no space left on device\n</stdin>"
+        )
+
+
+def test_a_terminal_on_stdin_is_never_read(workspace: Path) -> None:
+    controller, terminal = pty.openpty()
+    try:
+        with scripted_openai_server([{"text": "Hi."}]) as server:
+            proc = start(server, workspace, "-p", "hello", stdin=terminal)
+            _, stderr = proc.communicate(timeout=60)  # reading it would hang here
+            assert proc.returncode == 0, stderr
+            assert user_text(server) == "hello"
+            refused = start(server, workspace, "-p", "-", stdin=terminal)
+            _, stderr = refused.communicate(timeout=60)
+        assert refused.returncode == 2
+        assert "-p -" in stderr
+    finally:
+        os.close(controller)
+        os.close(terminal)
+
+
+def test_events_name_the_prompt_that_came_from_stdin(workspace: Path) -> None:
+    with scripted_openai_server([{"text": "Ok."}]) as server:
+        proc = start(server, workspace, "-p", "-", "--output-format=jsonl", stdin=subprocess.PIPE)
+        stdout, stderr = proc.communicate("from a pipe", timeout=60)
+    assert proc.returncode == 0, stderr
+    assert json.dumps("from a pipe") in stdout
