@@ -69,8 +69,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:  # a process of its own (tests that pass argv run inside pytest)
-        _protect_keys()
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
@@ -112,21 +110,6 @@ def _piped_stdin() -> str | None:
     if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
         return None
     return sys.stdin.buffer.read().decode("utf-8", errors="replace")
-
-
-def _protect_keys() -> None:
-    """Keys out of the environment (re-executing if need be) before anything else runs."""
-    from tui_agent import keys
-
-    # The rule of `session.AppPaths`, without loading the session package this early.
-    home = os.environ.get("TUI_AGENT_HOME")
-    if home:
-        config_file = Path(home).expanduser() / "config.toml"
-    else:
-        import platformdirs
-
-        config_file = platformdirs.user_config_path("tui-agent") / "config.toml"
-    keys.protect(config_file)
 
 
 def _config(args: argparse.Namespace) -> LoopConfig:

@@ -11,19 +11,16 @@ read as `/proc/$PPID/environ`. So `protect`, the command line's first step, re-e
 process without them when it finds any, carrying their values through an inherited pipe
 (read and closed at once). On Linux it also marks the process non-dumpable, so processes of
 the same user (not root) cannot read its memory, open files or environment through /proc or
-ptrace. Standard library only: this runs before anything else is imported.
+ptrace. This runs before anything else is imported, so it keeps to modules the interpreter
+has already loaded (no `re`, `json` or `pathlib`: a quarter of a start-up between them).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tomllib
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
-from fnmatch import fnmatchcase
-from pathlib import Path
 
 DEFAULT_SECRET_PATTERNS = ("*_API_KEY", "*_TOKEN", "*_SECRET")
 PROVIDER_KEY_ENVS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
@@ -37,7 +34,24 @@ _held: dict[str, str] = {}
 
 
 def is_key(name: str) -> bool:
-    return name in _names or any(fnmatchcase(name, pattern) for pattern in _patterns)
+    return name in _names or any(_matches(name, pattern) for pattern in _patterns)
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """Glob matching with `*` (any run of characters), case-sensitive as variable names are."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    head, tail = parts[0], parts[-1]
+    if len(name) < len(head) + len(tail) or not name.startswith(head) or not name.endswith(tail):
+        return False
+    position, end = len(head), len(name) - len(tail)
+    for middle in parts[1:-1]:
+        found = name.find(middle, position, end)
+        if found < 0:
+            return False
+        position = found + len(middle)
+    return True
 
 
 def configure(patterns: Iterable[str], names: Iterable[str] = ()) -> None:
@@ -65,7 +79,7 @@ def tool_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if not is_key(name)}
 
 
-def protect(config_file: Path) -> None:
+def protect(config_file: str) -> None:
     """Hold the keys and, if the environment block had any, re-execute without them.
 
     Returns in the process that goes on: the re-executed one (or this one when there was
@@ -81,12 +95,19 @@ def protect(config_file: Path) -> None:
     _forbid_dumping()
 
 
-def _configured(config_file: Path) -> tuple[tuple[str, ...], list[str]]:
+def _configured(config_file: str) -> tuple[tuple[str, ...], list[str]]:
     """`secret_env` and every `api_key_env` from the raw file; a broken file yields the
     defaults here (the configuration loader reports it later with a proper message)."""
     try:
-        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        with open(config_file, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return DEFAULT_SECRET_PATTERNS, []
+    import tomllib  # only with a file to read: it costs more than the rest of this module
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return DEFAULT_SECRET_PATTERNS, []
     patterns = data.get("secret_env", DEFAULT_SECRET_PATTERNS)
     if not isinstance(patterns, list | tuple) or not all(isinstance(p, str) for p in patterns):
@@ -101,9 +122,11 @@ def _configured(config_file: Path) -> tuple[tuple[str, ...], list[str]]:
 
 
 def _reexec() -> None:
-    payload = json.dumps(
-        {"patterns": list(_patterns), "names": sorted(_names), "held": _held}
-    ).encode()
+    # Variable names and values never hold a NUL byte: it separates the fields.
+    fields = [str(len(_patterns)), *_patterns, str(len(_names)), *_names]
+    for name, value in _held.items():
+        fields += [name, value]
+    payload = "\0".join(fields).encode("utf-8", "surrogateescape")
     if len(payload) > _CARRIED_MAX:
         return
     read, write = os.pipe()
@@ -126,10 +149,14 @@ def _adopt(fd: int) -> None:
     with os.fdopen(fd, "rb") as carrier:
         while chunk := carrier.read():
             chunks.append(chunk)
-    payload = json.loads(b"".join(chunks))
-    _names = frozenset(payload["names"])
-    _patterns = tuple(payload["patterns"])
-    _held.update(payload["held"])
+    fields = b"".join(chunks).decode("utf-8", "surrogateescape").split("\0")
+    count = int(fields[0])
+    _patterns = tuple(fields[1 : 1 + count])
+    rest = fields[1 + count :]
+    count = int(rest[0])
+    _names = frozenset(rest[1 : 1 + count])
+    rest = rest[1 + count :]
+    _held.update(zip(rest[::2], rest[1::2], strict=True))
 
 
 def _forbid_dumping() -> None:
