@@ -7,6 +7,8 @@ test fresh module state).
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,33 @@ def test_a_missing_or_odd_config_means_the_default_patterns(
     if text is not None:
         config.write_text(text)
     assert keys._configured(str(config)) == (keys.DEFAULT_SECRET_PATTERNS, [])
+
+
+def test_the_keys_cross_the_reexec_through_an_inherited_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-carried\u00e9")
+    monkeypatch.setenv("MY_CREDENTIAL", "c-1")
+    keys.configure(["*_API_KEY"], ["MY_CREDENTIAL"])
+    executed: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(os, "execve", lambda path, argv, env: executed.append((argv, env)))
+    keys._reexec()
+    [(argv, env)] = executed
+    assert argv[1:] == sys.orig_argv[1:]
+    assert "OPENAI_API_KEY" not in env and "MY_CREDENTIAL" not in env
+    monkeypatch.setattr(keys, "_held", {})
+    monkeypatch.setattr(keys, "_names", frozenset())
+    assert keys._adopt(env["TUI_AGENT_KEYS_FD"])
+    assert keys.lookup("OPENAI_API_KEY") == "sk-carried\u00e9"
+    assert keys.is_key("MY_CREDENTIAL") and keys.is_key("X_API_KEY")
+
+
+def test_a_carrier_variable_that_names_no_pipe_is_ignored() -> None:
+    assert not keys._adopt("not-a-number")
+
+
+def test_a_star_matches_any_run_of_characters_anywhere() -> None:
+    keys.configure(["AWS_*_KEY*", "EXACT"])
+    assert keys.is_key("AWS_SECRET_ACCESS_KEY") and keys.is_key("AWS_X_KEY")
+    assert keys.is_key("EXACT") and not keys.is_key("EXACTLY")
+    assert not keys.is_key("AWS_KEY")  # the two underscores around `*` are both required

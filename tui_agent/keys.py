@@ -85,9 +85,7 @@ def protect(config_file: str) -> None:
     Returns in the process that goes on: the re-executed one (or this one when there was
     nothing to remove, or the exec failed, when the keys are at least out of `os.environ`)."""
     carrier = os.environ.pop(_CARRIER_ENV, None)
-    if carrier is not None:
-        _adopt(int(carrier))
-    else:
+    if carrier is None or not _adopt(carrier):
         patterns, names = _configured(config_file)
         configure(patterns, names)
         if _held:
@@ -143,20 +141,24 @@ def _reexec() -> None:
         os.close(read)
 
 
-def _adopt(fd: int) -> None:
+def _adopt(carrier: str) -> bool:
+    """Take what `_reexec` sent; False (nothing taken) when the variable names no such pipe."""
     global _names, _patterns
-    chunks = []
-    with os.fdopen(fd, "rb") as carrier:
-        while chunk := carrier.read():
-            chunks.append(chunk)
-    fields = b"".join(chunks).decode("utf-8", "surrogateescape").split("\0")
-    count = int(fields[0])
-    _patterns = tuple(fields[1 : 1 + count])
-    rest = fields[1 + count :]
-    count = int(rest[0])
-    _names = frozenset(rest[1 : 1 + count])
-    rest = rest[1 + count :]
-    _held.update(zip(rest[::2], rest[1::2], strict=True))
+    try:
+        with os.fdopen(int(carrier), "rb") as pipe:
+            fields = pipe.read().decode("utf-8", "surrogateescape").split("\0")
+        count = int(fields[0])
+        patterns = tuple(fields[1 : 1 + count])
+        rest = fields[1 + count :]
+        count = int(rest[0])
+        names = frozenset(rest[1 : 1 + count])
+        rest = rest[1 + count :]
+        held = dict(zip(rest[::2], rest[1::2], strict=True))
+    except (OSError, ValueError, IndexError):
+        return False
+    _patterns, _names = patterns, names
+    _held.update(held)
+    return True
 
 
 def _forbid_dumping() -> None:
