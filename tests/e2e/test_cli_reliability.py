@@ -7,12 +7,14 @@ is printed); none asserts how long anything took.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -210,3 +212,37 @@ def test_events_name_the_prompt_that_came_from_stdin(workspace: Path) -> None:
         stdout, stderr = proc.communicate("from a pipe", timeout=60)
     assert proc.returncode == 0, stderr
     assert json.dumps("from a pipe") in stdout
+
+
+def test_sigterm_to_the_full_screen_app_cancels_ends_its_tools_and_exits(workspace: Path) -> None:
+    controller, terminal = pty.openpty()
+    output = bytearray()
+
+    def drain() -> None:  # the app blocks once the terminal's buffer is full
+        with contextlib.suppress(OSError):
+            while chunk := os.read(controller, 65536):
+                output.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    with scripted_openai_server([STUBBORN_SHELL]) as server:
+        env = {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", "run it"],
+            stdin=terminal,
+            stdout=terminal,
+            stderr=terminal,
+            env=env,
+            start_new_session=True,  # the pty becomes its controlling terminal
+        )
+        try:
+            child = int(_wait_for(workspace / "child.pid", timeout=60))
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 143
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            os.close(terminal)
+    wait_until_dead(child)
+    os.close(controller)
+    reader.join(timeout=5)
