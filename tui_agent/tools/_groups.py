@@ -31,8 +31,14 @@ _reaper: subprocess.Popen[bytes] | None = None
 
 
 def track(group: int) -> None:
+    global _reaper
     _live.add(group)
-    _tell(f"+{group}\n")
+    if _reaper is None or _reaper.poll() is not None:
+        # The first group, or the reaper died: a new one learns every live group.
+        _reaper = _start_reaper()
+        _tell("".join(f"+{live}\n" for live in _live))
+    else:
+        _tell(f"+{group}\n")
 
 
 def _untrack(group: int) -> None:
@@ -49,21 +55,14 @@ def kill_all() -> None:
         _untrack(group)
 
 
-def _tell(line: str) -> None:
-    """Pass one line to the reaper, starting it (again) if it is not running."""
-    global _reaper
-    if _reaper is None or _reaper.poll() is not None:
-        _reaper = _start_reaper()
-        if _reaper is None:
-            return
-        line = "".join(f"+{group}\n" for group in _live) if line.startswith("+") else ""
-    stdin = _reaper.stdin
-    assert stdin is not None
+def _tell(lines: str) -> None:
+    if _reaper is None or _reaper.stdin is None:
+        return
     try:
-        stdin.write(line.encode())
-        stdin.flush()
+        _reaper.stdin.write(lines.encode())
+        _reaper.stdin.flush()
     except OSError:
-        pass  # it died meanwhile: the next line starts another
+        pass  # it died meanwhile: the next `track` starts another
 
 
 def _start_reaper() -> subprocess.Popen[bytes] | None:
