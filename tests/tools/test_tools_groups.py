@@ -6,9 +6,14 @@ Waits are bounded polling on whether a process is alive, never timing assertions
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tui_agent.tools import _groups
 
@@ -41,3 +46,43 @@ def test_end_of_file_kills_the_listed_groups_and_spares_the_dropped_ones() -> No
         for process in (listed, dropped, reaper):
             process.kill()
             process.wait()
+
+
+async def test_a_command_runs_only_once_its_group_is_tracked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[asyncio.subprocess.Process] = []
+
+    def dies_before_tracking(group: int) -> None:
+        raise RuntimeError("the agent died here")
+
+    monkeypatch.setattr(_groups, "track", dies_before_tracking)
+    monkeypatch.setattr(
+        asyncio, "create_subprocess_exec", _recording(asyncio.create_subprocess_exec, started)
+    )
+    with pytest.raises(RuntimeError):
+        await _groups.spawn_group("touch ran", cwd=tmp_path)
+    [process] = started
+    assert await process.wait() == 125  # the gate closed empty: the command never ran
+    assert not (tmp_path / "ran").exists()
+
+
+async def test_a_tracked_command_runs_as_bash_c_in_its_own_group(tmp_path: Path) -> None:
+    process = await _groups.spawn_group(
+        'echo "$0 $$ $(ps -o pgid= -p $$)" > out', cwd=tmp_path
+    )
+    try:
+        assert await process.wait() == 0
+    finally:
+        await _groups.terminate_group(process.pid)
+    name, pid, group = (tmp_path / "out").read_text().split()
+    assert (name, int(pid), int(group)) == ("bash", process.pid, process.pid)
+
+
+def _recording(spawn: Any, started: list[asyncio.subprocess.Process]) -> Any:
+    async def spawn_and_record(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+        process = await spawn(*args, **kwargs)
+        started.append(process)
+        return process
+
+    return spawn_and_record

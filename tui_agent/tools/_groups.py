@@ -1,7 +1,8 @@
 """Process groups of tool commands: tracked while they live, ended on every exit path.
 
-Each command runs in a process group of its own (`track` it once started). `terminate_group`
-ends one: SIGTERM, then SIGKILL after `KILL_GRACE_S`. For the exits that skip it:
+Each command runs in a process group of its own, started by `spawn_group`, which makes sure
+the group is tracked before the command runs. `terminate_group` ends one: SIGTERM, then SIGKILL
+after `KILL_GRACE_S`. For the exits that skip it:
 
 - a small reaper process (`_reaper.py`, started with the first group) is told every group;
   it holds the read end of a pipe that only this process can write, so when this process
@@ -20,6 +21,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tui_agent import keys
 
@@ -28,6 +30,35 @@ _REAPER = Path(__file__).with_name("_reaper.py")
 
 _live: set[int] = set()
 _reaper: subprocess.Popen[bytes] | None = None
+
+
+async def spawn_group(command: str, **options: Any) -> asyncio.subprocess.Process:
+    """`bash -c command` in a new session (its pid is the group id), tracked before it runs.
+
+    The first bash waits on a pipe for the word to go, which comes once the group is tracked,
+    then replaces itself with `bash -c command` (same pid, same group). Were this process to
+    die in between, the pipe would end empty and the command never run. `options` go to
+    `asyncio.create_subprocess_exec` (streams, cwd, env)."""
+    hold, release = os.pipe()
+    try:
+        wait_then_run = f'read -r -u {hold} _ || exit 125; exec {hold}<&-; exec bash -c "$0"'
+        try:
+            process = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                wait_then_run,
+                command,
+                pass_fds=(hold,),
+                start_new_session=True,
+                **options,
+            )
+        finally:
+            os.close(hold)
+        track(process.pid)
+        os.write(release, b"go\n")
+    finally:
+        os.close(release)
+    return process
 
 
 def track(group: int) -> None:

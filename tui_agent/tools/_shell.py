@@ -28,7 +28,7 @@ from pydantic import Field
 from tui_agent import keys
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
-from tui_agent.tools._groups import terminate_group, track
+from tui_agent.tools._groups import spawn_group, terminate_group
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolResult, ToolUpdate
 
@@ -196,19 +196,15 @@ class Shell(Tool[ShellArgs]):
         return args.command
 
     async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
+        process = await spawn_group(
             args.command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=self.workspace.root,
             env=_environment(),
-            start_new_session=True,
         )
         group = process.pid  # a new session: its leader's pid is the group id
-        track(group)
         out, err = _Capture(), _Capture()
         assert process.stdout is not None and process.stderr is not None
         readers = [
