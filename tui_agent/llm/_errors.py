@@ -4,9 +4,11 @@ failures become `LLMError` values with a stable kind.
 The table follows section 8 of the loop spec (status first, then the provider's words), with
 three refinements the recorded fixtures ask for: a 429 whose code or text says the account is
 out of quota is `quota` (retrying cannot help), a 429 that says "overloaded" is `overloaded`,
-and 401/403/404 have their own kinds. Messages are the provider's own words (HTML reduced to
-its `<title>`), cut to a readable length and always passed through `redact` so a key that a
-server echoes never reaches an error, a log or the screen.
+and 401/403/404 have their own kinds. A connection that cannot be made at all (refused, unknown
+host) is `unreachable`, which retries only briefly, and a stream that ends mid-answer is
+`incomplete`. Messages are the provider's own words (HTML reduced to its `<title>`), cut to a
+readable length and always passed through `redact` so a key that a server echoes never
+reaches an error, a log or the screen.
 """
 
 from __future__ import annotations
