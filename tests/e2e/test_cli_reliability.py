@@ -246,3 +246,49 @@ def test_sigterm_to_the_full_screen_app_cancels_ends_its_tools_and_exits(workspa
     wait_until_dead(child)
     os.close(controller)
     reader.join(timeout=5)
+
+
+# -- streams and retries --------------------------------------------------------------------------
+
+
+def test_an_answer_cut_off_mid_stream_is_retried_never_printed(workspace: Path) -> None:
+    steps = [{"text": "The answer is forty", "cut": True}, {"text": "The answer is 42."}]
+    with scripted_openai_server(steps) as server:
+        proc = start(server, workspace, "-p", "answer")
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert stdout == "The answer is 42.\n"
+    assert "llm.incomplete: retrying" in stderr and len(server.requests) == 2
+
+
+def test_a_refused_port_fails_after_three_attempts(workspace: Path) -> None:
+    with scripted_openai_server([]) as server:
+        args = cli_args(server, workspace)
+    # The server is gone: its port now refuses connections.
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args, "-p", "hi"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.count("llm.unreachable: retrying") == 2
+    assert "(attempt 3/3)" in proc.stderr
+    assert "llm.unreachable: cannot reach the server: connection refused" in proc.stderr
+
+
+def test_a_retry_after_of_a_day_fails_at_once_saying_when(workspace: Path) -> None:
+    limited = {
+        "status": 429,
+        "headers": {"Retry-After": "86400"},
+        "body": {"error": {"message": "Daily limit reached", "type": "rate_limit_error"}},
+    }
+    with scripted_openai_server([limited]) as server:
+        proc = start(server, workspace, "-p", "hi")
+        _, stderr = proc.communicate(timeout=60)
+        assert len(server.requests) == 1
+    assert proc.returncode == 1
+    assert "llm.rate_limit: Daily limit reached (retry after " in stderr
+    assert "retrying" not in stderr

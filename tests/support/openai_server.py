@@ -8,6 +8,7 @@ client can talk to it. Each POST to `/v1/chat/completions` takes the next step:
   (arguments split across deltas) and `finish_reason: tool_calls`;
 - `{"status": 429, "headers": {"Retry-After": "1"}, "body": {...}}` answers with an error;
 - `{"empty": true}` streams a stop with no content at all;
+- `{"text": "...", "cut": true}` streams the text, then closes: no finish reason, no `[DONE]`;
 - `{"hang_s": 5, "text": ...}` waits before answering (for cancellation tests).
 
 Every request body is kept in `requests` for assertions, its headers in `headers`; `times`
@@ -86,8 +87,9 @@ class ScriptedOpenAIServer:
                     ):
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
+                    if not step.get("cut"):
+                        self.wfile.write(b"data: [DONE]\n\n")
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 self.close_connection = True
@@ -123,6 +125,8 @@ def _chunks(step: dict[str, Any], model: str, request_no: int) -> Iterator[dict[
     text = step.get("text", "")
     for start in range(0, len(text), 8):
         yield chunk({"content": text[start : start + 8]})
+    if step.get("cut"):
+        return
     calls = step.get("tool_calls", [])
     for index, call in enumerate(calls):
         arguments = json.dumps(call.get("arguments", {}))
