@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["acp"]:
+        from tui_agent.acp import main as acp_main
+
+        return acp_main(args_list[1:])
     try:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:

@@ -146,9 +146,7 @@ def _from_payload(payload: object) -> _Body | None:
     code = source.get("code")
     if status is None and isinstance(code, int) and 400 <= code < 600:
         status = code
-    return _Body(
-        message=message, type=_text(source.get("type")), code=_text(code), status=status
-    )
+    return _Body(message=message, type=_text(source.get("type")), code=_text(code), status=status)
 
 
 def _read_body(text: str, status: int | None) -> _Body:
@@ -248,12 +246,15 @@ def classify_unexpected_body(ctx: ErrorContext, status: int, body_text: str) -> 
     if _is_error_json(stripped):
         kind = _kind_for(body.status, body) or LLMErrorKind.PROVIDER
         return ctx.error(
-            kind, _clip(body.message), status=body.status or status,
+            kind,
+            _clip(body.message),
+            status=body.status or status,
             retry_after_s=retry_after_s({}, body.message),
         )
     what = "an HTML page" if _looks_like_html(stripped) else "a body that is not an event stream"
     return ctx.error(
-        LLMErrorKind.PROTOCOL, _clip(f"expected an event stream, got {what}: {body.message}"),
+        LLMErrorKind.PROTOCOL,
+        _clip(f"expected an event stream, got {what}: {body.message}"),
         status=status,
     )
 

@@ -190,9 +190,7 @@ class OpenAIStreamParser:
             elif kind == "thinking":
                 thinking = part.get("thinking")
                 if isinstance(thinking, list):
-                    text = "".join(
-                        str(p.get("text", "")) for p in thinking if isinstance(p, dict)
-                    )
+                    text = "".join(str(p.get("text", "")) for p in thinking if isinstance(p, dict))
                 else:
                     text = str(thinking or "")
                 if text:
@@ -222,7 +220,9 @@ class OpenAIStreamParser:
             self._content = True
             out.append(
                 ToolCallDelta(
-                    index=ordinal, id=call_id, name=function.get("name") or None,
+                    index=ordinal,
+                    id=call_id,
+                    name=function.get("name") or None,
                     arguments=arguments,
                 )
             )

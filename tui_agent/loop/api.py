@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+
+if TYPE_CHECKING:
+    from tui_agent.loop.subagent import SubagentRun
 from tui_agent.vocab import HistoryEntry
 
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
@@ -50,6 +53,10 @@ class LoopApi(Protocol):
     def history(self) -> list[HistoryEntry]: ...
 
     def snapshot(self) -> LoopSnapshot: ...
+
+    def subagent(self, call_id: str) -> SubagentRun | None:
+        """The sub-agent that the `task` call `call_id` started, live or done."""
+        ...
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         """Call `callback` for every event from now on; returns an unsubscribe function."""

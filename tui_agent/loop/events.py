@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tui_agent.vocab import TokenUsage
+from tui_agent.vocab import PlanItem, TokenUsage
 
 
 class _Event(BaseModel):
@@ -204,6 +204,13 @@ class TurnFinished(_Event):
     result: TurnResult
 
 
+class PlanUpdated(_Event):
+    """The model replaced the session's plan (`todo_write`); `todos` is the whole new plan."""
+
+    type: Literal["plan.updated"] = "plan.updated"
+    todos: tuple[PlanItem, ...]
+
+
 class Notice(_Event):
     """Something the user should read that is not part of the conversation."""
 
@@ -236,6 +243,7 @@ LoopEvent = Annotated[
     | UsageChanged
     | MachineTransition
     | TurnFinished
+    | PlanUpdated
     | Notice,
     Field(discriminator="type"),
 ]

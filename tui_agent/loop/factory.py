@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tui_agent.context import CompactionFailed, EventLog, compact, estimate_tokens, project
+from tui_agent.context import (
+    CompactionFailed,
+    EventLog,
+    SessionMeta,
+    compact,
+    estimate_tokens,
+    project,
+)
 from tui_agent.llm import Provider
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
-from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.service import (
     AgentLoopService,
@@ -29,18 +37,31 @@ from tui_agent.loop.service import (
     StepBeginContext,
     is_context_overflow,
 )
+from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
     ApprovalRequest,
     Approvals,
     BatchExecutor,
     Decision,
+    TodoWrite,
     Tool,
+    ToolRegistry,
     Workspace,
     default_registry,
+    plan_in,
 )
 from tui_agent.vocab import HistoryEntry, LLMRequest
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
+
+
+@dataclass(frozen=True)
+class SubagentOptions:
+    """How deep `task` may nest (1: the main agent delegates, its children cannot) and how many
+    steps a child's turn may take."""
+
+    max_depth: int = 1
+    max_steps: int = 50
 
 
 async def build_loop(
@@ -57,14 +78,60 @@ async def build_loop(
     echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
+    subagent_options: SubagentOptions = SubagentOptions(),
+    depth: int = 0,
+    tool_names: Sequence[str] | None = None,
+    approvals: Approvals | None = None,
+    owns_provider: bool = True,
 ) -> AgentLoopService:
-    """Wire a service from parts; tests use it with their own provider, paths and tools."""
+    """Wire a service from parts; tests use it with their own provider, paths and tools.
+
+    A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
+    and provider (`owns_provider=False`) and may be limited to `tool_names`."""
     root = Workspace(workspace, readable=(spill_dir,))
+    subagents = Subagents(Path(log.path).parent / "tasks")
+    service = AgentLoopService(info=info, options=options, subagents=subagents)
     registry = default_registry(root)
-    for tool in extra_tools:
+    for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
+    if depth < subagent_options.max_depth:
+
+        async def spawn(call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
+            child_log = EventLog(path)
+            child_info = replace(info, session_id=f"{info.session_id}/{call_id}")
+            child_log.write(
+                SessionMeta(
+                    session_id=child_info.session_id,
+                    workspace=str(workspace),
+                    provider=info.provider,
+                    model=info.model,
+                )
+            )
+            return await build_loop(
+                provider=provider,
+                info=child_info,
+                workspace=workspace,
+                spill_dir=spill_dir,
+                log=child_log,
+                system_prompt=lambda tools: f"{system_prompt(tools)}\n\n{SUBAGENT_PROMPT}",
+                interactive=interactive,
+                max_output_tokens=max_output_tokens,
+                echo_reasoning=echo_reasoning,
+                options=replace(options, max_steps=subagent_options.max_steps),
+                extra_tools=extra_tools,
+                subagent_options=subagent_options,
+                depth=depth + 1,
+                tool_names=names,
+                approvals=shared_approvals,
+                owns_provider=False,
+            )
+
+        registry.register(
+            Task(subagents, spawn, service.add_usage, service.publish, registry.names)
+        )
+    if tool_names is not None:
+        registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     system = system_prompt(registry.names)
-    service = AgentLoopService(info=info, options=options)
 
     async def ask(request: ApprovalRequest) -> Decision:
         kind, reason = await service.ask_approval(
@@ -77,9 +144,9 @@ async def build_loop(
         )
         return Decision(kind, reason)
 
-    approvals = Approvals(info.approval_mode, ask=ask if interactive else None)
-    service.bind_approval_mode(lambda mode: setattr(approvals, "mode", mode))
-    executor = BatchExecutor(registry, root, approvals, spill_dir)
+    shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
+    service.bind_approval_mode(lambda mode: setattr(shared_approvals, "mode", mode))
+    executor = BatchExecutor(registry, root, shared_approvals, spill_dir)
     journal = LogJournal(log)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
@@ -147,9 +214,12 @@ async def build_loop(
         await runner.aclose()
         await executor.aclose()  # ends background shells
         await log.close()
-        await provider.aclose()
+        if owns_provider:
+            await provider.aclose()
 
     service.on_close(close)
+    if plan := plan_in(history):
+        service.set_plan(plan)
     await service.start()
     return service
 

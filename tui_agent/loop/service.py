@@ -31,6 +31,7 @@ from tui_agent.loop.api import (
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,
@@ -41,6 +42,7 @@ from tui_agent.vocab import (
     LLMErrorKind,
     LoopError,
     Message,
+    PlanItem,
     TokenUsage,
     ToolCall,
     ToolResult,
@@ -187,8 +189,11 @@ class AgentLoopService:
         info: LoopInfo,
         options: LoopOptions = LoopOptions(),
         clock: Callable[[], float] = time.time,
+        subagents: Subagents | None = None,
     ) -> None:
         self._info = info
+        self._subagents = subagents
+        self._plan: tuple[PlanItem, ...] = ()
         self._options = options
         self._clock = clock
         self._subscribers = _Subscribers()
@@ -252,7 +257,42 @@ class AgentLoopService:
             queue=self.engine.queue(),
             notifications=self.engine.notifications(),
             tools=self.engine.live_tools(),
-            machine_states=self.engine.machine_states(),
+            machine_states=self._machine_states(),
+            plan=self._plan,
+        )
+
+    def _machine_states(self) -> dict[str, str]:
+        """This loop's machines, then each running sub-agent's under its task's title."""
+        states = self.engine.machine_states()
+        for run in self._subagents.live() if self._subagents else ():
+            assert run.loop is not None
+            for machine, state in run.loop.snapshot().machine_states.items():
+                states[f"{machine_prefix(run)}{machine}"] = state
+        return states
+
+    @property
+    def plan(self) -> tuple[PlanItem, ...]:
+        return self._plan
+
+    def set_plan(self, plan: tuple[PlanItem, ...]) -> None:
+        """The model's new plan (from `todo_write`, or the last one of a resumed session)."""
+        self._plan = plan
+        self.publish(ev.PlanUpdated(todos=plan))
+
+    def subagent(self, call_id: str) -> SubagentRun | None:
+        """The sub-agent a `task` call started: live, or done with its history."""
+        return self._subagents.get(call_id) if self._subagents else None
+
+    def add_usage(self, usage: TokenUsage) -> None:
+        """Tokens spent on the user's behalf outside this loop's own steps (a sub-agent's):
+        they count in the totals but not in this loop's context size."""
+        self._usage = self._usage + usage
+        self.publish(
+            ev.UsageChanged(
+                total=self._usage,
+                context_tokens=self._context_tokens,
+                context_window=self._info.context_window,
+            )
         )
 
     def subscribe(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
@@ -503,15 +543,8 @@ class AgentLoopService:
                     turn.prompts.append(prompt)
 
     def usage_recorded(self, usage: TokenUsage) -> None:
-        self._usage = self._usage + usage
         self._context_tokens = usage.total
-        self.publish(
-            ev.UsageChanged(
-                total=self._usage,
-                context_tokens=self._context_tokens,
-                context_window=self._info.context_window,
-            )
-        )
+        self.add_usage(usage)
 
     def step_finished(self, facts: StepFacts) -> None:
         turn = self._turns_by_machine.get(facts.turn_id)

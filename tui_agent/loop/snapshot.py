@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tui_agent.vocab import PlanItem
+
 
 @dataclass(frozen=True)
 class QueuedPrompt:
@@ -38,3 +40,4 @@ class LoopSnapshot:
     notifications: tuple[PendingNotification, ...] = ()
     tools: tuple[LiveTool, ...] = ()
     machine_states: dict[str, str] = field(default_factory=dict)  # machine id -> state path
+    plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`)

@@ -1,5 +1,6 @@
 """The agent's hands: the tool contract, the conflict-aware scheduler, the batch executor,
-approvals, workspace confinement and the six built-in tools.
+approvals, workspace confinement, the six built-in file, search and shell tools, and
+`todo_write` (the plan).
 
 Imports only the vocabulary, pydantic, aiofiles and the standard library.
 """
@@ -23,6 +24,7 @@ from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell, command_prefix, prefix_allows
+from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "Grep",
     "ReadFile",
     "Shell",
+    "TodoWrite",
     "Tool",
     "ToolAborted",
     "ToolAccesses",
@@ -60,6 +63,8 @@ __all__ = [
     "default_registry",
     "kill_tool_processes",
     "normalize_path",
+    "plan_in",
+    "plan_summary",
     "prefix_allows",
     "split_rule",
     "unified_diff",

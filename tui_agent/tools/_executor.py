@@ -299,8 +299,10 @@ class BatchExecutor:
         if isinstance(error, ToolAborted):
             return _results.aborted(name, signal.reason, error.partial)
         if error is not None:
-            return _results.aborted(name, signal.reason) if signal.aborted else _results.failed(
-                name, error
+            return (
+                _results.aborted(name, signal.reason)
+                if signal.aborted
+                else _results.failed(name, error)
             )
         value: object = task.result()
         if value is None:

@@ -43,8 +43,9 @@ def unified_diff(before: str, after: str, path: str) -> str:
         fromfile=f"a/{path}",
         tofile=f"b/{path}",
     )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 def _decode(data: bytes) -> str:

@@ -107,8 +107,10 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
         return result
     output = result.output
     parts: tuple[ContentPart, ...] = output if isinstance(output, tuple) else ()
-    text = output if isinstance(output, str) else "\n".join(
-        p.text for p in parts if isinstance(p, TextPart)
+    text = (
+        output
+        if isinstance(output, str)
+        else "\n".join(p.text for p in parts if isinstance(p, TextPart))
     )
     if len(text) <= SPILL_THRESHOLD:
         return result

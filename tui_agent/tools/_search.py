@@ -154,8 +154,10 @@ def _grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) -> _Found:
     line_rx = re.compile(args.pattern, flags)
     # Whole-file prefilter: skips most files without splitting them into lines. \A and \Z
     # mean something else on a whole file, so such patterns go line by line only.
-    whole_rx = None if re.search(r"\\[AZz]", args.pattern) else re.compile(
-        args.pattern, flags | re.MULTILINE
+    whole_rx = (
+        None
+        if re.search(r"\\[AZz]", args.pattern)
+        else re.compile(args.pattern, flags | re.MULTILINE)
     )
     wanted = _file_filter(args.glob)
     top = _search_root(workspace, args.path)

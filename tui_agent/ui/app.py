@@ -36,7 +36,9 @@ from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -92,6 +94,7 @@ class TuiAgentApp(App[None]):
         self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
+        self.plan_pane = PlanPane(self.vm, id="plan")
         self.tools_pane = ToolsPane(self.vm, id="tools")
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
@@ -105,6 +108,7 @@ class TuiAgentApp(App[None]):
         with Horizontal(id="main"):
             yield self.transcript
             with Vertical(id="side"):
+                yield self.plan_pane
                 yield self.tools_pane
                 yield self.queue_pane
         yield self.completion
@@ -182,7 +186,7 @@ class TuiAgentApp(App[None]):
             return
         self.transcript.apply(change)
         if isinstance(change, Reset):
-            self._mark("tools", "queue", "status", "approvals", "machines")
+            self._mark("tools", "queue", "status", "approvals", "machines", "plan")
 
     def _mark(self, *panes: str) -> None:
         """Coalesce pane refreshes: many events in one frame cost one redraw."""
@@ -204,6 +208,8 @@ class TuiAgentApp(App[None]):
                 self.prompt_input.focus()
         if "queue" in dirty:
             self.queue_pane.refresh_rows()
+        if "plan" in dirty:
+            self.plan_pane.refresh_plan()
         if "approvals" in dirty:
             self._show_approval()
         if "status" in dirty or "tools" in dirty or "queue" in dirty:
@@ -320,6 +326,17 @@ class TuiAgentApp(App[None]):
         self.prompt_input.completion_open = False
 
     # ------------------------------------------------------------ pane messages
+
+    @on(ShowSubagent)
+    async def _on_show_subagent(self, message: ShowSubagent) -> None:
+        from tui_agent.ui.subagent_screen import SubagentScreen  # only when first wanted
+
+        # A finished sub-agent of a resumed session is read back from its log: off the loop.
+        run = await asyncio.to_thread(self.loop.subagent, message.call_id)
+        if run is None:
+            self.vm.add_marker("warning", "That sub-agent has not started yet.")
+            return
+        self.push_screen(SubagentScreen(run, self.loop.info, message.title))
 
     @on(ToolsPane.CancelRequested)
     def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:

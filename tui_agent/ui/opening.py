@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
 from tui_agent.loop.events import LoopEvent
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
+
+if TYPE_CHECKING:
+    from tui_agent.loop.subagent import SubagentRun
 
 
 class OpeningLoop:
@@ -52,6 +56,9 @@ class OpeningLoop:
 
     def snapshot(self) -> LoopSnapshot:
         return LoopSnapshot("starting", None, None, 0, paused=False)
+
+    def subagent(self, call_id: str) -> SubagentRun | None:
+        return None
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         return lambda: None

@@ -31,6 +31,7 @@ from tui_agent.loop.events import (
     MachineTransition,
     Notice,
     NotificationQueued,
+    PlanUpdated,
     PromptQueued,
     PromptRemoved,
     PromptSteered,
@@ -48,7 +49,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry
+from tui_agent.vocab import HistoryEntry, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -110,7 +111,7 @@ class ToolBlock:
             return self.arguments[:80]
         if not isinstance(args, dict):
             return str(args)[:80]
-        for key in ("command", "path", "pattern", "file_path"):
+        for key in ("command", "path", "pattern", "file_path", "description"):
             if isinstance(args.get(key), str):
                 return str(args[key]).splitlines()[0] if args[key] else ""
         return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80]
@@ -227,7 +228,7 @@ class BlockRemoved:
 
 @dataclass(frozen=True)
 class PaneChanged:
-    pane: Literal["tools", "queue", "status", "approvals", "machines"]
+    pane: Literal["tools", "queue", "status", "approvals", "machines", "plan"]
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,7 @@ class ViewModel:
         self.queue: list[QueueRow] = []
         self.approvals: list[Approval] = []
         self.machines = _Machines()
+        self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
         self._listeners: list[Listener] = []
@@ -333,6 +335,7 @@ class ViewModel:
                 tool.call_id, tool.name, "", tool.state, tool.started_at, _tail(tool.output_tail)
             )
         self.machines.states.update(snapshot.machine_states)
+        self.plan = snapshot.plan
         if not snapshot.agent_state.startswith(("idle", "closed")):
             self.status.activity = "running"
             self.status.step = snapshot.step
@@ -454,6 +457,9 @@ class ViewModel:
                 self._emit(PaneChanged("machines"))
             case TurnFinished():
                 self._on_turn_finished(event)
+            case PlanUpdated():
+                self.plan = event.todos
+                self._emit(PaneChanged("plan"))
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
@@ -253,8 +254,18 @@ class Thinking(Widget, can_focus=True):
         self.action_toggle_open()
 
 
+class ShowSubagent(Message):
+    """Show the transcript of the sub-agent that the `task` call `call_id` started."""
+
+    def __init__(self, call_id: str, title: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.title = title
+
+
 class ToolCallBlock(Widget, can_focus=True):
-    """One line per call (glyph, name, what it does); expands to the output or diff."""
+    """One line per call (glyph, name, what it does); expands to the output or diff. A `task`
+    call opens its sub-agent's transcript instead."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_open", "Expand", show=False)
@@ -311,6 +322,8 @@ class ToolCallBlock(Widget, can_focus=True):
             text.append(f"  ({count} line{'s' if count != 1 else ''})", style="dim")
         if block.state == "aborted":
             text.append("  stopped", style="dim")
+        if block.name == "task":
+            text.append("  (Enter: the sub-agent's transcript)", style="dim")
         return text
 
     def _body_renderable(self) -> Syntax | Text:
@@ -328,7 +341,10 @@ class ToolCallBlock(Widget, can_focus=True):
         self._header.update(self._header_text())
 
     def action_toggle_open(self) -> None:
-        self.expanded = not self.expanded
+        if self.block.name == "task":
+            self.post_message(ShowSubagent(self.block.call_id, self.block.summary))
+        else:
+            self.expanded = not self.expanded
 
     def on_click(self, event: events.Click) -> None:
         self.action_toggle_open()

@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import ToolRow, ViewModel
-from tui_agent.ui.widgets.blocks import TOOL_GLYPHS
+from tui_agent.ui.widgets.blocks import TOOL_GLYPHS, ShowSubagent
 
 STATE_WORDS = {
     "queued": "queued",
@@ -97,6 +97,12 @@ class ToolsPane(OptionList):
             live = row is not None and row.state in ("running", "queued", "detached")
             return True if live else None
         return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.vm.tools.get(event.option.id or "")
+        if row is not None and row.name == "task":
+            self.post_message(ShowSubagent(row.call_id, row.summary))
 
     def action_cancel_call(self) -> None:
         call_id = self.highlighted_call_id

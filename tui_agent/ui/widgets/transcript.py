@@ -168,4 +168,3 @@ class Transcript(VerticalScroll, can_focus=True):
     def action_top(self) -> None:
         self.show_earlier()
         self.scroll_home(animate=False)
-
