@@ -292,3 +292,16 @@ def test_a_retry_after_of_a_day_fails_at_once_saying_when(workspace: Path) -> No
     assert proc.returncode == 1
     assert "llm.rate_limit: Daily limit reached (retry after " in stderr
     assert "retrying" not in stderr
+
+
+def test_the_retry_budget_from_config_toml_bounds_a_persistent_5xx(workspace: Path) -> None:
+    config = Path(os.environ["TUI_AGENT_HOME"]) / "config.toml"
+    config.write_text("retry_budget_s = 1\n")  # a backoff of 0.5 s (+ jitter), then what is left
+    failing = {"status": 502, "body": {"error": {"message": "Bad gateway"}}}
+    with scripted_openai_server([failing] * 5) as server:
+        proc = start(server, workspace, "-p", "hi")
+        _, stderr = proc.communicate(timeout=60)
+        assert len(server.requests) == 3
+    assert proc.returncode == 1
+    assert stderr.count("llm.status: retrying") == 2
+    assert "llm.status: Bad gateway" in stderr
