@@ -215,7 +215,8 @@ def _install_signals(service: AgentLoopService) -> list[int]:
         tasks.add(loop.create_task(service.cancel()))
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, on_signal, signum)
+        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+            loop.add_signal_handler(signum, on_signal, signum)
     return received
 
 

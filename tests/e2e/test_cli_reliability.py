@@ -305,3 +305,22 @@ def test_the_retry_budget_from_config_toml_bounds_a_persistent_5xx(workspace: Pa
     assert proc.returncode == 1
     assert stderr.count("llm.status: retrying") == 2
     assert "llm.status: Bad gateway" in stderr
+
+
+def test_a_run_under_nohup_ignores_sighup(workspace: Path) -> None:
+    steps = [shell_step("echo started > started; sleep 1"), {"text": "Finished anyway."}]
+    with scripted_openai_server(steps) as server:
+        command = [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "-p", "go"]
+        proc = subprocess.Popen(
+            ["nohup", *command, "--yolo"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+        )
+        _wait_for(workspace / "started")
+        proc.send_signal(signal.SIGHUP)
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert stdout == "Finished anyway.\n"

@@ -61,7 +61,8 @@ def _quit_on_signals(app: TuiAgentApp) -> list[int]:
             app.action_quit_app()
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, on_signal, signum)
+        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+            loop.add_signal_handler(signum, on_signal, signum)
     return received
 
 
