@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import signal
 import stat
@@ -63,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
         help="continue the latest session of this workspace",
     )
     resume.add_argument("--resume", metavar="SESSION_ID")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue or --resume: continue a copy of the session as a new session "
+        "(the way to go on with a session another tui-agent has open)",
+    )
     parser.add_argument("--yolo", action="store_true", help="approve every tool call")
     parser.add_argument("--workspace", type=Path, default=None)
     return parser
@@ -80,11 +87,18 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
             raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        if args.fork and not (args.continue_latest or args.resume):
+            raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
         prompt = None if args.print_prompt is None else _headless_prompt(args.print_prompt)
     except _UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # Start-up allocates hundreds of thousands of objects that live as long as the process
+    # (modules, classes, the first widgets); collecting among them finds nothing and costs a
+    # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
+    # is drawn (the app), with what exists by then frozen out of later collections.
+    gc.disable()
     if prompt is not None:
         return asyncio.run(_headless(config, prompt, args.output_format))
     return _tui(config, args.prompt)
@@ -134,6 +148,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         yolo=args.yolo,
         resume=args.resume,
         continue_latest=args.continue_latest,
+        fork=args.fork,
         interactive=args.print_prompt is None,
     )
 
@@ -146,8 +161,13 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     except LoopSetupError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        gc.freeze()
+        gc.enable()
     stopped = _install_signals(service)
     unsubscribe = _echo_events(service, output_format)
+    for notice in service.info.notices:
+        print(f"tui-agent: {notice}", file=sys.stderr)
     try:
         if service.info.demo:
             print(

@@ -34,6 +34,7 @@ class LoopInfo:
     session_id: str
     workspace: str
     demo: bool  # the built-in scripted demo is running (no key configured)
+    notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
 
 
 class PromptHandle(Protocol):

@@ -15,7 +15,7 @@ from tui_agent.vocab import PlanItem, TokenUsage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     ts: float = Field(default_factory=time.time)
 
@@ -187,7 +187,7 @@ class MachineTransition(_Event):
 
 
 class TurnResult(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int

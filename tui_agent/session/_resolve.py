@@ -62,11 +62,14 @@ KNOWN_MODELS: tuple[tuple[str, int, int], ...] = (
     ("gemini-2.5", 1_048_576, 65_536),
 )
 
-_BUILTIN_CONFIGS: dict[str, ProviderConfig] = {
-    "openai": ProviderConfig(kind="openai"),
-    "anthropic": ProviderConfig(kind="anthropic"),
-    "scripted": ProviderConfig(kind="scripted"),
-}
+
+def _builtin_config(provider: str) -> ProviderConfig | None:
+    """The settings of a built-in provider that config.toml does not mention (built on use:
+    a model instance at import would build pydantic's schema during start-up)."""
+    if provider not in BUILTIN_PROVIDERS:
+        return None
+    kind: ProviderKind = provider  # type: ignore[assignment]
+    return ProviderConfig(kind=kind)
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def resolve(
                     "No API key found (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or configure "
                     "a provider in config.toml): running the built-in scripted demo."
                 )
-    settings = config.providers.get(provider) or _BUILTIN_CONFIGS.get(provider)
+    settings = config.providers.get(provider) or _builtin_config(provider)
     if settings is None:
         known = sorted({*config.providers, *BUILTIN_PROVIDERS})
         raise ConfigError(
@@ -176,7 +179,7 @@ def _bare(model: str) -> str:
 def _env_base_url(provider: str, settings: ProviderConfig, env: Mapping[str, str]) -> str | None:
     # The SDK variables configure the official providers; a provider of your own that names
     # its base URL in config.toml is not redirected by them.
-    if settings.kind == "scripted" or (provider not in _BUILTIN_CONFIGS and settings.base_url):
+    if settings.kind == "scripted" or (provider not in BUILTIN_PROVIDERS and settings.base_url):
         return None
     return env.get(BASE_URL_ENVS[settings.kind]) or None
 

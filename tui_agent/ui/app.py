@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.loop.events import LoopEvent
@@ -38,6 +38,7 @@ from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
@@ -115,7 +116,7 @@ class TuiAgentApp(App[None]):
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
-        yield Footer(id="footer")
+        yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -125,10 +126,17 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
-        # them out of every later collection, as Toad does, so GC pauses stay short.
+        # them out of every later collection, as Toad does, so GC pauses stay short; the command
+        # line held collection off until now (`cli.main`).
         gc.freeze()
+        gc.enable()
         if isinstance(self.loop, OpeningLoop):
+            # Only now: loading the loop stack in its worker thread holds the GIL for most of a
+            # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
@@ -154,6 +162,8 @@ class TuiAgentApp(App[None]):
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if loop.info.demo and not self.vm.blocks:
             self.vm.add_marker("notice", DEMO_NOTICE)
+        for notice in loop.info.notices:
+            self.vm.add_marker("notice", notice)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:

@@ -82,7 +82,7 @@ _ALWAYS_RETRYABLE = frozenset(
 class LLMError(BaseModel):
     """One failed LLM attempt, classified."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: LLMErrorKind
     message: str
@@ -110,7 +110,7 @@ class LLMError(BaseModel):
 class LoopError(BaseModel):
     """A failure that belongs to the loop itself (budgets, gates, handlers)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     code: str
     message: str
