@@ -211,6 +211,8 @@ async def build_loop(
         options=KernelOptions(
             max_steps=options.max_steps,
             max_attempts_per_step=options.max_attempts_per_step,
+            retry_budget_s=options.retry_budget_s,
+            max_retry_after_s=options.max_retry_after_s,
             abort_timeout_s=options.abort_timeout_s,
             abort_grace_s=options.abort_grace_s,
             provider=info.provider,

@@ -107,6 +107,8 @@ class LoopErrorHandler:
 class LoopOptions:
     max_steps: int = 0  # per turn; 0 = unlimited
     max_attempts_per_step: int = 10
+    retry_budget_s: float = 60.0
+    max_retry_after_s: float = 60.0
     abort_timeout_s: float = 10.0
     abort_grace_s: float = 2.5
 

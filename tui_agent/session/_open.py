@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from tui_agent import keys
 from tui_agent.context import (
     EventLog,
     EventLogError,
@@ -58,6 +59,11 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         )
     except ConfigError as exc:
         raise LoopSetupError(str(exc)) from exc
+    # The command line did this before anything else (see `keys.protect`); again here for
+    # callers that skip it, so tools never inherit a key either way.
+    keys.configure(
+        settings.secret_env, [p.api_key_env for p in settings.providers.values() if p.api_key_env]
+    )
     try:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
@@ -136,6 +142,8 @@ async def _build(
         options=LoopOptions(
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
+            retry_budget_s=settings.retry_budget_s,
+            max_retry_after_s=settings.max_retry_after_s,
         ),
         mcp_servers=mcp.servers,
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
