@@ -1,16 +1,18 @@
 """The real loop service on the scripted provider, for Pilot tests of whole flows.
 
-`scripted_loop(steps, workspace=...)` wires the service as the command line does
-(`loop.factory.build_loop`) over a scripted provider playing `steps` (the format documented in
-`tui_agent/llm/_scripted.py`). Nothing in a flow waits on the clock: a step listed in `holds`
-streams its first chunk and then waits for the test to set that event, and `gated(name)` is a
-shell call that runs until the test calls `release(workspace, name)`. `until` waits, frame by
-frame, for something the user would see.
+`scripted_loop(steps, workspace=...)` writes the steps as a script (the format documented in
+`tui_agent/llm/_scripted.py`) and opens the service as the command line would. Nothing in a
+flow waits on the clock: `gated(name)` is a shell call that runs until the test calls
+`release(workspace, name)`, and a step listed in `holds` streams its first text and then waits
+for the test to set that event (such a loop is wired with `build_loop` around the scripted
+provider, the way `open_loop` wires it). `until` waits, frame by frame, for something the user
+would see.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from tui_agent.context import EventLog
 from tui_agent.llm import ScriptedProvider
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.session import LoopConfig, open_loop
 from tui_agent.vocab import LLMRequest, StreamEvent, TextDelta
 
 
@@ -53,9 +56,32 @@ async def scripted_loop(
     *,
     workspace: Path,
     approval_mode: ApprovalMode = "yolo",
+    resume: bool = False,
     holds: Mapping[int, asyncio.Event] | None = None,
 ) -> LoopApi:
-    provider = _HoldingProvider(ScriptedProvider.from_steps(steps), holds or {})
+    """`resume`: continue the workspace's latest session, as `--continue` does."""
+    if holds:
+        return await _holding_loop(steps, workspace, approval_mode, holds)
+    script = workspace.parent / f"{workspace.name}-script.json"
+    script.write_text(json.dumps({"steps": steps}), encoding="utf-8")
+    return await open_loop(
+        LoopConfig(
+            workspace=workspace,
+            provider="scripted",
+            script=str(script),
+            approval_mode=approval_mode,
+            continue_latest=resume,
+        )
+    )
+
+
+async def _holding_loop(
+    steps: list[dict[str, Any]],
+    workspace: Path,
+    approval_mode: ApprovalMode,
+    holds: Mapping[int, asyncio.Event],
+) -> LoopApi:
+    provider = _HoldingProvider(ScriptedProvider.from_steps(steps), holds)
     state = workspace.parent / f"{workspace.name}-session"
     state.mkdir(exist_ok=True)
     return await build_loop(

@@ -79,6 +79,11 @@ class Tool(ABC, Generic[ArgsT]):
         """What the user approves: a diff for edits, the command for a shell call."""
         return self.describe(args)
 
+    def written_paths(self, args: ArgsT) -> tuple[str, ...]:
+        """The files this call writes, as the model named them, so that their prior content can
+        be kept first (a checkpoint for /undo). A tool that cannot name them (shell) says none."""
+        return ()
+
     @abstractmethod
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult: ...
 

@@ -25,7 +25,7 @@ from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
 from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
 from tui_agent.loop import events as ev
-from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.journal import Journal, ToolOutcome
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 from tui_agent.vocab import (
     Finish,
@@ -207,7 +207,9 @@ class Engine:
 
     def notifications(self) -> tuple[PendingNotification, ...]:
         pending = [
-            PendingNotification(_notification_source(entry), entry.message.text)
+            PendingNotification(
+                _notification_source(entry), entry.message.text, prompt_ids=entry.meta.prompt_ids
+            )
             for entry in self.agent.notifications
         ]
         pending += [
@@ -301,6 +303,7 @@ class Engine:
                 delay_s=event.delay_s,
                 error_code=event.error.code,
                 message=event.error.message,
+                status=event.error.status,
             )
         )
 
@@ -378,7 +381,7 @@ class Engine:
         self._tools.pop(event.call_id, None)
         durable = None
         if not event.background:
-            self._record_result(event.call_id, event.result)
+            self._record_result(event.call_id, event.result, outcome)
             durable = self._journal.durable()  # write-ahead: the result is on disk first
         self._listener.publish(
             ev.ToolStateChanged(id=event.call_id, name=event.name, state=state), after=durable
@@ -451,11 +454,13 @@ class Engine:
         self._turn_id = None
 
     # -- step records ------------------------------------------------------------------------
-    def _record_result(self, call_id: str, result: ToolResult) -> None:
+    def _record_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None:
         step = self._open
         if step is None or call_id not in step.pending:
             return
-        self._journal.tool_result(call_id, result)
+        self._journal.tool_result(call_id, result, outcome)
         step.pending.remove(call_id)
         if not step.pending and self._turn_id is not None and not self._aborting:
             # Cancelled: the tools answered the abort, the step stays open until the turn
@@ -497,6 +502,7 @@ class Engine:
                 self._journal.tool_result(
                     call_id,
                     ToolResult(output=entry.message.text if entry else "aborted", is_error=True),
+                    "aborted",
                 )
             step.pending.clear()
         else:

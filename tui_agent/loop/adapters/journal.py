@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from typing import Literal, Protocol
 
 from tui_agent.loop.events import TurnResult
 from tui_agent.vocab import (
@@ -14,6 +14,8 @@ from tui_agent.vocab import (
     ToolCall,
     ToolResult,
 )
+
+ToolOutcome = Literal["succeeded", "failed", "aborted"]
 
 
 class Journal(Protocol):
@@ -31,7 +33,9 @@ class Journal(Protocol):
 
     def tool_call(self, step_uuid: str, call: ToolCall) -> None: ...
 
-    def tool_result(self, call_id: str, result: ToolResult) -> None: ...
+    def tool_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None: ...
 
     def step_end(
         self,
