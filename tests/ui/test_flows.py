@@ -91,12 +91,14 @@ def idle_after(app: TuiAgentApp, blocks: int) -> bool:
 
 
 async def test_steer_lands_after_the_tool_results_and_before_the_next_step(workspace: Path) -> None:
-    steps = [{"text": "checking", "tool_calls": [shell("sleep 0.5; echo hi")]}, {"text": "done"}]
+    steps = [{"text": "checking", "tool_calls": [shell(WAIT_FOR_GO)]}, {"text": "done"}]
     async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "go")
         await until(pilot, lambda: tool_running(app))
         await send(pilot, "only the reader", key="ctrl+s")
-        await until(pilot, lambda: idle_after(app, 5))
+        await until(pilot, lambda: [r.kind for r in app.vm.queue] == ["steer"])
+        (workspace / "go").touch()
+        await until(pilot, lambda: idle_after(app, 5) and not app.vm.queue)
         assert [role for role, _ in roles(loop)] == [
             "user",
             "assistant",
