@@ -17,14 +17,14 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
 from tui_agent.loop.events import LoopEvent, TurnFinished
@@ -34,18 +34,22 @@ from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+
+T = TypeVar("T")
 
 NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
@@ -112,6 +116,7 @@ class TuiAgentApp(App[None]):
         self._dirty: set[str] = set()
         self._flush_scheduled = False
         self._last_ctrl_c: float | None = None
+        self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: str | None = None  # prompt id of the queued prompt being edited
         self._tasks: set[asyncio.Task[Any]] = set()
         self._footer_state: tuple[object, ...] = ()
@@ -138,7 +143,7 @@ class TuiAgentApp(App[None]):
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
-        yield Footer(id="footer")
+        yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -148,10 +153,17 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
-        # them out of every later collection, as Toad does, so GC pauses stay short.
+        # them out of every later collection, as Toad does, so GC pauses stay short; the command
+        # line held collection off until now (`cli.main`).
         gc.freeze()
+        gc.enable()
         if isinstance(self.loop, OpeningLoop):
+            # Only now: loading the loop stack in its worker thread holds the GIL for most of a
+            # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
@@ -172,13 +184,16 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.history(), loop.snapshot())
+        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
+        self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if not self.vm.blocks:
             self.vm.add_marker("welcome", welcome_text(loop.info))
             if loop.info.demo:
                 self.vm.add_marker("notice", DEMO_NOTICE)
+        for notice in loop.info.notices:
+            self.vm.add_marker("notice", notice)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -487,6 +502,8 @@ class TuiAgentApp(App[None]):
             self.approval_bar.cancel_reason()
         elif self._editing is not None:
             self._leave_edit()
+        elif self._escape_twice():
+            self.run_slash("rewind")
         else:
             self.prompt_input.clear_input()
             self.prompt_input.focus()
@@ -504,6 +521,16 @@ class TuiAgentApp(App[None]):
         text = self._selected_text()
         if text:
             self._copy(text, "the selection")
+
+    def _escape_twice(self) -> bool:
+        """Esc Esc on an empty input (within the Ctrl+C window) opens /rewind."""
+        now, last = self.clock(), self._last_escape
+        empty = not self.prompt_input.text
+        self._last_escape = now if empty else None
+        if empty and last is not None and now - last <= QUIT_WINDOW_S:
+            self._last_escape = None
+            return True
+        return False
 
     def action_interrupt(self) -> None:
         if self._selected_text():
@@ -598,10 +625,34 @@ class TuiAgentApp(App[None]):
                 self._set_approval(arg)
             case "inspect":
                 self.action_inspect()
+            case "mcp":
+                self._mcp(arg)
             case "copy":
                 self._copy_answer(arg)
+            case "export":
+                self._call(self._export(arg), "/export")
+            case "undo":
+                self._call(self._undo(), "/undo")
+            case "rewind":
+                self._call(self._rewind(), "/rewind")
             case "quit":
                 self.action_quit_app()
+
+    def _mcp(self, arg: str) -> None:
+        action, _, name = arg.partition(" ")
+        if not action:
+            self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
+        elif action == "reconnect" and name.strip():
+            self._call(self._reconnect_mcp(name.strip()), "/mcp reconnect")
+        else:
+            self.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
+
+    async def _reconnect_mcp(self, name: str) -> None:
+        self.vm.add_marker("info", f"reconnecting MCP server {name}…")
+        if not await self.loop.reconnect_mcp(name):
+            self.vm.add_marker("warning", f"no MCP server named {name!r} (/mcp lists them)")
+            return
+        self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
 
     def _copy_answer(self, arg: str) -> None:
         """`/copy`: the last answer; `/copy N`: the N-th last."""
@@ -615,6 +666,69 @@ class TuiAgentApp(App[None]):
             self.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
             return
         self._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
+
+    async def _export(self, arg: str) -> None:
+        """`/export [md|html|jsonl] [FILE]`: the default file is named after the session, in
+        the workspace."""
+        from tui_agent.session import FORMATS, SUFFIX, export_file
+
+        first, _, rest = arg.partition(" ")
+        fmt = first if first in FORMATS else "md"
+        target = (rest if first in FORMATS else arg).strip()
+        info = self.loop.info
+        path = Path(info.workspace) / (target or f"session-{info.session_id}{SUFFIX[fmt]}")
+        written = await asyncio.to_thread(export_file, info.session_id, fmt, path)
+        self.vm.add_marker("info", f"exported to {written}")
+
+    async def _ask(self, screen: Screen[T]) -> T | None:
+        """Show a dialog and wait for its answer (None when it was closed)."""
+        answer: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not answer.done():
+                answer.set_result(result)
+
+        self.push_screen(screen, callback=answered)
+        return await answer
+
+    async def _undo(self) -> None:
+        """Put back the files of the last turn that changed some; ask first when someone else
+        changed them since."""
+        plan = await self.loop.undo_plan()
+        if plan is None:
+            self.vm.add_marker("info", "nothing to undo: no file changes left")
+            return
+        if plan.changed_outside and await self._ask(RestoreChoice.for_undo(plan)) is None:
+            return
+        await self.loop.restore_files(plan.turn)  # the loop says which files it restored
+
+    async def _rewind(self) -> None:
+        """Pick an earlier prompt; restore the code, the conversation or both to just before
+        it, and put the prompt back in the input."""
+        if self.vm.busy:
+            self.vm.add_marker("warning", "/rewind waits until the turn has ended (Esc cancels it)")
+            return
+        plans = await self.loop.rewind_plans()
+        if not plans:
+            self.vm.add_marker("info", "nothing to rewind: no prompts yet")
+            return
+        plan = await self._ask(RewindPicker(plans))
+        choice = await self._ask(RestoreChoice.for_rewind(plan)) if plan is not None else None
+        if plan is None or choice is None:
+            return
+        resume, conversation = self.hooks.resume, choice != CODE
+        if conversation and resume is None:
+            self._unavailable("rewind")
+            return
+        if conversation:
+            await self.loop.rewind_conversation(plan.turn)
+        if choice != CONVERSATION:
+            await self.loop.restore_files(plan.turn)
+        if conversation and resume is not None:
+            await self._reopen(resume)  # the reopened session shows the rewound conversation
+        self.prompt_input.load_text(plan.prompt)
+        self.prompt_input.move_cursor(self.prompt_input.document.end)
+        self.prompt_input.focus()
 
     def _unavailable(self, name: str) -> None:
         self.vm.add_marker("warning", f"/{name} is not available here")
@@ -666,13 +780,21 @@ class TuiAgentApp(App[None]):
         self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
     ) -> None:
         """Reopen this session on another model: the old loop must seal its log first."""
-        session_id = self.loop.info.session_id
+        await self._reopen(lambda session_id: switch(session_id, model))
+        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+
+    async def _reopen(self, reopen: Callable[[str], Awaitable[LoopApi]]) -> None:
+        """Close this session's loop (sealing its log) and open it again, in the same approval
+        mode: the person's choice holds across the reopening."""
+        session_id, mode = self.loop.info.session_id, self.vm.status.approval_mode
         if self.vm.busy:
             await self.loop.cancel(force=True)
         self._detach_loop()
         await self.loop.close()
-        self._attach_loop(await switch(session_id, model))
-        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+        loop = await reopen(session_id)
+        if loop.info.approval_mode != mode:
+            loop.set_approval_mode(mode)
+        self._attach_loop(loop)
 
     # ------------------------------------------------------------ command palette
 

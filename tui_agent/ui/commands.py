@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tui_agent.loop.events import McpServerInfo
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the model for this session"),
     SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
+    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
     SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
+    SlashCommand("undo", "", "Put back the files the last turn changed"),
+    SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
+    SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
     SlashCommand("quit", "", "Quit (also /exit; the turn is cancelled and the log sealed first)"),
 )
 
@@ -84,6 +91,7 @@ KEYS_HELP = """\
 Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input
+Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
@@ -100,4 +108,40 @@ def help_text() -> str:
     for command in COMMANDS:
         head = f"/{command.name} {command.args}".rstrip()
         lines.append(f"{head:<32}{command.help}")
+    return "\n".join(lines)
+
+
+MCP_STATES = {
+    "off": "off (enabled = false)",
+    "skipped": "not started",
+    "waiting": "waiting",
+    "starting": "starting…",
+    "ready": "up",
+    "failed": "failed",
+    "crashed": "crashed (restarts on the next call)",
+    "disabled": "disabled",
+}
+MCP_SOURCES = {"config": "config.toml", "workspace": ".mcp.json", "client": "ACP client"}
+
+
+def mcp_text(servers: Sequence[McpServerInfo]) -> str:
+    """What `/mcp` shows: each server's state, origin, command, tools and last error."""
+    if not servers:
+        return (
+            "No MCP servers configured. Add them to the workspace's .mcp.json "
+            "(Claude Code's format) or to [mcp_servers.NAME] in config.toml."
+        )
+    up = sum(server.state == "ready" for server in servers)
+    lines = [f"MCP servers: {up} of {len(servers)} up"]
+    for server in servers:
+        source = MCP_SOURCES.get(server.source, server.source)
+        state = MCP_STATES.get(server.state, server.state)
+        lines.append(f"● {server.name}  {state}  ({source}: {server.command})")
+        if server.tools:
+            prefix = f"mcp__{server.name}__"
+            names = [tool.removeprefix(prefix) for tool in server.tools]
+            lines.append(f"    tools: {', '.join(names)}")
+        if server.error:
+            lines.append("    " + server.error.replace("\n", "\n    "))
+    lines.append("/mcp reconnect NAME restarts a server.")
     return "\n".join(lines)

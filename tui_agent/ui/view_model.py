@@ -29,6 +29,8 @@ from tui_agent.loop.events import (
     Drained,
     LoopEvent,
     MachineTransition,
+    McpServerInfo,
+    McpServersChanged,
     Notice,
     NotificationQueued,
     PlanUpdated,
@@ -49,7 +51,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry, PlanItem
+from tui_agent.vocab import PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -321,6 +323,7 @@ class ViewModel:
         self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
+        self.mcp: tuple[McpServerInfo, ...] = ()  # the loop's MCP servers, for /mcp and status
         self._listeners: list[Listener] = []
         self._next_id = 0
         self._tool_blocks: dict[str, ToolBlock] = {}
@@ -343,9 +346,10 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, entries: Iterable[HistoryEntry], snapshot: LoopSnapshot
+        self, info: LoopInfo, transcript: Iterable[LoopEvent], snapshot: LoopSnapshot
     ) -> None:
-        """Start over for a (new or resumed) session: blocks from history, panes from snapshot."""
+        """Start over for a (new or resumed) session: the transcript's events replayed through
+        `apply`, as they were drawn live, then the panes from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -356,38 +360,27 @@ class ViewModel:
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
-        self._load_history(entries)
+        self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())
 
-    def _load_history(self, entries: Iterable[HistoryEntry]) -> None:
-        for entry in entries:
-            message = entry.message
-            if message.role == "user":
-                via: UserVia = "prompt"
-                if entry.meta.source in ("notify", "reminder", "async-tool"):
-                    via = "notification"
-                elif entry.meta.in_turn:
-                    via = "steer"
-                self.blocks.append(UserBlock(self._new_id(), message.text, via))
-                if via == "prompt":
-                    self.history.append(message.text)
-            elif message.role == "assistant":
-                if message.thinking.strip():
-                    self.blocks.append(
-                        ThinkingBlock(self._new_id(), message.thinking, streaming=False)
-                    )
-                if message.text.strip():
-                    self.blocks.append(TextBlock(self._new_id(), message.text, streaming=False))
-                for call in message.tool_calls:
-                    block = ToolBlock(self._new_id(), call.id, call.name, call.arguments)
-                    self._tool_blocks[call.id] = block
-                    self.blocks.append(block)
-            elif message.role == "tool" and message.tool_call_id in self._tool_blocks:
-                block = self._tool_blocks[message.tool_call_id]
-                block.output = message.text[-OUTPUT_CAP:]
-                block.is_error = message.is_error
-                block.state = "failed" if message.is_error else "done"
+    def _load_transcript(self, transcript: Iterable[LoopEvent]) -> None:
+        listeners, self._listeners = self._listeners, []  # one Reset tells them afterwards
+        try:
+            for event in transcript:
+                self.apply(event)
+                if isinstance(event, TurnStarted):
+                    for text in event.texts:
+                        self.remember_prompt(text)
+            # Whatever a crash left running is over now; the snapshot says what still runs.
+            self._close_streams()
+        finally:
+            self._listeners = listeners
+        self.tools = {}
+        self.queue = []
+        self.approvals = []
+        self.status.activity = "idle"
+        self.status.step = 0
 
     def _load_snapshot(self, snapshot: LoopSnapshot) -> None:
         self._load_queue(snapshot)
@@ -437,6 +430,10 @@ class ViewModel:
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.status.approval_mode = mode
+        self._emit(PaneChanged("status"))
+
+    def set_mcp(self, servers: tuple[McpServerInfo, ...]) -> None:
+        self.mcp = servers
         self._emit(PaneChanged("status"))
 
     def answers(self) -> list[str]:
@@ -531,6 +528,8 @@ class ViewModel:
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
+            case McpServersChanged():
+                self.set_mcp(event.servers)
 
     # ------------------------------------------------------------ event helpers
 
@@ -737,19 +736,9 @@ class ViewModel:
     def _on_turn_finished(self, event: TurnFinished) -> None:
         self._close_streams()
         self._resolve_retry()
-        result = event.result
-        if result.type == "cancelled":
-            # The user's own cancel needs no explanation; anything else (closing...) says why.
-            own = result.reason in (None, "user_cancelled")
-            text = "interrupted" if own else f"interrupted ({result.reason})"
-            self.add_marker("interrupted", text)
-        elif result.type == "failed":
-            error = result.error or {}
-            code = error.get("code", "error")
-            message = error.get("message") or ""
-            self.add_marker("error", f"turn failed: {code}: {message}".rstrip(": "))
-        elif result.truncated:
-            self.add_marker("stopped", f"stopped: {result.stop_reason or 'output limit'}")
+        marker = event.result.marker()
+        if marker is not None:
+            self.add_marker(*marker)
         self.status.activity = "idle"
         self.status.step = 0
         self.approvals = []

@@ -22,7 +22,7 @@ from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
 from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
 from tui_agent.loop import events as ev
-from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.journal import Journal, ToolOutcome
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 from tui_agent.vocab import (
     Finish,
@@ -397,7 +397,7 @@ class Engine:
             )
         )
         if not event.background:
-            self._record_result(event.call_id, event.result)
+            self._record_result(event.call_id, event.result, outcome)
         self._listener.tool_result(event.call_id, event.result, event.background)
 
     def _on_drained(self, event: k.Drained) -> None:
@@ -453,11 +453,13 @@ class Engine:
         self._turn_id = None
 
     # -- step records ------------------------------------------------------------------------
-    def _record_result(self, call_id: str, result: ToolResult) -> None:
+    def _record_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None:
         step = self._open
         if step is None or call_id not in step.pending:
             return
-        self._journal.tool_result(call_id, result)
+        self._journal.tool_result(call_id, result, outcome)
         step.pending.remove(call_id)
         if not step.pending and self._turn_id is not None:
             self._finish_step(self._turn_id, had_calls=True)
@@ -497,6 +499,7 @@ class Engine:
                 self._journal.tool_result(
                     call_id,
                     ToolResult(output=entry.message.text if entry else "aborted", is_error=True),
+                    "aborted",
                 )
             step.pending.clear()
         else:
