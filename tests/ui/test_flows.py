@@ -108,7 +108,7 @@ async def test_steer_lands_after_the_tool_results_and_before_the_next_step(works
         await send(pilot, "only the reader", key="ctrl+s")
         await until(pilot, lambda: steer_pending(app, "only the reader"))
         release(workspace, "check")
-        await until(pilot, lambda: idle_after(app, 5))
+        await until(pilot, lambda: idle_after(app, 5) and not app.vm.queue)
         assert [role for role, _ in roles(loop)] == [
             "user",
             "assistant",
