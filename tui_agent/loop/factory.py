@@ -35,7 +35,9 @@ from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
     ErrorContext,
@@ -97,14 +99,23 @@ async def build_loop(
     mcp_trust: TrustStore | None = None,
     mcp_problems: Sequence[str] = (),
     shared_mcp: McpServers | None = None,
+    transcript: Replay | None = None,
+    checkpoint_dir: Path | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
     A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
-    and provider (`owns_provider=False`) and may be limited to `tool_names`."""
+    and provider (`owns_provider=False`) and may be limited to `tool_names`; its writes are
+    checkpointed by the parent's `checkpoints`, in the parent's log, inside the parent's turn.
+    A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents."""
     root = Workspace(workspace, readable=(spill_dir,))
     subagents = Subagents(Path(log.path).parent / "tasks")
     service = AgentLoopService(info=info, options=options, subagents=subagents)
+    if transcript is not None:
+        service.carry_on_from(transcript)
+    if checkpoints is None and checkpoint_dir is not None:
+        checkpoints = Checkpoints(checkpoint_dir, root, log)
     registry = default_registry(root)
     for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
@@ -139,6 +150,7 @@ async def build_loop(
                 approvals=shared_approvals,
                 owns_provider=False,
                 shared_mcp=mcp,
+                checkpoints=checkpoints,
             )
 
         registry.register(
@@ -168,7 +180,11 @@ async def build_loop(
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(shared_approvals, "mode", mode))
-    executor = BatchExecutor(registry, root, shared_approvals, spill_dir)
+    executor = BatchExecutor(
+        registry, root, shared_approvals, spill_dir, checkpointer=checkpoints
+    )
+    if checkpoints is not None and depth == 0:
+        service.bind_checkpoints(checkpoints)
     journal = LogJournal(log)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
@@ -195,6 +211,8 @@ async def build_loop(
         options=KernelOptions(
             max_steps=options.max_steps,
             max_attempts_per_step=options.max_attempts_per_step,
+            retry_budget_s=options.retry_budget_s,
+            max_retry_after_s=options.max_retry_after_s,
             abort_timeout_s=options.abort_timeout_s,
             abort_grace_s=options.abort_grace_s,
             provider=info.provider,

@@ -26,6 +26,7 @@ class LoopConfig:
     yolo: bool = False
     resume: str | None = None
     continue_latest: bool = False
+    fork: bool = False  # with resume/continue_latest: continue a copy as a new session
     interactive: bool = True  # False: headless, approvals that would ask are denied
     approval_mode: Literal["ask", "auto-edit", "yolo"] | None = None
     # MCP servers a front end hands over (an ACP client's), trusted; and whether the

@@ -17,8 +17,9 @@ from tui_agent.tools._approvals import (
     split_rule,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
-from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext
+from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
 from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
+from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._scheduler import ToolScheduler
@@ -39,6 +40,7 @@ __all__ = [
     "Ask",
     "BatchExecutor",
     "CallContext",
+    "Checkpointer",
     "Decision",
     "EditFile",
     "FileAccess",
@@ -61,6 +63,7 @@ __all__ = [
     "command_prefix",
     "conflict",
     "default_registry",
+    "kill_tool_processes",
     "normalize_path",
     "plan_in",
     "plan_summary",
