@@ -15,6 +15,7 @@ from tui_agent.context import (
     Notification,
     Prompt,
     Reminder,
+    RetryRecorded,
     Steer,
     StepBegin,
     StepEnd,
@@ -25,7 +26,7 @@ from tui_agent.context import (
     TurnOutcome,
 )
 from tui_agent.loop.adapters.journal import ToolOutcome
-from tui_agent.loop.events import TurnResult
+from tui_agent.loop.events import Retrying, TurnResult
 from tui_agent.vocab import (
     ContentPart,
     FinishReason,
@@ -87,6 +88,18 @@ class LogJournal:
         usage: TokenUsage | None = None,
     ) -> None:
         self.log.write(StepEnd(uuid=uuid, finish_reason=reason, raw_finish_reason=raw, usage=usage))
+
+    def retrying(self, event: Retrying) -> None:
+        self.log.write(
+            RetryRecorded(
+                step=event.step,
+                attempt=event.attempt,
+                max_attempts=event.max_attempts,
+                delay_s=event.delay_s,
+                error_code=event.error_code,
+                message=event.message,
+            )
+        )
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))

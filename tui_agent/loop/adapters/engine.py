@@ -301,17 +301,17 @@ class Engine:
             self._open.usage = event.usage
 
     def _on_retrying(self, event: k.Retrying) -> None:
-        self._listener.publish(
-            ev.Retrying(
-                turn_id=event.turn_id,
-                step=event.step,
-                attempt=event.next_attempt,
-                max_attempts=event.max_attempts,
-                delay_s=event.delay_s,
-                error_code=event.error.code,
-                message=event.error.message,
-            )
+        retrying = ev.Retrying(
+            turn_id=event.turn_id,
+            step=event.step,
+            attempt=event.next_attempt,
+            max_attempts=event.max_attempts,
+            delay_s=event.delay_s,
+            error_code=event.error.code,
+            message=event.error.message,
         )
+        self._journal.retrying(retrying)
+        self._listener.publish(retrying)
 
     def _on_step_completed(self, event: k.StepCompleted) -> None:
         message = event.entry.message
