@@ -349,7 +349,9 @@ def bench_oneshot(directory: Path, runs: int = 7) -> list[Row]:
     walls, cpus, rss = [], [], []
     for _ in range(runs):
         wall = time.perf_counter()
-        with subprocess.Popen(command, stdout=subprocess.PIPE, env=env) as proc:
+        with subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env
+        ) as proc:
             _, status, usage = os.wait4(proc.pid, 0)
             out = proc.stdout.read() if proc.stdout else b""
         walls.append(time.perf_counter() - wall)

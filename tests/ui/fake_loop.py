@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState, RestorePlan
-from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
@@ -47,6 +47,7 @@ class FakeLoop:
     )
     calls: list[tuple[str, Any]] = field(default_factory=list)
     closed: bool = False
+    mcp: tuple[McpServerInfo, ...] = ()
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -130,6 +131,16 @@ class FakeLoop:
 
     async def settled(self) -> None:
         return None
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        return self.mcp
+
+    async def mcp_started(self) -> None:
+        return None
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        self.calls.append(("reconnect_mcp", name))
+        return any(server.name == name for server in self.mcp)
 
     async def close(self) -> None:
         self.closed = True

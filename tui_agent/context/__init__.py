@@ -23,7 +23,14 @@ from tui_agent.context._fold import (
     interrupted_result,
     load_history,
 )
-from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log, read_log_async
+from tui_agent.context._log import (
+    EventLog,
+    EventLogError,
+    describe_bad_lines,
+    parse_log,
+    read_log,
+    read_log_async,
+)
 from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
 from tui_agent.context._projection import (
     EMPTY_OUTPUT,
@@ -94,6 +101,7 @@ __all__ = [
     "TurnEnd",
     "TurnOutcome",
     "compact",
+    "describe_bad_lines",
     "estimate_tokens",
     "fold",
     "interrupted_result",

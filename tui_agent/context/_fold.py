@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.context._bulk import gc_paused
-from tui_agent.context._log import parse_log
+from tui_agent.context._log import EventLogError, parse_log
 from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
@@ -276,22 +276,26 @@ def fold(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> lis
         return folder.entries()
 
 
-def load_history(path: Path | str) -> list[HistoryEntry]:
+def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[HistoryEntry]:
     """The history of the session log at `path`: `fold(read_log(path))`, but cheaper.
 
     A compaction record replaces everything before it, so only the lines from the last one on
     are parsed (unless the log holds a rewind, which may reach back past it). One collector
     pause covers reading and folding: the records die as soon as the fold is done and are freed
-    by reference counting, never walked by the collector.
+    by reference counting, never walked by the collector. Damaged lines are skipped, their
+    numbers added to `bad_lines`; a file that cannot be read raises `EventLogError`.
     """
     path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise EventLogError(f"cannot read {path}: {exc.strerror or exc}") from exc
     start = 0 if _REWIND_LINE in data else _last_compaction(data)
+    first_line = data.count(b"\n", 0, start) + 1
     with gc_paused():
-        return fold(parse_log(data[start:], source=str(path)))
+        return fold(parse_log(data[start:], bad_lines, first_line=first_line))
 
 
 def _last_compaction(data: bytes) -> int:

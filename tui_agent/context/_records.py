@@ -20,7 +20,7 @@ FORMAT_VERSION = 1
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     # Declared here so that every line starts with its type; subclasses narrow it to a Literal.
     type: str
@@ -150,6 +150,7 @@ class RetryRecorded(_Record):
     delay_s: float
     error_code: str
     message: str
+    status: int | None = None
 
 
 class FileCheckpoint(_Record):
@@ -188,7 +189,7 @@ class Rewind(_Record):
 class TurnOutcome(BaseModel):
     """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int
@@ -228,7 +229,7 @@ Record = Annotated[
     Field(discriminator="type"),
 ]
 
-RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record, config=ConfigDict(defer_build=True))
 
 # Derived from the union so a new record type cannot be forgotten here.
 RECORD_TYPES: frozenset[str] = frozenset(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.checkpoints import RestorePlan as RestorePlan
-from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ class LoopInfo:
     session_id: str
     workspace: str
     demo: bool  # the built-in scripted demo is running (no key configured)
+    notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
 
 
 class PromptHandle(Protocol):
@@ -114,5 +115,17 @@ class LoopApi(Protocol):
         ...
 
     async def settled(self) -> None: ...
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        """The MCP servers' states now (`McpServersChanged` events follow every change)."""
+        ...
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        ...
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        """Restart one MCP server; False when no server has that name."""
+        ...
 
     async def close(self) -> None: ...

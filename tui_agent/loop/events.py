@@ -15,7 +15,7 @@ from tui_agent.vocab import PlanItem, TokenUsage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     ts: float = Field(default_factory=time.time)
 
@@ -91,6 +91,7 @@ class Retrying(_Event):
     delay_s: float
     error_code: str
     message: str
+    status: int | None = None  # the HTTP status of the failed attempt, when it had one
 
 
 class StepCompleted(_Event):
@@ -155,6 +156,7 @@ class Drained(_Event):
     type: Literal["drained"] = "drained"
     turn_id: int
     texts: tuple[str, ...]
+    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them (their handles' ids)
 
 
 class Compacted(_Event):
@@ -187,7 +189,7 @@ class MachineTransition(_Event):
 
 
 class TurnResult(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int
@@ -234,6 +236,26 @@ class Notice(_Event):
     text: str
 
 
+class McpServerInfo(BaseModel):
+    """One MCP server as `/mcp` shows it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    source: str  # "config" (config.toml) | "workspace" (.mcp.json) | "client" (ACP)
+    state: str  # off | skipped | waiting | starting | ready | failed | crashed | disabled
+    command: str  # the command line or URL
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+
+
+class McpServersChanged(_Event):
+    """The MCP servers' states, all of them, whenever one changes."""
+
+    type: Literal["mcp.servers"] = "mcp.servers"
+    servers: tuple[McpServerInfo, ...]
+
+
 LoopEvent = Annotated[
     PromptQueued
     | PromptRemoved
@@ -259,6 +281,7 @@ LoopEvent = Annotated[
     | MachineTransition
     | TurnFinished
     | PlanUpdated
-    | Notice,
+    | Notice
+    | McpServersChanged,
     Field(discriminator="type"),
 ]

@@ -98,6 +98,7 @@ class LogJournal:
                 delay_s=event.delay_s,
                 error_code=event.error_code,
                 message=event.message,
+                status=event.status,
             )
         )
 

@@ -156,6 +156,7 @@ class _Replayer:
                         delay_s=record.delay_s,
                         error_code=record.error_code,
                         message=record.message,
+                        status=record.status,
                         ts=record.ts,
                     )
                 )

@@ -15,7 +15,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
@@ -52,6 +52,9 @@ from tui_agent.vocab import (
     max_steps_exceeded,
     user_message,
 )
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp import McpServers
 
 USER_CANCELLED = "user_cancelled"
 CONTINUE_AFTER_RETRY = (
@@ -104,6 +107,8 @@ class LoopErrorHandler:
 class LoopOptions:
     max_steps: int = 0  # per turn; 0 = unlimited
     max_attempts_per_step: int = 10
+    retry_budget_s: float = 60.0
+    max_retry_after_s: float = 60.0
     abort_timeout_s: float = 10.0
     abort_grace_s: float = 2.5
 
@@ -217,6 +222,7 @@ class AgentLoopService:
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
         self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
+        self._mcp: McpServers | None = None
         self._checkpoints: Checkpoints | None = None
 
     # -- wiring (factory) --------------------------------------------------------------------
@@ -238,6 +244,9 @@ class AgentLoopService:
 
     def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
         self._set_approval_mode = setter
+
+    def bind_mcp(self, servers: McpServers) -> None:
+        self._mcp = servers
 
     async def start(self) -> None:
         await self.engine.agent.start()
@@ -424,6 +433,20 @@ class AgentLoopService:
             self.publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
         await self.compact_history(self.engine.agent.history)  # a failure says so itself
+
+    # -- MCP servers ---------------------------------------------------------------------------
+    def mcp_servers(self) -> tuple[ev.McpServerInfo, ...]:
+        if self._mcp is None:
+            return ()
+        return tuple(ev.McpServerInfo(**vars(status)) for status in self._mcp.statuses())
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        if self._mcp is not None:
+            await self._mcp.wait_started()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return self._mcp is not None and await self._mcp.reconnect(name)
 
     async def undo_plan(self) -> RestorePlan | None:
         checkpoints = self._restorer()

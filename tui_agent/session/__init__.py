@@ -29,6 +29,7 @@ from tui_agent.session._instructions import (
     load_instructions,
 )
 from tui_agent.session._launch import LoopConfig, LoopSetupError
+from tui_agent.session._mcp import client_server
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
@@ -64,6 +65,7 @@ __all__ = [
     "Session",
     "SessionInfo",
     "build_system_prompt",
+    "client_server",
     "export_file",
     "export_session",
     "known_limits",

@@ -80,6 +80,19 @@ class Session:
             file.write(json.dumps(meta) + "\n")
         return cls(session_id=session_id, dir=directory, workspace=root, created=created)
 
+    def fork(self, *, paths: AppPaths | None = None) -> Session:
+        """A new session of the same workspace that starts with a copy of this one's log.
+
+        Spilled outputs stay in this session's folder; the copy's history still names them."""
+        copy = Session.create(self.workspace, paths=paths)
+        try:
+            data = self.events_path.read_bytes()
+        except FileNotFoundError:
+            return copy
+        cut = data.rfind(b"\n") + 1  # a torn last line (the other writer is mid-record) stays
+        copy.events_path.write_bytes(data[:cut])
+        return copy
+
     @classmethod
     def open(cls, session_id: str, *, paths: AppPaths | None = None) -> Session | None:
         """The session with this id, or None when there is none (or the id is not valid)."""
@@ -186,8 +199,8 @@ def _scan_log(path: Path) -> tuple[str, int]:
                     turns += 1
                 elif not title and line.startswith(_PROMPT):
                     title = _prompt_title(line)
-    except FileNotFoundError:
-        pass
+    except OSError:
+        pass  # missing, a folder, unreadable: listed without a title; opening it says why
     return title, turns
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -25,7 +26,7 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 class ToolArgs(BaseModel):
     """Base for argument models: unknown fields are an error the model can read and fix."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ToolAborted(Exception):
@@ -43,6 +44,7 @@ class ToolContext:
     detach: Callable[[str], None]
     workspace: Workspace
     call_id: str
+    spill_dir: Path | None = None  # where a tool may stream an output too big to hold
 
 
 class Tool(ABC, Generic[ArgsT]):

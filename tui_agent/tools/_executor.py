@@ -283,7 +283,9 @@ class BatchExecutor:
         if run.batch.skips(run.index):
             return error_result(_results.SKIPPED)
         run.context.on_state("running")
-        ctx = ToolContext(run.signal, run.update, run.detach, self.workspace, run.call.id)
+        ctx = ToolContext(
+            run.signal, run.update, run.detach, self.workspace, run.call.id, self.spill_dir
+        )
         run.task = asyncio.create_task(self._execute(tool, args, ctx))
         # A tool cancelled after its grace may still fail while nobody awaits it any more.
         run.task.add_done_callback(lambda t: None if t.cancelled() else t.exception())

@@ -20,7 +20,7 @@ from tui_agent.loop.api import (
     PromptHandle,
     RestorePlan,
 )
-from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
@@ -69,6 +69,9 @@ class OpeningLoop:
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         return None
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        return ()
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         return lambda: None
@@ -132,6 +135,12 @@ class OpeningLoop:
 
     async def settled(self) -> None:
         await (await self._real()).settled()
+
+    async def mcp_started(self) -> None:
+        await (await self._real()).mcp_started()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return await (await self._real()).reconnect_mcp(name)
 
     async def close(self) -> None:
         """Closing before the real loop arrived: the app closes the real one itself."""

@@ -205,7 +205,9 @@ class Engine:
 
     def notifications(self) -> tuple[PendingNotification, ...]:
         pending = [
-            PendingNotification(_notification_source(entry), entry.message.text)
+            PendingNotification(
+                _notification_source(entry), entry.message.text, prompt_ids=entry.meta.prompt_ids
+            )
             for entry in self.agent.notifications
         ]
         pending += [
@@ -309,6 +311,7 @@ class Engine:
             delay_s=event.delay_s,
             error_code=event.error.code,
             message=event.error.message,
+            status=event.error.status,
         )
         self._journal.retrying(retrying)
         self._listener.publish(retrying)
@@ -401,7 +404,11 @@ class Engine:
         for entry in event.entries:
             self._journal.entry(entry)
         self._listener.publish(
-            ev.Drained(turn_id=event.turn_id, texts=tuple(e.message.text for e in event.entries))
+            ev.Drained(
+                turn_id=event.turn_id,
+                texts=tuple(e.message.text for e in event.entries),
+                prompt_ids=tuple(pid for e in event.entries for pid in e.meta.prompt_ids),
+            )
         )
 
     def _on_prompt_steered(self, event: k.PromptSteered) -> None:
