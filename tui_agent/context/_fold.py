@@ -29,6 +29,7 @@ from tui_agent.context._records import (
     Prompt,
     Record,
     Reminder,
+    RetryRecorded,
     Rewind,
     SessionMeta,
     Steer,
@@ -172,7 +173,7 @@ class Fold:
                     self.settle()
                     entries, length = self._turn_starts[record.turn]
                     self._committed = entries[:length]
-            case SessionMeta() | TurnEnd() | FileCheckpoint() | FilesRestored():
+            case SessionMeta() | TurnEnd() | RetryRecorded() | FileCheckpoint() | FilesRestored():
                 pass
 
     def _end_step(self, record: StepEnd) -> None:

@@ -19,6 +19,7 @@ from tui_agent.context import (
     Notification,
     Prompt,
     Reminder,
+    RetryRecorded,
     Steer,
     StepBegin,
     StepEnd,
@@ -29,7 +30,7 @@ from tui_agent.context import (
     TurnOutcome,
 )
 from tui_agent.loop.adapters.journal import ToolOutcome
-from tui_agent.loop.events import TurnResult
+from tui_agent.loop.events import Retrying, TurnResult
 from tui_agent.vocab import (
     ContentPart,
     FinishReason,
@@ -94,6 +95,19 @@ class LogJournal:
         usage: TokenUsage | None = None,
     ) -> None:
         self.log.write(StepEnd(uuid=uuid, finish_reason=reason, raw_finish_reason=raw, usage=usage))
+
+    def retrying(self, event: Retrying) -> None:
+        self.log.write(
+            RetryRecorded(
+                step=event.step,
+                attempt=event.attempt,
+                max_attempts=event.max_attempts,
+                delay_s=event.delay_s,
+                error_code=event.error_code,
+                message=event.message,
+                status=event.status,
+            )
+        )
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))

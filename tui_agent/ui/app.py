@@ -184,14 +184,15 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
+        transcript = loop.transcript()
+        # The welcome heads a resumed transcript too: the screen as it was when it began.
+        welcome = welcome_text(loop.info)
+        self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
-        if not self.vm.blocks:
-            self.vm.add_marker("welcome", welcome_text(loop.info))
-            if loop.info.demo:
-                self.vm.add_marker("notice", DEMO_NOTICE)
+        if not transcript and loop.info.demo:
+            self.vm.add_marker("notice", DEMO_NOTICE)
         for notice in loop.info.notices:
             self.vm.add_marker("notice", notice)
 

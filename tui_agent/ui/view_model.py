@@ -346,10 +346,16 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, transcript: Iterable[LoopEvent], snapshot: LoopSnapshot
+        self,
+        info: LoopInfo,
+        transcript: Iterable[LoopEvent],
+        snapshot: LoopSnapshot,
+        *,
+        welcome: str | None = None,
     ) -> None:
-        """Start over for a (new or resumed) session: the transcript's events replayed through
-        `apply`, as they were drawn live, then the panes from the snapshot."""
+        """Start over for a (new or resumed) session: the `welcome` block first, then the
+        transcript's events replayed through `apply`, as they were drawn live, then the panes
+        from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -360,6 +366,8 @@ class ViewModel:
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
+        if welcome is not None:
+            self.blocks.append(MarkerBlock(self._new_id(), "welcome", welcome))
         self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())

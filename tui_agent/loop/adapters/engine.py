@@ -294,18 +294,18 @@ class Engine:
             self._open.usage = event.usage
 
     def _on_retrying(self, event: k.RetryScheduled) -> None:
-        self._listener.publish(
-            ev.Retrying(
-                turn_id=event.turn_id,
-                step=event.step,
-                attempt=event.next_attempt,
-                max_attempts=event.max_attempts,
-                delay_s=event.delay_s,
-                error_code=event.error.code,
-                message=event.error.message,
-                status=event.error.status,
-            )
+        retrying = ev.Retrying(
+            turn_id=event.turn_id,
+            step=event.step,
+            attempt=event.next_attempt,
+            max_attempts=event.max_attempts,
+            delay_s=event.delay_s,
+            error_code=event.error.code,
+            message=event.error.message,
+            status=event.error.status,
         )
+        self._journal.retrying(retrying)
+        self._listener.publish(retrying)
 
     def _on_step_completed(self, event: k.StepAnswered) -> None:
         message = event.entry.message

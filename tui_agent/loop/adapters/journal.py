@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal, Protocol
 
-from tui_agent.loop.events import TurnResult
+from tui_agent.loop.events import Retrying, TurnResult
 from tui_agent.vocab import (
     ContentPart,
     FinishReason,
@@ -44,6 +44,10 @@ class Journal(Protocol):
         raw: str | None = None,
         usage: TokenUsage | None = None,
     ) -> None: ...
+
+    def retrying(self, event: Retrying) -> None:
+        """An attempt failed and another follows: the transcript shows it (see `loop.replay`)."""
+        ...
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None: ...
 
