@@ -21,6 +21,7 @@ from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     Notification,
     Prompt,
     Record,
@@ -155,7 +156,7 @@ class Fold:
                 self._append(record.entry)
             case Compaction():
                 self._reset([summary_entry(record.summary, created_at=record.ts), *record.kept])
-            case SessionMeta() | TurnBegin() | TurnEnd():
+            case SessionMeta() | TurnBegin() | TurnEnd() | ErrorReported():
                 pass
 
     def _end_step(self, record: StepEnd) -> None:

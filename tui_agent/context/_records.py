@@ -137,6 +137,14 @@ class Compaction(_Record):
     durable: ClassVar[bool] = True
 
 
+class ErrorReported(_Record):
+    """A failure the loop caught and told the user about (a subscriber that raised, an error a
+    machine recorded). Not part of history: folding skips it."""
+
+    type: Literal["error"] = "error"
+    text: str
+
+
 class TurnOutcome(BaseModel):
     """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
 
@@ -172,7 +180,8 @@ Record = Annotated[
     | ToolResultRecorded
     | StepEnd
     | Compaction
-    | TurnEnd,
+    | TurnEnd
+    | ErrorReported,
     Field(discriminator="type"),
 ]
 

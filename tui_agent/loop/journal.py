@@ -11,6 +11,7 @@ from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     EventLog,
     Notification,
     Prompt,
@@ -93,3 +94,6 @@ class LogJournal:
         self.log.write(
             Compaction(summary=summary, kept=kept, tokens_before=before, tokens_after=after)
         )
+
+    def error(self, text: str) -> None:
+        self.log.write(ErrorReported(text=text))
