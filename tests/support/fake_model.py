@@ -70,15 +70,21 @@ class FakeModel:
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
-        if not self.steps:
-            yield TextDelta(text="(no more steps)")
-            yield Finished(finish=Finish(reason=FinishReason.END_TURN))
-            return
-        step = self.steps.pop(0)
-        for index, event in enumerate(step.events):
+        async for event in play_next(self.steps):
             yield event
-            if index == 0 and step.hold is not None:
-                await step.hold.wait()
 
     async def aclose(self) -> None:
         return None
+
+
+async def play_next(steps: list[Step]) -> AsyncIterator[StreamEvent]:
+    """Stream the first of `steps` (taking it off), or a plain answer when none is left."""
+    if not steps:
+        yield TextDelta(text="(no more steps)")
+        yield Finished(finish=Finish(reason=FinishReason.END_TURN))
+        return
+    step = steps.pop(0)
+    for index, event in enumerate(step.events):
+        yield event
+        if index == 0 and step.hold is not None:
+            await step.hold.wait()

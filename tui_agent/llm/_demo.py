@@ -30,18 +30,85 @@ from tui_agent.vocab import LLMRequest, Message
 NOTES_FILE = "NOTES-tui-agent-demo.md"
 
 _TEXT_SUFFIXES = (
-    ".md", ".txt", ".rst", ".py", ".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ".js",
-    ".ts", ".tsx", ".rs", ".go", ".java", ".c", ".h", ".cpp", ".rb", ".sh", ".html", ".css",
+    ".md",
+    ".txt",
+    ".rst",
+    ".py",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".rs",
+    ".go",
+    ".java",
+    ".c",
+    ".h",
+    ".cpp",
+    ".rb",
+    ".sh",
+    ".html",
+    ".css",
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{4,}")
 _COMMON = frozenset(
     (
-        "about", "after", "again", "being", "below", "class", "could", "def", "every", "false",
-        "first", "from", "have", "import", "into", "just", "like", "more", "most", "none", "other",
-        "over", "return", "self", "should", "since", "some", "such", "than", "that", "their",
-        "them", "then", "there", "these", "they", "this", "those", "through", "true", "under",
-        "until", "using", "what", "when", "where", "which", "while", "with", "would", "your",
-        "yours"
+        "about",
+        "after",
+        "again",
+        "being",
+        "below",
+        "class",
+        "could",
+        "def",
+        "every",
+        "false",
+        "first",
+        "from",
+        "have",
+        "import",
+        "into",
+        "just",
+        "like",
+        "more",
+        "most",
+        "none",
+        "other",
+        "over",
+        "return",
+        "self",
+        "should",
+        "since",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "true",
+        "under",
+        "until",
+        "using",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "with",
+        "would",
+        "your",
+        "yours",
     )
 )
 
@@ -78,8 +145,13 @@ def _exchanges(request: LLMRequest) -> list[_Exchange]:
                 arguments = json.loads(call.arguments or "{}")
             except ValueError:
                 arguments = {}
-            out.append(_Exchange(call.name, arguments if isinstance(arguments, dict) else {},
-                                 results.get(call.id)))
+            out.append(
+                _Exchange(
+                    call.name,
+                    arguments if isinstance(arguments, dict) else {},
+                    results.get(call.id),
+                )
+            )
     return out
 
 
@@ -187,8 +259,10 @@ class DemoScript:
         chosen = _pick_file(paths)
         if chosen is None:
             return self._propose_edit({})
-        why = "a README is the best place to start" if "readme" in chosen.lower() else (
-            "there is no README, so the first text file will do"
+        why = (
+            "a README is the best place to start"
+            if "readme" in chosen.lower()
+            else ("there is no README, so the first text file will do")
         )
         return _step(
             f"The folder has {len(paths)} entries. Let me read `{chosen}`.",

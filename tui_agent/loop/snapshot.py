@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tui_agent.vocab import PlanItem
+
 
 @dataclass(frozen=True)
 class QueuedPrompt:
@@ -16,6 +18,7 @@ class PendingNotification:
     source: str  # notify | reminder | async-tool | steer
     text: str
     key: str | None = None
+    prompt_ids: tuple[str, ...] = ()  # a steer: the prompts merged into it
 
 
 @dataclass(frozen=True)
@@ -38,3 +41,4 @@ class LoopSnapshot:
     notifications: tuple[PendingNotification, ...] = ()
     tools: tuple[LiveTool, ...] = ()
     machine_states: dict[str, str] = field(default_factory=dict)  # machine id -> state path
+    plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`)

@@ -66,6 +66,12 @@ _TOOL_ADVICE = {
     "shell": "shell: builds, tests, git and other commands. Use non-interactive commands with "
     "bounded output (no pagers, no editors, no servers that never exit); set timeout_s for "
     "slow ones.",
+    "todo_write": "todo_write: for a task of three or more steps, write a short plan first, "
+    "keep exactly one step in_progress while you work, and mark each step completed as soon "
+    "as it is done; skip it for quick, single-step requests.",
+    "task": "task: delegate a self-contained job (a broad search, an investigation, an "
+    "independent change) to a sub-agent with a fresh context; give it everything it needs in "
+    "the prompt, and run independent jobs in parallel with several task calls in one step.",
 }
 
 _WORK = """\

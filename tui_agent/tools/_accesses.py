@@ -111,6 +111,4 @@ def conflict(a: ToolAccesses, b: ToolAccesses) -> bool:
         return True
     if a.kind == "none" or b.kind == "none":
         return False
-    return any(
-        (x.writes or y.writes) and _overlap(x, y) for x in a.files for y in b.files
-    )
+    return any((x.writes or y.writes) and _overlap(x, y) for x in a.files for y in b.files)

@@ -29,6 +29,7 @@ from tui_agent.vocab.messages import (
     system_message,
     user_message,
 )
+from tui_agent.vocab.plan import PlanItem, PlanStatus
 from tui_agent.vocab.request import LLMRequest
 from tui_agent.vocab.stream import (
     Finished,
@@ -62,6 +63,8 @@ __all__ = [
     "LoopError",
     "Message",
     "MessageIdReported",
+    "PlanItem",
+    "PlanStatus",
     "RequestSent",
     "Role",
     "Source",

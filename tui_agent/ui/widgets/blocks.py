@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
@@ -224,8 +225,18 @@ class Thinking(Widget, can_focus=True):
         self.action_toggle_open()
 
 
+class ShowSubagent(Message):
+    """Show the transcript of the sub-agent that the `task` call `call_id` started."""
+
+    def __init__(self, call_id: str, title: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.title = title
+
+
 class ToolCallBlock(Widget, can_focus=True):
-    """One line per call (glyph, name, what it does); expands to the output or diff."""
+    """One line per call (glyph, name, what it does); expands to the output or diff. A `task`
+    call opens its sub-agent's transcript instead."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_open", "Expand", show=False)
@@ -282,6 +293,8 @@ class ToolCallBlock(Widget, can_focus=True):
             text.append(f"  ({count} line{'s' if count != 1 else ''})", style="dim")
         if block.state == "aborted":
             text.append("  stopped", style="dim")
+        if block.name == "task":
+            text.append("  (Enter: the sub-agent's transcript)", style="dim")
         return text
 
     def _body_renderable(self) -> Syntax | Text:
@@ -299,14 +312,18 @@ class ToolCallBlock(Widget, can_focus=True):
         self._header.update(self._header_text())
 
     def action_toggle_open(self) -> None:
-        self.expanded = not self.expanded
+        if self.block.name == "task":
+            self.post_message(ShowSubagent(self.block.call_id, self.block.summary))
+        else:
+            self.expanded = not self.expanded
 
     def on_click(self, event: events.Click) -> None:
         self.action_toggle_open()
 
 
 class RetryNotice(Static):
-    """`⟳ retrying in 3s (attempt 2/5): reason`, counting down until the retry starts."""
+    """`⟳ HTTP 500 · reason: retrying in 3s (attempt 2/5)`, counting down; one line per step,
+    updated at each further failure."""
 
     def __init__(self, block: RetryBlock, clock: Callable[[], float]) -> None:
         super().__init__("", classes="block retry", markup=False)
@@ -320,15 +337,15 @@ class RetryNotice(Static):
 
     def refresh_block(self) -> None:
         block = self.block
-        reason = f"{block.error_code}: {block.message}" if block.message else block.error_code
         attempt = f"attempt {block.attempt}/{block.max_attempts}"
+        failed = "failed once" if block.failures == 1 else f"failed {block.failures} times"
         if block.resolved:
-            self.update(Text(f"⟳ retried ({attempt}) after {reason}", style="dim"))
+            self.update(Text(f"⟳ {block.reason} ({failed}; retried up to {attempt})", style="dim"))
             if hasattr(self, "_timer"):
                 self._timer.stop()
             return
         left = max(0.0, block.deadline - self._clock())
-        self.update(Text(f"⟳ retrying in {left:.0f}s ({attempt}): {reason}"))
+        self.update(Text(f"⟳ {block.reason}: retrying in {left:.0f}s ({attempt})"))
 
 
 class Marker(Static):
@@ -340,6 +357,7 @@ class Marker(Static):
         "warning": "⚠ ",
         "error": "✗ ",
         "stopped": "■ ",
+        "welcome": "",
     }
 
     def __init__(self, block: MarkerBlock) -> None:

@@ -1,0 +1,102 @@
+"""Running the ACP agent: flags, logging to stderr, stdio, and a clean end when the client goes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import cast
+
+from tui_agent.acp._agent import AcpAgent, AcpDefaults
+
+EXIT_OK, EXIT_USAGE = 0, 2
+STDIO_LIMIT = 50 * 1024 * 1024  # one message may carry whole files (embedded resources)
+_PARSE_ERROR = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {"code": -32700, "message": "Parse error: a message must be one JSON object a line"},
+}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tui-agent acp",
+        description="Serve the agent over the Agent Client Protocol on stdin/stdout.",
+    )
+    parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
+    parser.add_argument("--model")
+    parser.add_argument("--base-url")
+    parser.add_argument("--script", help="a JSON script for the scripted provider")
+    parser.add_argument("--max-steps", type=int)
+    parser.add_argument("--workspace", type=Path, default=None, help="when a client gives no cwd")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage error on stderr
+        return EXIT_USAGE if exc.code else EXIT_OK
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="tui-agent acp: %(levelname)s %(message)s"
+    )
+    defaults = AcpDefaults(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        script=args.script,
+        max_steps=args.max_steps,
+        workspace=args.workspace,
+    )
+    asyncio.run(_serve(AcpAgent(defaults, _version())))
+    return EXIT_OK
+
+
+async def _serve(agent: AcpAgent) -> None:
+    from acp import Agent, run_agent, stdio_streams
+
+    serving = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        if serving is not None:
+            loop.add_signal_handler(signum, serving.cancel)
+    from_client, to_client = await stdio_streams(limit=STDIO_LIMIT)
+    checked = asyncio.StreamReader(limit=STDIO_LIMIT)
+    gate = asyncio.create_task(_refuse_malformed(from_client, checked, to_client))
+    try:
+        # The SDK routes each method to the handler of that name and answers "method not
+        # found" for those we do not offer (list, fork, resume, close).
+        await run_agent(
+            cast(Agent, agent), to_client, checked, stdio_buffer_limit_bytes=STDIO_LIMIT
+        )
+    except asyncio.CancelledError:
+        pass
+    finally:
+        gate.cancel()
+        await agent.close()  # the client is gone or we were told to stop: end turns, seal logs
+
+
+async def _refuse_malformed(
+    source: asyncio.StreamReader, sink: asyncio.StreamReader, replies: asyncio.StreamWriter
+) -> None:
+    """Pass each line that is a JSON object on to the SDK; answer any other line with a
+    JSON-RPC parse error (the SDK itself would only log it, leaving the client waiting)."""
+    while line := await source.readline():
+        try:
+            message = json.loads(line) if line.strip() else {}
+        except ValueError:
+            message = None
+        if isinstance(message, dict):
+            sink.feed_data(line)
+            continue
+        replies.write(json.dumps(_PARSE_ERROR).encode() + b"\n")
+        await replies.drain()
+    sink.feed_eof()
+
+
+def _version() -> str:
+    try:
+        return version("tui-agent")
+    except PackageNotFoundError:
+        return "0"

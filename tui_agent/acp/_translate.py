@@ -1,0 +1,189 @@
+"""From our words to ACP's: loop events and history entries become `session/update`s.
+
+One `Translator` per session keeps what an update needs from earlier events (a call's name and
+arguments, for its title, kind, locations and diff). Tool kinds follow what a client shows:
+read, edit, search, execute, think, other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from acp import schema as acp
+
+from tui_agent.loop import events as ev
+from tui_agent.vocab import HistoryEntry, PlanItem
+
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+Update = (
+    acp.UserMessageChunk
+    | acp.AgentMessageChunk
+    | acp.AgentThoughtChunk
+    | acp.ToolCallStart
+    | acp.ToolCallProgress
+    | acp.AgentPlanUpdate
+    | acp.CurrentModeUpdate
+)
+
+KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "glob": "search",
+    "grep": "search",
+    "shell": "execute",
+    "todo_write": "think",
+    "task": "think",
+}
+OUTPUT_CAP = 20_000  # characters of a call's output sent to the client
+
+
+class Translator:
+    def __init__(self, workspace: str) -> None:
+        self._workspace = Path(workspace)
+        self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
+
+    def event(self, event: ev.LoopEvent) -> Iterator[Update]:
+        match event:
+            case ev.AssistantDelta() if event.text:
+                yield acp.AgentMessageChunk(
+                    session_update="agent_message_chunk", content=_text(event.text)
+                )
+            case ev.ThinkingDelta() if event.text:
+                yield acp.AgentThoughtChunk(
+                    session_update="agent_thought_chunk", content=_text(event.text)
+                )
+            case ev.ToolStarted():
+                yield self.tool_start(event.id, event.name, event.arguments)
+            case ev.ToolStateChanged() if event.state == "running":
+                yield acp.ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id=event.id, status="in_progress"
+                )
+            case ev.ToolFinished():
+                yield self.tool_end(event.id, event.output, failed=event.is_error)
+            case ev.PlanUpdated():
+                yield plan_update(event.todos)
+            case _:
+                pass
+
+    def history(self, entries: Sequence[HistoryEntry]) -> Iterator[Update]:
+        """A finished conversation, replayed for `session/load`."""
+        for entry in entries:
+            message = entry.message
+            if message.role == "user" and message.text:
+                yield acp.UserMessageChunk(
+                    session_update="user_message_chunk", content=_text(message.text)
+                )
+            elif message.role == "assistant":
+                if message.thinking:
+                    yield acp.AgentThoughtChunk(
+                        session_update="agent_thought_chunk", content=_text(message.thinking)
+                    )
+                if message.text:
+                    yield acp.AgentMessageChunk(
+                        session_update="agent_message_chunk", content=_text(message.text)
+                    )
+                for call in message.tool_calls:
+                    yield self.tool_start(call.id, call.name, call.arguments)
+            elif message.role == "tool" and message.tool_call_id in self._calls:
+                yield self.tool_end(message.tool_call_id, message.text, failed=message.is_error)
+
+    def tool_start(self, call_id: str, name: str, arguments: str) -> acp.ToolCallStart:
+        args = _arguments(arguments)
+        self._calls[call_id] = (name, args)
+        path = args.get("path")
+        return acp.ToolCallStart(
+            session_update="tool_call",
+            tool_call_id=call_id,
+            title=title(name, args),
+            kind=KINDS.get(name, "other"),
+            status="pending",
+            locations=[acp.ToolCallLocation(path=self._absolute(path))]
+            if isinstance(path, str)
+            else None,
+            raw_input=args,
+        )
+
+    def tool_end(self, call_id: str, output: str, *, failed: bool) -> acp.ToolCallProgress:
+        name, args = self._calls.get(call_id, ("", {}))
+        content: list[acp.ContentToolCallContent | acp.FileEditToolCallContent] = []
+        diff = None if failed else self._diff(name, args)
+        if diff is not None:
+            content.append(diff)
+        if output and (diff is None or failed):
+            shown = output if len(output) <= OUTPUT_CAP else output[:OUTPUT_CAP] + "\n[…cut]"
+            content.append(acp.ContentToolCallContent(type="content", content=_text(shown)))
+        return acp.ToolCallProgress(
+            session_update="tool_call_update",
+            tool_call_id=call_id,
+            status="failed" if failed else "completed",
+            content=content or None,
+            raw_output=output[:OUTPUT_CAP],
+        )
+
+    def _diff(self, name: str, args: dict[str, Any]) -> acp.FileEditToolCallContent | None:
+        path = args.get("path")
+        if not isinstance(path, str):
+            return None
+        if name == "edit_file" and isinstance(args.get("new_string"), str):
+            old = args.get("old_string")
+            return acp.FileEditToolCallContent(
+                type="diff",
+                path=self._absolute(path),
+                old_text=old if isinstance(old, str) else None,
+                new_text=args["new_string"],
+            )
+        if name == "write_file" and isinstance(args.get("content"), str):
+            return acp.FileEditToolCallContent(
+                type="diff", path=self._absolute(path), old_text=None, new_text=args["content"]
+            )
+        return None
+
+    def _absolute(self, path: str) -> str:
+        return str(self._workspace / path)
+
+
+def plan_update(todos: Sequence[PlanItem]) -> acp.AgentPlanUpdate:
+    return acp.AgentPlanUpdate(
+        session_update="plan",
+        entries=[
+            acp.PlanEntry(content=item.content, priority="medium", status=item.status)
+            for item in todos
+        ],
+    )
+
+
+def title(name: str, args: dict[str, Any]) -> str:
+    """A short human title, as a client lists it: `Read src/app.py`, `Run make test`."""
+    what = {
+        "read_file": ("Read", "path"),
+        "write_file": ("Write", "path"),
+        "edit_file": ("Edit", "path"),
+        "glob": ("Find", "pattern"),
+        "grep": ("Search", "pattern"),
+        "shell": ("Run", "command"),
+        "task": ("Sub-agent:", "description"),
+    }.get(name)
+    if what is not None and isinstance(args.get(what[1]), str):
+        first_line = str(args[what[1]]).splitlines()[0] if args[what[1]] else ""
+        return f"{what[0]} {first_line}"[:120]
+    if name == "todo_write":
+        return "Update the plan"
+    return name
+
+
+def _arguments(arguments: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return {"raw": arguments}
+    return parsed if isinstance(parsed, dict) else {"value": parsed}
+
+
+def _text(text: str) -> acp.TextContentBlock:
+    return acp.TextContentBlock(type="text", text=text)

@@ -1,0 +1,246 @@
+"""Sub-agents: the `task` tool runs a job in a child loop and returns its final answer.
+
+A child is a whole loop of its own (agent, turn and tool machines) built by the same factory:
+a fresh history (its own system prompt plus the job's prompt, never the parent's
+conversation), the parent's provider and model, the parent's approvals (mode and rules are
+shared, and its questions reach the same user), the same workspace confinement, a step limit,
+and its own event log beside the parent's (`tasks/<call id>.jsonl`). A child below the depth
+limit gets no `task` tool itself.
+
+The parent sees a child through `Subagents`: live state and current tool for the tools pane
+(relayed as tool updates), the child's loop while it runs (its transcript and machines), its
+history once it is done, and its usage, which is added to the parent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from tui_agent.context import read_log
+from tui_agent.loop import events as ev
+from tui_agent.loop.api import LoopApi
+from tui_agent.loop.replay import replay
+from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
+from tui_agent.vocab import TokenUsage, ToolResult, ToolUpdate, error_result
+
+SubagentState = Literal["starting", "running", "completed", "failed", "cancelled"]
+
+SUBAGENT_PROMPT = """\
+# You are a sub-agent
+Another agent delegated one job to you. You cannot talk to the user and you do not see the \
+other agent's conversation: everything you know about the job is in the message below. Work \
+on it with your tools until it is done, then answer with a complete, self-contained report: \
+what you found or changed (with paths), and anything left open. That final message is all the \
+other agent will see."""
+
+
+class TaskArgs(ToolArgs):
+    description: str = Field(description="A short title for the job (3-7 words).")
+    prompt: str = Field(
+        description="The whole job for the sub-agent: what to do, the context it needs (it "
+        "sees nothing of this conversation) and what to report back."
+    )
+    tools: list[str] | None = Field(
+        default=None,
+        description="Optional subset of tool names the sub-agent may use (default: all of "
+        "yours except task).",
+    )
+
+
+@dataclass
+class SubagentRun:
+    """What the parent knows of one child, by the `task` call's id."""
+
+    call_id: str
+    description: str
+    log_path: Path
+    state: SubagentState = "starting"
+    current_tool: str | None = None
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    loop: LoopApi | None = None  # while the child runs
+    transcript: tuple[ev.LoopEvent, ...] = ()  # once it is done: what it showed (replay)
+    events: list[ev.LoopEvent] = field(default_factory=list)  # the child's, while it runs
+    _watchers: list[Callable[[ev.LoopEvent], None]] = field(default_factory=list)
+
+    def watch(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        """Call `callback` with each further event of the child (after reading `events`)."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def record(self, event: ev.LoopEvent) -> None:
+        self.events.append(event)
+        for watcher in tuple(self._watchers):
+            watcher(event)
+
+
+SpawnChild = Callable[[str, Sequence[str] | None, Path], Awaitable[LoopApi]]
+
+
+class Subagents:
+    """The children of one loop, in the order they started."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder  # where the children's event logs go
+        self._runs: dict[str, SubagentRun] = {}
+
+    def log_path(self, call_id: str) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)
+        return self.folder / f"{safe}.jsonl"
+
+    def start(self, call_id: str, description: str) -> SubagentRun:
+        run = SubagentRun(call_id, description, self.log_path(call_id))
+        self._runs[call_id] = run
+        return run
+
+    def get(self, call_id: str) -> SubagentRun | None:
+        """A run of this session, or one of a resumed session read back from its log."""
+        run = self._runs.get(call_id)
+        path = self.log_path(call_id)
+        if run is None and path.is_file():
+            shown = replay(read_log(path), context_window=0).events
+            run = SubagentRun(call_id, "", path, "completed", transcript=shown)
+            self._runs[call_id] = run
+        return run
+
+    def live(self) -> list[SubagentRun]:
+        return [run for run in self._runs.values() if run.loop is not None]
+
+
+class Task(Tool[TaskArgs]):
+    name: ClassVar[str] = "task"
+    description: ClassVar[str] = (
+        "Delegate a self-contained job to a sub-agent with a fresh context: it has your tools "
+        "(except task), works on its own and returns one final report. Use it for broad "
+        "searches or investigations whose details you do not need in your own context, or for "
+        "independent jobs that can run in parallel (several task calls in one step run at "
+        "once). Give it everything it needs in the prompt: it does not see this conversation."
+    )
+    Args = TaskArgs
+    read_only: ClassVar[bool] = True  # the child's own calls ask for approval, not this one
+
+    def __init__(
+        self,
+        runs: Subagents,
+        spawn: SpawnChild,
+        on_usage: Callable[[TokenUsage], None],
+        publish: Callable[[ev.LoopEvent], None],
+        tool_names: Sequence[str],
+    ) -> None:
+        self._runs = runs
+        self._spawn = spawn
+        self._on_usage = on_usage
+        self._publish = publish
+        self._tool_names = tuple(name for name in tool_names if name != self.name)
+
+    def accesses(self, args: TaskArgs) -> ToolAccesses:
+        return ToolAccesses.none()  # the child's calls are scheduled in its own loop
+
+    def describe(self, args: TaskArgs) -> str:
+        return args.description
+
+    async def execute(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
+        unknown = sorted(set(args.tools or ()) - set(self._tool_names))
+        if unknown:
+            return error_result(
+                f"Unknown tool(s) for a sub-agent: {', '.join(unknown)}. "
+                f"Available: {', '.join(self._tool_names)}."
+            )
+        run = self._runs.start(ctx.call_id, args.description)
+        run.log_path.parent.mkdir(parents=True, exist_ok=True)
+        child = await self._spawn(ctx.call_id, args.tools, run.log_path)
+        run.loop, run.state = child, "running"
+        relay = _Relay(run, ctx, self._publish)
+        unsubscribe = child.subscribe(relay)
+        try:
+            return await self._run(child, run, relay, args, ctx)
+        finally:
+            unsubscribe()
+            run.transcript = tuple(run.events)
+            run.loop = None
+            run.events = []  # the transcript holds it all now
+            await child.close()
+            self._on_usage(run.usage)
+
+    async def _run(
+        self, child: LoopApi, run: SubagentRun, relay: _Relay, args: TaskArgs, ctx: ToolContext
+    ) -> ToolResult:
+        handle = await child.submit(args.prompt)
+        finished = asyncio.ensure_future(handle.result())
+        aborted = asyncio.ensure_future(ctx.signal.wait())
+        try:
+            await asyncio.wait({finished, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+        if not finished.done():
+            await child.cancel()  # the child pairs every open call of its own
+            with contextlib.suppress(Exception):
+                await finished
+            run.state = "cancelled"
+            raise ToolAborted(partial=relay.answer)
+        result = finished.result()
+        display = {"subagent": {"log": run.log_path.name, "steps": result.steps}}
+        if result.type == "completed":
+            run.state = "completed"
+            return ToolResult(
+                output=relay.answer or "(the sub-agent gave no answer)", display=display
+            )
+        run.state = "failed" if result.type == "failed" else "cancelled"
+        why = (result.error or {}).get("message") or result.reason or result.type
+        partial = f"\nIts last words:\n{relay.answer}" if relay.answer else ""
+        return ToolResult(
+            output=f"The sub-agent did not finish ({result.type}: {why}).{partial}",
+            is_error=True,
+            display=display,
+        )
+
+
+class _Relay:
+    """Follows a child's events: its answer, usage and current tool (shown on the task's row);
+    its machines' transitions go to the parent's observers under the task's name."""
+
+    def __init__(
+        self, run: SubagentRun, ctx: ToolContext, publish: Callable[[ev.LoopEvent], None]
+    ) -> None:
+        self._run = run
+        self._ctx = ctx
+        self._publish = publish
+        self.answer = ""
+        self._names: dict[str, str] = {}
+
+    def __call__(self, event: ev.LoopEvent) -> None:
+        if not isinstance(event, ev.MachineTransition):
+            self._run.record(event)
+        match event:
+            case ev.ToolStarted():
+                self._names[event.id] = event.name
+                self._run.current_tool = event.name
+                self._ctx.on_update(ToolUpdate(text=f"→ {event.name} {_short(event.arguments)}\n"))
+            case ev.ToolFinished():
+                if self._run.current_tool == self._names.get(event.id):
+                    self._run.current_tool = None
+            case ev.UsageChanged():
+                self._run.usage = event.total
+            case ev.TurnFinished():
+                self.answer = event.text
+            case ev.MachineTransition():
+                machine_id = f"{machine_prefix(self._run)}{event.machine_id}"
+                self._publish(event.model_copy(update={"machine_id": machine_id}))
+            case _:
+                pass
+
+
+def machine_prefix(run: SubagentRun) -> str:
+    """How a child's machines are named among the parent's (the inspector lists them)."""
+    return f"task {run.call_id} · "
+
+
+def _short(arguments: str, limit: int = 40) -> str:
+    flat = " ".join(arguments.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
