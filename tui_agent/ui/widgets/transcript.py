@@ -180,6 +180,8 @@ class Transcript(VerticalScroll, can_focus=True):
             self._schedule_cull()
 
     async def _mount_block(self, block: Block) -> None:
+        if block.id in self._widgets:
+            return  # a redraw drew it already (it was in the view model by then)
         widget = make_block_widget(block, self.vm.clock)
         self._widgets[block.id] = widget
         await self.mount(widget)
