@@ -23,6 +23,7 @@ from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     FileCheckpoint,
     FilesRestored,
     Notification,
@@ -173,7 +174,14 @@ class Fold:
                     self.settle()
                     entries, length = self._turn_starts[record.turn]
                     self._committed = entries[:length]
-            case SessionMeta() | TurnEnd() | RetryRecorded() | FileCheckpoint() | FilesRestored():
+            case (
+                SessionMeta()
+                | TurnEnd()
+                | RetryRecorded()
+                | FileCheckpoint()
+                | FilesRestored()
+                | ErrorReported()
+            ):
                 pass
 
     def _end_step(self, record: StepEnd) -> None:

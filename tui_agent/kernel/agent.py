@@ -26,13 +26,13 @@ the facade is only a thin, typed skin over the machine's events and views (the a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from statemachine import Event, State
 
-from tui_agent.kernel.chart import Emit, KernelChart, guarded_emit
+from tui_agent.kernel.chart import Emit, ErrorLog, KernelChart, guarded_emit
 from tui_agent.kernel.events import (
     AbortBegun,
     Machine,
@@ -564,8 +564,10 @@ class Agent:
         tool_hooks: ToolHooks | None = None,
         prompt_gate: PromptGate | None = None,
         history: Sequence[HistoryEntry] = (),
+        on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        self.errors: list[BaseException] = []  # errors the machines caught; should stay empty
+        # Errors the machines caught (should stay empty), each also handed to `on_error`.
+        self.errors = ErrorLog(on_error)
         self._args = (requester, tool_runner, emit)
         self._options = options
         self._hooks = tool_hooks

@@ -15,6 +15,7 @@ from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     EventLog,
     Notification,
     Prompt,
@@ -118,3 +119,6 @@ class LogJournal:
         self.log.write(
             Compaction(summary=summary, kept=kept, tokens_before=before, tokens_after=after)
         )
+
+    def error(self, text: str) -> None:
+        self.log.write(ErrorReported(text=text))

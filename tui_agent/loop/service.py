@@ -13,6 +13,7 @@ import asyncio
 import collections
 import contextlib
 import itertools
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ from tui_agent.vocab import (
 if TYPE_CHECKING:
     from tui_agent.tools.mcp import McpServers
 
+_log = logging.getLogger(__name__)
 USER_CANCELLED = "user_cancelled"
 Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
 CONTINUE_AFTER_RETRY = (
@@ -220,8 +222,15 @@ class _Outbox:
 
 
 class _Subscribers:
-    def __init__(self) -> None:
+    """The event fan-out. Each subscriber is called on its own: one that raises is reported to
+    `on_failure` (once per subscriber and error, not once per event) and every other subscriber
+    still gets the event, so a widget bug can neither hide events from the event log nor stop a
+    turn."""
+
+    def __init__(self, on_failure: Callable[[str, BaseException], None]) -> None:
         self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
+        self._on_failure = on_failure
+        self._reported: set[tuple[int, str]] = set()
 
     def add(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
         self._callbacks.append(callback)
@@ -233,8 +242,18 @@ class _Subscribers:
         return remove
 
     def publish(self, event: ev.LoopEvent) -> None:
+        failed: list[BaseException] = []
         for callback in list(self._callbacks):
-            callback(event)
+            try:
+                callback(event)
+            except Exception as error:
+                key = (id(callback), repr(error))
+                if key not in self._reported:
+                    self._reported.add(key)
+                    failed.append(error)
+        # Reported once everyone has the event, so the notice follows it for every subscriber.
+        for failure in failed:
+            self._on_failure(f"an event subscriber failed on {event.type}", failure)
 
 
 @dataclass(eq=False)
@@ -260,7 +279,7 @@ class AgentLoopService:
         self._plan: tuple[PlanItem, ...] = ()
         self._options = options
         self._clock = clock
-        self._subscribers = _Subscribers()
+        self._subscribers = _Subscribers(self._report_error)
         self._outbox = _Outbox(self._subscribers.publish, self._log_failed)
         self._log_failure_reported = False
         self._prompts: dict[str, _Prompt] = {}
@@ -661,6 +680,17 @@ class AgentLoopService:
             self._log_failure_reported = True
             self.publish(ev.Notice(level="error", text=f"The session log stopped: {error}"))
 
+    def internal_error(self, error: BaseException) -> None:
+        self._report_error("internal error", error)
+
+    def _report_error(self, what: str, error: BaseException) -> None:
+        """A failure the loop caught: logged with its traceback, written to the event log and
+        published as an error notice (the app shows it; headless mode prints it on stderr)."""
+        text = f"{what}: {error!r}"
+        _log.error("%s", text, exc_info=error)
+        self._journal.error(text)
+        self.publish(ev.Notice(level="error", text=text))
+
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
         turn = self._active
         if turn is None or not turn.continuing:
@@ -860,7 +890,7 @@ class AgentLoopService:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.publish(ev.Notice(level="error", text=f"internal error: {exc!r}"))
+                self.internal_error(exc)
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)

@@ -1,9 +1,12 @@
 """The full-screen app: lays out the panes, owns the keys, turns widget messages into loop calls.
 
-The loop is reached only through `LoopApi`: its events go into the view model (synchronously, on
-this same asyncio loop) and the view model's changes go to the widgets; pane refreshes are
-coalesced to one per frame so a fast stream never floods the screen. Loop calls run as tasks so no
-handler waits on the loop. Keys follow ARCHITECTURE.md; the footer greys what does not apply.
+The loop is reached only through `LoopApi`. Its events never touch a widget from inside the
+loop: the subscriber only queues them and posts one message into Textual's queue; the handler
+applies what has gathered to the view model and refreshes each dirty pane once, and the
+transcript draws the view model's changes from its own queue. A failure in that handling becomes
+an error notice (a line in the transcript, a toast, the log), never a crash and never a silent
+loss. Loop calls run as tasks so no handler waits on the loop. Keys follow ARCHITECTURE.md; the
+footer greys what does not apply.
 
 A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,
 pane messages, slash commands, loop swaps); the widgets it wires live in `widgets/`.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -23,6 +27,7 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
@@ -77,6 +82,11 @@ def welcome_text(info: LoopInfo) -> str:
         f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
         f"{WELCOME_KEYS}"
     )
+_log = logging.getLogger(__name__)
+
+
+class _Pending(Message):
+    """Loop events or view-model changes are waiting to be shown (see `_show_pending`)."""
 
 
 class TuiAgentApp(App[None]):
@@ -113,8 +123,10 @@ class TuiAgentApp(App[None]):
         self._initial_prompt = initial_prompt
         self.setup_error: str | None = None  # why the loop could not be opened
         self._unsubscribe: Callable[[], None] | None = None
+        self._events: list[LoopEvent] = []  # from the loop, not yet in the view model
+        self._woken = False  # a `_Pending` message is on its way
+        self._reported: set[str] = set()
         self._dirty: set[str] = set()
-        self._flush_scheduled = False
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: str | None = None  # prompt id of the queued prompt being edited
@@ -248,9 +260,9 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ loop -> view model -> widgets
 
     def _on_loop_event(self, event: LoopEvent) -> None:
-        self.vm.apply(event)
-        if isinstance(event, TurnFinished) and not self.app_focus:
-            self._turn_end_notice(event.result.type)
+        """The loop's subscriber: runs inside the loop's emission, so it only queues."""
+        self._events.append(event)
+        self._wake()
 
     def _turn_end_notice(self, outcome: str) -> None:
         """The terminal is not focused: ring the bell and/or ask for a desktop notification
@@ -266,22 +278,58 @@ class TuiAgentApp(App[None]):
         if isinstance(change, PaneChanged):
             self._mark(change.pane)
             return
-        self.transcript.apply(change)
+        self.transcript.take(change)
         if isinstance(change, Reset):
             self._mark("tools", "queue", "status", "approvals", "machines", "plan")
 
     def _mark(self, *panes: str) -> None:
-        """Coalesce pane refreshes: the events of one burst cost one redraw. The flush is a
-        message to the app (not a timer), so it runs after the events already delivered and
-        before anything that waits for the app to process its messages."""
+        """Coalesce pane refreshes: the events of one burst cost one redraw."""
         self._dirty.update(panes)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            self.call_later(self._flush_panes)
+        self._wake()
+
+    def _wake(self) -> None:
+        if not self._woken:
+            self._woken = True
+            self.post_message(_Pending())
+
+    @on(_Pending)
+    def _show_pending(self) -> None:
+        """Apply the queued loop events to the view model, then refresh each pane they touched
+        once: a burst of events costs one pass. The transcript takes its changes through its
+        own queue (`Transcript.take`), so nothing here waits and keys are never held up."""
+        self._woken = False
+        events, self._events = self._events, []
+        for event in events:
+            try:
+                self.vm.apply(event)
+                if isinstance(event, TurnFinished) and not self.app_focus:
+                    self._turn_end_notice(event.result.type)
+            except Exception as error:
+                self._report_error(f"showing a {event.type} event failed", error)
+        if self._dirty:
+            try:
+                self._flush_panes()
+            except Exception as error:
+                self._report_error("refreshing the panes failed", error)
+
+    @on(Transcript.DrawFailed)
+    def _on_draw_failed(self, message: Transcript.DrawFailed) -> None:
+        self._report_error(message.what, message.error, marker=False)
+
+    def _report_error(self, what: str, error: Exception, *, marker: bool = True) -> None:
+        """A failure in the app's own handling: logged, shown as a toast and (unless drawing
+        the transcript is what failed) a line in it; each distinct failure once."""
+        text = f"{what}: {error!r}"
+        _log.error("%s", text, exc_info=error)
+        if text in self._reported:
+            return
+        self._reported.add(text)
+        self.notify(text, title="Internal error", severity="error", timeout=10)
+        if marker:
+            self.vm.add_marker("error", text)
 
     def _flush_panes(self) -> None:
         dirty, self._dirty = self._dirty, set()
-        self._flush_scheduled = False
         if not self.tools_pane.is_attached:
             return  # the app is shutting down: nothing left to draw
         if "tools" in dirty:

@@ -489,7 +489,7 @@ class ViewModel:
             case ToolStarted():
                 self._on_tool_started(event)
             case ToolStateChanged():
-                self._on_tool_state(event.id, event.state)
+                self._on_tool_state(event.id, event.state, event.ts)
             case ToolUpdated():
                 self._on_tool_output(event)
             case ToolFinished():
@@ -685,7 +685,7 @@ class ViewModel:
         )
         self._emit(PaneChanged("tools"))
 
-    def _on_tool_state(self, call_id: str, state: str) -> None:
+    def _on_tool_state(self, call_id: str, state: str, ts: float) -> None:
         block = self._tool_blocks.get(call_id)
         if block is not None and block.state != state:
             block.state = state
@@ -693,7 +693,7 @@ class ViewModel:
         row = self.tools.get(call_id)
         if row is not None:
             if state == "running" and row.state != "running":
-                row.started_at = self.clock()  # elapsed counts from when it really started
+                row.started_at = ts  # elapsed counts from when it really started
             row.state = state
             self._emit(PaneChanged("tools"))
 

@@ -92,6 +92,10 @@ class EngineListener(Protocol):
 
     def prompt_dropped(self, prompt_id: str, reason: Literal["blocked", "failed"]) -> None: ...
 
+    def internal_error(self, error: BaseException) -> None:
+        """An error the kernel caught and kept (it never breaks a transition): tell the user."""
+        ...
+
 
 class _PromptGate:
     """Fills the kernel's PromptGate port with the listener's `gate_prompt`."""
@@ -188,6 +192,7 @@ class Engine:
             prompt_gate=_PromptGate(listener),
             tool_hooks=_AfterToolHook(listener),
             history=history,
+            on_error=listener.internal_error,
         )
 
     # -- views -------------------------------------------------------------------------------

@@ -54,3 +54,7 @@ class Journal(Protocol):
     def compaction(
         self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int
     ) -> None: ...
+
+    def error(self, text: str) -> None:
+        """A failure the loop caught and reported (not part of history)."""
+        ...
