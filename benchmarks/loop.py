@@ -53,6 +53,7 @@ from tui_agent.context import (
 )
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.replay import Replay, replay
 from tui_agent.loop.service import LoopOptions
 from tui_agent.tools import Tool, ToolAccesses, ToolContext
 from tui_agent.vocab import (
@@ -163,6 +164,9 @@ def bench_fold(directory: Path) -> list[Row]:
     assert isinstance(records, list)
     gc.collect()
     fold_s, _ = timed(lambda: fold(records))
+    gc.collect()
+    replay_s, replayed = timed(lambda: replay(records, context_window=200_000))
+    assert isinstance(replayed, Replay)
     records.clear()
     gc.collect()
     project_s, _ = timed(lambda: project(history))
@@ -170,6 +174,12 @@ def bench_fold(directory: Path) -> list[Row]:
         Row(section, "load_history (read + fold)", str(whole), "target < 1,000 ms"),
         Row(section, "  of which read + parse", str(read_s), f"{size_mb:.1f} MB on disk"),
         Row(section, "  of which fold", str(fold_s), f"{len(history):,} history entries"),
+        Row(
+            section,
+            "replay for the transcript (resume)",
+            str(replay_s),
+            f"{len(replayed.events):,} loop events",
+        ),
         Row(section, "then one full collection", str(collect), "paid later, once"),
         Row(section, "project for the model", str(project_s)),
     ]
@@ -339,7 +349,9 @@ def bench_oneshot(directory: Path, runs: int = 7) -> list[Row]:
     walls, cpus, rss = [], [], []
     for _ in range(runs):
         wall = time.perf_counter()
-        with subprocess.Popen(command, stdout=subprocess.PIPE, env=env) as proc:
+        with subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env
+        ) as proc:
             _, status, usage = os.wait4(proc.pid, 0)
             out = proc.stdout.read() if proc.stdout else b""
         walls.append(time.perf_counter() - wall)

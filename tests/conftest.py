@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent import keys
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(
@@ -19,4 +21,8 @@ def _isolated_home(
     for name in list(__import__("os").environ):
         if name.startswith("TEXTUAL_"):
             monkeypatch.delenv(name, raising=False)
+    # Keys that an in-process `open_loop` took out of the environment stay with their test.
+    monkeypatch.setattr(keys, "_held", {})
+    monkeypatch.setattr(keys, "_names", keys._names)
+    monkeypatch.setattr(keys, "_patterns", keys._patterns)
     yield home

@@ -2,16 +2,19 @@
 
 The headless path never imports Textual and keeps imports lazy, so a one-shot run starts fast.
 Exit status (ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
-130 cancelled (SIGINT). The first SIGINT cancels the turn through the loop (tool processes
-ended, results back-filled, log sealed); a second one exits at once.
+130 cancelled (SIGINT; 143 for SIGTERM, 129 for SIGHUP). The first signal cancels the turn
+through the loop (tool processes ended, results back-filled, log sealed); a second one kills
+the tool processes and exits at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         "--print",
         dest="print_prompt",
         metavar="PROMPT",
-        help="run one turn headless and print the final answer",
+        help="run one turn headless and print the final answer ('-' reads the prompt from "
+        "stdin; otherwise piped stdin is attached to the prompt)",
     )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
     parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
@@ -60,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
         help="continue the latest session of this workspace",
     )
     resume.add_argument("--resume", metavar="SESSION_ID")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue or --resume: continue a copy of the session as a new session "
+        "(the way to go on with a session another tui-agent has open)",
+    )
     parser.add_argument("--yolo", action="store_true", help="approve every tool call")
     parser.add_argument("--workspace", type=Path, default=None)
     return parser
@@ -69,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["export"]:
+        from tui_agent.export import main as export
+
+        return export(args_list[1:])
     if args_list[:1] == ["acp"]:
         from tui_agent.acp import main as acp_main
 
@@ -77,13 +91,47 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
             raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        if args.fork and not (args.continue_latest or args.resume):
+            raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
+        prompt = None if args.print_prompt is None else _headless_prompt(args.print_prompt)
     except _UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if args.print_prompt is not None:
-        return asyncio.run(_headless(config, args.print_prompt, args.output_format))
+    # Start-up allocates hundreds of thousands of objects that live as long as the process
+    # (modules, classes, the first widgets); collecting among them finds nothing and costs a
+    # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
+    # is drawn (the app), with what exists by then frozen out of later collections.
+    gc.disable()
+    if prompt is not None:
+        return asyncio.run(_headless(config, prompt, args.output_format))
     return _tui(config, args.prompt)
+
+
+def _headless_prompt(given: str) -> str:
+    """`-p -` takes the whole prompt from stdin (no argument-length limit); any other prompt
+    gets piped stdin attached as context. Only a pipe or a file is read, never a terminal."""
+    piped = _piped_stdin()
+    if given == "-":
+        if piped is None:
+            raise _UsageError("-p -: pipe the prompt into stdin (it is not a pipe or a file)")
+        if not piped.strip():
+            raise _UsageError("-p -: stdin held no prompt")
+        return piped
+    if piped is None or not piped.strip():
+        return given
+    return f"{given}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
+
+
+def _piped_stdin() -> str | None:
+    """All of stdin when it is a pipe or a regular file; None for a terminal or anything else."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
 
 
 def _config(args: argparse.Namespace) -> LoopConfig:
@@ -104,6 +152,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         yolo=args.yolo,
         resume=args.resume,
         continue_latest=args.continue_latest,
+        fork=args.fork,
         interactive=args.print_prompt is None,
     )
 
@@ -116,14 +165,20 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     except LoopSetupError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    interrupted = _install_sigint(service)
+    finally:
+        gc.freeze()
+        gc.enable()
+    stopped = _install_signals(service)
     unsubscribe = _echo_events(service, output_format)
+    for notice in service.info.notices:
+        print(f"tui-agent: {notice}", file=sys.stderr)
     try:
         if service.info.demo:
             print(
                 "tui-agent: no API key configured; running the built-in demo provider",
                 file=sys.stderr,
             )
+        await service.mcp_started()  # MCP tools are offered from the first request
         handle = await service.submit(prompt)
         result = await handle.result()
     finally:
@@ -131,7 +186,9 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
         await service.close()
     if result.type == "completed":
         return EXIT_OK
-    if result.type == "cancelled" or interrupted.is_set():
+    if stopped:
+        return 128 + stopped[0]
+    if result.type == "cancelled":
         return EXIT_CANCELLED
     if result.error is not None:
         print(
@@ -164,20 +221,28 @@ def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], 
     return service.subscribe(on_event)
 
 
-def _install_sigint(service: AgentLoopService) -> asyncio.Event:
-    interrupted = asyncio.Event()
+def _install_signals(service: AgentLoopService) -> list[int]:
+    """SIGINT, SIGTERM and SIGHUP cancel the turn, which ends the run; a second one exits at
+    once. Returns the list that receives the first signal's number (for the exit status)."""
+    received: list[int] = []
     loop = asyncio.get_running_loop()
     tasks: set[asyncio.Task[bool]] = set()
 
-    def on_sigint() -> None:
-        if interrupted.is_set():
-            os._exit(EXIT_CANCELLED)
-        interrupted.set()
-        print("\ntui-agent: cancelling (press Ctrl+C again to quit at once)", file=sys.stderr)
+    def on_signal(signum: int) -> None:
+        if received:
+            from tui_agent.tools import kill_tool_processes
+
+            kill_tool_processes()  # os._exit skips every finally and atexit hook
+            os._exit(128 + received[0])
+        received.append(signum)
+        again = "press Ctrl+C again" if signum == signal.SIGINT else "signal again"
+        print(f"\ntui-agent: cancelling ({again} to quit at once)", file=sys.stderr)
         tasks.add(loop.create_task(service.cancel()))
 
-    loop.add_signal_handler(signal.SIGINT, on_sigint)
-    return interrupted
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+            loop.add_signal_handler(signum, on_signal, signum)
+    return received
 
 
 def _tui(config: LoopConfig, prompt: str | None) -> int:

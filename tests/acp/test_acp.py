@@ -391,3 +391,29 @@ async def test_a_client_that_disappears_ends_the_turn_and_seals_the_log(
     types = [record.type for record in read_log(log)]
     assert types[-1] == "turn.end"
     assert "tool.result" in types  # the running call was answered before the log was sealed
+
+
+async def test_mcp_servers_the_client_gives_are_used_and_the_workspace_file_is_not(
+    tmp_path: Path, workspace: Path
+) -> None:
+    bin_dir = Path(sys.executable).parent
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"other": {"command": "/nonexistent/server"}}})
+    )
+    client = RecordingClient()
+    call = {"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}
+    steps = [{"tool_calls": [call]}, {"text": "done"}]
+    time_server = acp.McpServerStdio(
+        name="time", command=str(bin_dir / "mcp-server-time"), args=[], env=[]
+    )
+    async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
+        conn,
+        _,
+    ):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[time_server])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("time?")])
+    final = client.of("tool_call_update")[-1]
+    assert final.status == "completed"
+    assert '"timezone": "UTC"' in final.content[0].content.text
+    assert client.permissions == []  # the workspace's server was never offered for approval

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,12 +22,14 @@ from tui_agent.context import (
     StepEnd,
     TurnEnd,
     TurnOutcome,
+    describe_bad_lines,
     fold,
     load_history,
     parse_log,
     read_log,
     read_log_async,
 )
+from tui_agent.context import _log as log_module
 from tui_agent.vocab import FinishReason, user_message
 
 
@@ -144,13 +147,75 @@ async def test_torn_last_line_is_ignored_silently(
     assert capsys.readouterr() == ("", "")
 
 
-async def test_a_bad_line_in_the_middle_names_the_file_and_line(tmp_path: Path) -> None:
+async def test_bad_lines_in_the_middle_are_skipped_and_numbered(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
-    good = Prompt(prompt_id="p1", message=user_message("hi")).model_dump_json()
-    path.write_text(f"{good}\n{{not json\n{good}\n")
+    one = Prompt(prompt_id="p1", message=user_message("one"))
+    two = Prompt(prompt_id="p2", message=user_message("two"))
+    path.write_text(
+        f"{one.model_dump_json()}\n{{not json\n\x00\x01garbage\n{two.model_dump_json()}\n"
+        '{"type":"prompt","prompt_id":"p3"}\n{"type":"step.begin","uuid":"s9","tu'
+    )
+    bad: list[int] = []
 
-    with pytest.raises(EventLogError, match=r"events\.jsonl: line 2 "):
+    assert read_log(path, bad) == [one, two]
+    assert bad == [2, 3, 5]  # the torn last line is not damage
+
+
+async def test_bad_lines_are_numbered_in_the_file_after_a_compaction(tmp_path: Path) -> None:
+    log = LogBuilder().prompt("before")
+    log.records.append(Compaction(summary="s"))
+    log.prompt("after", prompt_id="p2")
+    lines = [r.model_dump_json() for r in log.records]
+    lines.insert(2, "{broken")
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    bad: list[int] = []
+
+    history = load_history(path, bad)
+
+    assert bad == [3]
+    assert [e.message.text for e in history][-1] == "after"
+
+
+def test_a_report_of_skipped_lines_names_the_file_and_the_lines() -> None:
+    text = describe_bad_lines("/s/events.jsonl", [2, 3, 5])
+    assert text.startswith("/s/events.jsonl: skipped lines 2, 3, 5: not valid event records")
+    many = describe_bad_lines("log", list(range(1, 30)))
+    assert "and 19 more" in many
+
+
+async def test_a_log_path_that_is_a_folder_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.mkdir()
+
+    with pytest.raises(EventLogError, match=r"cannot read .*events\.jsonl: Is a directory"):
         read_log(path)
+    with pytest.raises(EventLogError, match="Is a directory"):
+        await read_log_async(path)
+    with pytest.raises(EventLogError, match="Is a directory"):
+        load_history(path)
+
+
+async def test_repairing_a_long_torn_tail_reads_it_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "events.jsonl"
+    first = Prompt(prompt_id="p1", message=user_message("one"))
+    torn = b'{"type":"prompt","message":"' + b"x" * 3_000_000
+    path.write_bytes(first.model_dump_json().encode() + b"\n" + torn)
+    read_sizes: list[int] = []
+    real_open = log_module.aiofiles.open
+
+    def counting_open(*args: Any, **kwargs: Any) -> Any:
+        handle = real_open(*args, **kwargs)
+        return _CountingReads(handle, read_sizes)
+
+    monkeypatch.setattr(log_module.aiofiles, "open", counting_open)
+
+    await log_module._repair_tail(path)
+
+    assert path.read_bytes() == first.model_dump_json().encode() + b"\n"
+    assert sum(read_sizes) <= 3 * len(torn)  # linear: each byte read a few times at most
 
 
 async def test_unknown_record_types_from_a_newer_version_are_skipped(tmp_path: Path) -> None:
@@ -303,3 +368,27 @@ async def test_writes_from_many_tasks_keep_call_order(tmp_path: Path) -> None:
 
     written = [r.prompt_id for r in read_log(path) if isinstance(r, Prompt)]
     assert written == order
+
+
+class _CountingReads:
+    """Wraps an aiofiles context manager and records how many bytes each read returns."""
+
+    def __init__(self, opening: Any, sizes: list[int]) -> None:
+        self._opening = opening
+        self._sizes = sizes
+
+    async def __aenter__(self) -> Any:
+        file = await self._opening.__aenter__()
+        real_read = file.read
+        sizes = self._sizes
+
+        async def read(*args: Any) -> bytes:
+            data: bytes = await real_read(*args)
+            sizes.append(len(data))
+            return data
+
+        file.read = read
+        return file
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._opening.__aexit__(*exc)

@@ -141,6 +141,32 @@ async def test_backoff_delay_without_retry_after_starts_at_half_a_second() -> No
     assert r.clock.delays == [0.5]
 
 
+async def test_a_persistent_server_error_gives_up_when_the_waits_reach_the_budget() -> None:
+    clock = FakeClock(auto=True)
+    r = await rig(*[fail()] * 20, clock=clock, max_attempts_per_step=100)
+    await r.run("hi")
+    assert sum(clock.delays) == 60.0 and r.requester.calls == 8
+    [ended] = r.of(TurnEnded)
+    assert ended.outcome == "failed" and ended.error is not None
+    assert ended.error.code == "llm.status"
+
+
+async def test_an_unreachable_server_fails_after_three_attempts() -> None:
+    r = await rig(*[fail(LLMErrorKind.UNREACHABLE, None)] * 5)
+    await r.run("hi")
+    assert r.requester.calls == 3
+    assert [e.max_attempts for e in r.of(Retrying)] == [3, 3]
+
+
+async def test_a_retry_after_longer_than_a_minute_fails_at_once_saying_when() -> None:
+    r = await rig(fail(LLMErrorKind.RATE_LIMIT, 429, message="slow down", retry_after_s=100_000))
+    await r.run("hi")
+    assert r.requester.calls == 1 and r.of(Retrying) == []
+    [failed] = r.of(StepFailed)
+    assert failed.error.message.startswith("slow down (retry after ")
+    assert r.of(TurnEnded)[0].error == failed.error
+
+
 async def test_quota_exhausted_with_retry_after_is_not_retried() -> None:
     r = await rig(fail(LLMErrorKind.QUOTA, 429, retry_after_s=5))
     await r.run("hi")

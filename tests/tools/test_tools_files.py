@@ -301,11 +301,12 @@ def test_paging_matches_a_plain_split_for_any_chunk_size(
     assume(text)  # an empty file has its own message
     path = tmp_path_factory.mktemp("paging") / "f.txt"
     path.write_text(text)
+    workspace = Workspace(path.parent)
     expected = reference_window(text, offset, limit)
     with patch.object(files_module, "_CHUNK", chunk):
         if not expected:
             with pytest.raises(files_module._Refused, match="past the end"):
-                files_module._read_window(path, "f.txt", offset, limit)
+                files_module._read_window(workspace, path, "f.txt", offset, limit)
             return
-        shown = files_module._read_window(path, "f.txt", offset, limit)
+        shown = files_module._read_window(workspace, path, "f.txt", offset, limit)
     assert shown.split("\n\n[Showing")[0].split("\n") == expected

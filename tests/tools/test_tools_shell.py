@@ -216,3 +216,28 @@ async def test_a_group_ignoring_sigterm_is_killed_after_the_grace(workspace: Wor
         await task
     assert [pid for pid in members if alive(pid)] == []
     assert group_of(members[0]) == []
+
+
+def _read(path: Path) -> str:
+    return path.read_text()
+
+
+async def test_a_ten_megabyte_output_is_whole_in_the_spill_file(tmp_path: Path) -> None:
+    command = (
+        "python3 -c \"import sys\nfor n in range(1_000_000): sys.stdout.write(f'{n:09d}\\n')\"; "
+        "echo warning >&2"
+    )
+    results = await collect(
+        executor(tmp_path, Shell(Workspace(tmp_path / "ws"))), [call("shell", command=command)]
+    )
+
+    result = results[0][1]
+    assert result.spill is not None
+    spill_file = Path(result.spill.output_path)
+    whole = _read(spill_file)
+    expected_out = "".join(f"{n:09d}\n" for n in range(1_000_000))
+    assert whole == expected_out + "\nstderr:\nwarning\n\nExit code: 0"
+    assert result.spill.total_chars == len(whole)
+    assert f"output_size_chars: {len(whole)}" in result.text
+    assert result.text.endswith("warning\nExit code: 0")
+    assert os.listdir(tmp_path / "spill") == [spill_file.name]  # the part files are gone

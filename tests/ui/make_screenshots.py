@@ -1,7 +1,8 @@
 """Write SVG screenshots of the app's main states: `python tests/ui/make_screenshots.py DIR`.
 
-The states are the snapshot scenes (`scenes.py`): the loop's events for a scripted-provider
-run, replayed with a fixed clock, so the pictures change only when the UI does.
+The states are the snapshot scenes (`scenes.py`): each recorded from the real loop running its
+script on the scripted provider, replayed with a fixed clock and fixed ids, so the pictures show
+what the app really does and change only when the app or the loop does.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.ui.scenes import SCENES, make_app  # noqa: E402
+from tests.ui.scenes import SCENES, play_scene, scene_app  # noqa: E402
 
 
 async def shoot(name: str, folder: Path) -> Path:
     scene = SCENES[name]
-    app, loop, clock = make_app()
+    app, loop, clock = scene_app(scene)
     async with app.run_test(size=scene.size) as pilot:
-        await scene.play(app, pilot, loop, clock)
+        await play_scene(scene, app, pilot, loop, clock)
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(folder)))
 
 

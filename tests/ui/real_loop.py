@@ -19,8 +19,13 @@ from tui_agent.session import LoopConfig, open_loop
 
 
 async def scripted_loop(
-    steps: list[dict[str, Any]], *, workspace: Path, approval_mode: ApprovalMode = "yolo"
+    steps: list[dict[str, Any]],
+    *,
+    workspace: Path,
+    approval_mode: ApprovalMode = "yolo",
+    resume: bool = False,
 ) -> LoopApi:
+    """`resume`: continue the workspace's latest session, as `--continue` does."""
     script = workspace.parent / f"{workspace.name}-script.json"
     script.write_text(json.dumps({"steps": steps}), encoding="utf-8")
     return await open_loop(
@@ -29,6 +34,7 @@ async def scripted_loop(
             provider="scripted",
             script=str(script),
             approval_mode=approval_mode,
+            continue_latest=resume,
         )
     )
 

@@ -1,23 +1,25 @@
-"""The app's main states as replayable scenes, shared by the snapshot tests and `make screenshots`.
+"""The app's main states as scenes, shared by the snapshot tests and `make screenshots`.
 
-Each scene replays, through the fake loop, the events the loop publishes for a scripted-provider
-run (the same order and shapes), up to the moment worth looking at, with a fixed clock and fixed
-ids so the picture never varies.
+Each scene runs its script through the real loop (`recorder.record`: real machines, scheduler
+and tools on the scripted provider), stops at the moment worth looking at, and replays those
+events into the app through the fake loop, with a fixed clock and fixed ids, so the picture
+never varies between runs but changes, and its snapshot test fails, when the loop's behaviour
+does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.fake_loop import FakeLoop
+from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
 from tui_agent.loop import events as ev
+from tui_agent.loop.api import ApprovalMode
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.vocab import TokenUsage
-
-T0 = 1_764_450_000.0  # fixed "now" for every scene
 
 
 class FixedClock:
@@ -28,10 +30,22 @@ class FixedClock:
         return self.now
 
 
+Show = Callable[[TuiAgentApp, Pilot[None], FixedClock], Awaitable[None]]
+
+
+async def _nothing(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Scene:
     size: tuple[int, int]
-    play: Callable[[TuiAgentApp, Pilot[None], FakeLoop, FixedClock], Awaitable[None]]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    play: Play | None = None  # drives the real loop; None: the scene starts empty
+    approval_mode: ApprovalMode = "yolo"
+    files: dict[str, str] = field(default_factory=dict)
+    show: Show = _nothing  # keys pressed or time passed after the replay
+    info: Any = INFO
 
 
 def make_app(loop: FakeLoop | None = None) -> tuple[TuiAgentApp, FakeLoop, FixedClock]:
@@ -46,24 +60,35 @@ async def settle(app: TuiAgentApp, pilot: Pilot[None]) -> None:
         await pilot.pause(0.05)
 
 
-def _turn(loop: FakeLoop, text: str) -> None:
-    loop.emit(
-        ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=(text,), ts=T0),
-        ev.StepStarted(turn_id=1, step=1, ts=T0),
-    )
-
-
-def _usage(loop: FakeLoop, tokens_in: int, tokens_out: int) -> None:
-    loop.emit(
-        ev.UsageChanged(
-            total=TokenUsage(input_other=tokens_in, output=tokens_out),
-            context_tokens=tokens_in + tokens_out,
-            context_window=200_000,
-            ts=T0,
+async def play_scene(
+    scene: Scene, app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
+) -> None:
+    """Record the scene from the real loop, replay it into the app, then show its moment."""
+    app.prompt_input.cursor_blink = False  # before any time passes: the cursor is drawn, steady
+    events: list[ev.LoopEvent] = []
+    if scene.play is not None:
+        events = await record(
+            scene.steps, scene.play, approval_mode=scene.approval_mode, files=scene.files
         )
-    )
+    loop.emit(*events)
+    await settle(app, pilot)
+    await scene.show(app, pilot, clock)
+    await settle(app, pilot)
 
 
+def scene_app(scene: Scene) -> tuple[TuiAgentApp, FakeLoop, FixedClock]:
+    return make_app(FakeLoop(info=scene.info))
+
+
+# ---------------------------------------------------------------- scripts
+
+QUESTION = "Why does test_reader fail? Fix it."
+READER = "def parse(text):\n    return text.strip().split('\\n')\n"
+FILES = {
+    "src/reader.py": READER,
+    "scripts/test.sh": f'echo "tests/test_reader.py ....F"\n{WAIT_FOR_GO}\n',
+}
+THINKING = "The user wants the parser fixed. Look at reader.py first."
 ANSWER = (
     "The failing test expects `parse()` to keep blank lines. Two changes:\n\n"
     "1. stop stripping the input in `reader.py`\n"
@@ -71,224 +96,176 @@ ANSWER = (
     '```python\ndef parse(text: str) -> list[str]:\n    return text.split("\\n")\n```\n\n'
     "I will now run the"
 )
+STREAMING = {"thinking": THINKING, "text": ANSWER + " tests.", "chunk_delay_s": 0}
 
 
-def _stream_answer(loop: FakeLoop) -> None:
-    loop.emit(ev.ThinkingDelta(turn_id=1, step=1, text="The user wants the parser fixed. ", ts=T0))
-    loop.emit(ev.ThinkingDelta(turn_id=1, step=1, text="Look at reader.py first.", ts=T0))
-    for start in range(0, len(ANSWER), 12):
-        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=ANSWER[start : start + 12], ts=T0))
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
 
 
-def _tools(loop: FakeLoop) -> None:
-    loop.emit(
-        ev.StepCompleted(
-            turn_id=1, step=1, text="", thinking="", finish_reason="tool_use", usage=None, ts=T0
+FIX_AND_TEST = {
+    "thinking": THINKING,
+    "text": ANSWER.replace("I will now run the", "Reading it, fixing it, then the tests."),
+    "chunk_delay_s": 0,
+    "tool_calls": [
+        call("read_file", path="src/reader.py"),
+        call(
+            "edit_file",
+            path="src/reader.py",
+            old_string="text.strip().split",
+            new_string="text.split",
         ),
-        ev.ToolStarted(id="call_1", name="read_file", arguments='{"path": "src/reader.py"}', ts=T0),
-        ev.ToolStarted(id="call_2", name="edit_file", arguments='{"path": "src/reader.py"}', ts=T0),
-        ev.ToolStarted(
-            id="call_3", name="shell", arguments='{"command": "pytest -q tests"}', ts=T0
-        ),
-        ev.ToolStateChanged(id="call_1", name="read_file", state="running", ts=T0),
-        ev.ToolFinished(
-            id="call_1",
-            name="read_file",
-            outcome="succeeded",
-            output="def parse(text):\n    return text.strip().split('\\n')\n",
-            is_error=False,
-            ts=T0,
-        ),
-        ev.ToolStateChanged(id="call_2", name="edit_file", state="running", ts=T0),
-        ev.ToolFinished(
-            id="call_2",
-            name="edit_file",
-            outcome="succeeded",
-            output="Edited src/reader.py",
-            is_error=False,
-            display={
-                "diff": "--- a/src/reader.py\n+++ b/src/reader.py\n@@ -1,2 +1,2 @@\n"
-                " def parse(text):\n-    return text.strip().split('\\n')\n"
-                "+    return text.split('\\n')\n"
-            },
-            ts=T0,
-        ),
-        ev.ToolStateChanged(id="call_3", name="shell", state="running", ts=T0),
-        ev.ToolUpdated(id="call_3", text="tests/test_reader.py ....\n", ts=T0),
-    )
+        call("shell", command="sh scripts/test.sh"),
+    ],
+}
 
 
-async def empty_demo(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    await settle(app, pilot)
+def is_(kind: type[ev.LoopEvent], **fields: Any) -> Callable[[ev.LoopEvent], bool]:
+    def match(event: ev.LoopEvent) -> bool:
+        return isinstance(event, kind) and all(getattr(event, k) == v for k, v in fields.items())
+
+    return match
 
 
-async def streaming(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    _usage(loop, 3_200, 140)
-    _stream_answer(loop)
-    await settle(app, pilot)
+async def ask(recording: Recording, text: str = QUESTION) -> None:
+    await recording.loop.submit(text)
 
 
-async def tools_running(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    _stream_answer(loop)
-    _tools(loop)
-    loop.emit(
-        ev.ToolStarted(id="call_4", name="shell", arguments='{"command": "ruff check src"}', ts=T0),
-        ev.ToolStateChanged(id="call_4", name="shell", state="queued", ts=T0),
-    )
-    _usage(loop, 9_800, 610)
-    clock.now += 7
-    await settle(app, pilot)
+async def until_output(recording: Recording) -> ev.LoopEvent:
+    """The moment the edit is done and the test script has printed and waits (the edit and the
+    script run side by side: wait for both, whichever order they come in)."""
+    await ask(recording)
+    edited = await recording.wait_for(is_(ev.ToolFinished, name="edit_file"))
+    printed = await recording.wait_for(is_(ev.ToolUpdated))
+    return max(edited, printed, key=recording.events.index)
+
+
+# ---------------------------------------------------------------- scenes
+
+
+async def streaming_play(recording: Recording) -> ev.LoopEvent:
+    await ask(recording)
+    streamed = ""
+
+    def far_enough(event: ev.LoopEvent) -> bool:
+        nonlocal streamed
+        if isinstance(event, ev.AssistantDelta):
+            streamed += event.text
+        return len(streamed) >= len(ANSWER)
+
+    return await recording.wait_for(far_enough)
+
+
+async def tools_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    clock.now += 7  # the test run has taken 7 s
     app.tools_pane.refresh_rows()
-    await settle(app, pilot)
 
 
-async def approval(app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock) -> None:
-    _turn(loop, "Clean the build folder and rebuild.")
-    loop.emit(
-        ev.StepCompleted(
-            turn_id=1,
-            step=1,
-            text="I'll remove the old build first.",
-            thinking="",
-            finish_reason="tool_use",
-            usage=None,
-            ts=T0,
-        ),
-        ev.ToolStarted(id="call_1", name="shell", arguments='{"command": "rm -rf build"}', ts=T0),
-        ev.ToolStateChanged(id="call_1", name="shell", state="awaiting_approval", ts=T0),
-        ev.ApprovalRequested(
-            request_id="r1",
-            call_id="call_1",
-            name="shell",
-            summary="rm -rf build",
-            rule="shell: rm",
-            preview="rm -rf build",
-            ts=T0,
-        ),
-    )
-    await settle(app, pilot)
+async def approval_play(recording: Recording) -> ev.LoopEvent:
+    await ask(recording, "Clean the build folder and rebuild.")
+    return await recording.wait_for(is_(ev.ApprovalRequested))
 
 
-async def queue_and_steer(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    _stream_answer(loop)
-    _tools(loop)
-    loop.emit(
-        ev.PromptQueued(prompt_id="p2", text="Then update the changelog", ts=T0),
-        ev.PromptQueued(prompt_id="p3", text="And bump the version to 1.4.1", ts=T0),
-        ev.PromptSteered(
-            prompt_ids=("p4",), text="Only run the reader tests, not the whole suite", ts=T0
-        ),
-        ev.NotificationQueued(
-            source="reminder", text="tests must stay under 10 s", key="speed", ts=T0
-        ),
-    )
-    await settle(app, pilot)
-    await pilot.press("ctrl+n")
-    await settle(app, pilot)
-
-
-async def cancelled(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    _stream_answer(loop)
-    _tools(loop)
-    loop.emit(
-        ev.TurnAborting(turn_id=1, reason="user_cancelled", ts=T0),
-        ev.ToolStateChanged(id="call_3", name="shell", state="aborted", ts=T0),
-        ev.ToolFinished(
-            id="call_3",
-            name="shell",
-            outcome="aborted",
-            output="tests/test_reader.py ....\n[stopped by the user]",
-            is_error=True,
-            ts=T0,
-        ),
-        ev.TurnFinished(
-            turn_id=1,
-            text="",
-            result=ev.TurnResult(type="cancelled", steps=1, reason="user_cancelled"),
-            ts=T0,
-        ),
-    )
-    await settle(app, pilot)
-
-
-async def retry_countdown(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Summarise the open issues.")
-    loop.emit(
-        ev.AssistantDelta(turn_id=1, step=1, text="Looking at the", ts=T0),
-        ev.AttemptDiscarded(turn_id=1, step=1, ts=T0),
-        ev.Retrying(
-            turn_id=1,
-            step=1,
-            attempt=2,
-            max_attempts=5,
-            delay_s=8.0,
-            error_code="llm.rate_limited",
-            message="429 Too Many Requests",
-            ts=T0,
-        ),
-    )
-    clock.now += 3
-    await settle(app, pilot)
-
-
-async def narrow(app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    _stream_answer(loop)
-    _tools(loop)
-    loop.emit(ev.PromptQueued(prompt_id="p2", text="Then update the changelog", ts=T0))
-    await settle(app, pilot)
-
-
-async def inspector(
-    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
-) -> None:
-    _turn(loop, "Why does test_reader fail? Fix it.")
-    steps = [
-        ("agent", "agent", "submit", "idle", "running"),
-        ("turn", "turn:1", "start", "idle", "gating"),
-        ("turn", "turn:1", "gate_open", "gating", "requesting"),
-        ("turn", "turn:1", "llm_done", "requesting", "running"),
-        ("tool", "tool:call_3", "start", "queued", "running"),
-    ]
-    for machine, machine_id, event, source, target in steps:
-        loop.emit(
-            ev.MachineTransition(
-                machine=machine,
-                machine_id=machine_id,
-                event=event,
-                source=source,
-                target=target,
-                ts=T0,
-            )
+BIG = "".join(f"def handler_{n}(event):\n    return route(event, {n})\n\n" for n in range(1, 16))
+BIG_EDIT = {
+    "text": "Renaming `route` to `dispatch` everywhere in handlers.py.",
+    "chunk_delay_s": 0,
+    "tool_calls": [
+        call(
+            "edit_file",
+            path="handlers.py",
+            old_string="return route(",
+            new_string="return dispatch(",
+            replace_all=True,
         )
-    await pilot.press("f2")
-    await settle(app, pilot)
+    ],
+}
 
+
+async def scrolled_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    clock.now += 1  # past the guard: the box answers keys
+    await pilot.press("pagedown")
+
+
+async def queue_play(recording: Recording) -> ev.LoopEvent:
+    await until_output(recording)
+    loop = recording.loop
+    await loop.submit("Then update the changelog")
+    await loop.submit("And bump the version to 1.4.1")
+    await loop.submit("Only run the reader tests, not the whole suite", steer_if_active=True)
+    await loop.remind("speed", "tests must stay under 10 s")
+    return await recording.wait_for(is_(ev.NotificationQueued, source="reminder"))
+
+
+async def queue_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    await pilot.press("ctrl+n")
+
+
+async def cancelled_play(recording: Recording) -> ev.LoopEvent:
+    await until_output(recording)
+    await recording.loop.cancel()
+    return await recording.wait_for(is_(ev.TurnFinished))
+
+
+async def retry_play(recording: Recording) -> ev.LoopEvent:
+    await ask(recording, "Summarise the open issues.")
+    return await recording.wait_for(is_(ev.Retrying))
+
+
+async def retry_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    clock.now += 3  # three seconds into an eight-second wait
+
+
+async def narrow_play(recording: Recording) -> ev.LoopEvent:
+    await until_output(recording)
+    await recording.loop.submit("Then update the changelog")
+    return await recording.wait_for(is_(ev.PromptQueued))
+
+
+async def inspector_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    await pilot.press("f2")
+
+
+RATE_LIMITED = {
+    "text": "Looking at the",
+    "chunk_delay_s": 0,
+    "error": {
+        "kind": "rate_limit",
+        "message": "Too Many Requests",
+        "status": 429,
+        "retry_after_s": 8,
+    },
+}
+REAL_PROVIDER = replace(INFO, provider="openai", model="gpt-4.1", demo=False)
 
 SCENES: dict[str, Scene] = {
-    "empty_demo": Scene((100, 30), empty_demo),
-    "streaming": Scene((100, 30), streaming),
-    "tools_running": Scene((120, 36), tools_running),
-    "approval": Scene((100, 30), approval),
-    "queue_and_steer": Scene((120, 36), queue_and_steer),
-    "cancelled": Scene((100, 30), cancelled),
-    "retry_countdown": Scene((100, 30), retry_countdown),
-    "narrow": Scene((60, 20), narrow),
-    "inspector": Scene((100, 30), inspector),
+    "empty_demo": Scene((100, 30)),
+    "welcome": Scene((100, 30), info=REAL_PROVIDER),
+    "streaming": Scene((100, 30), [STREAMING], streaming_play),
+    "tools_running": Scene((120, 36), [FIX_AND_TEST], until_output, files=FILES, show=tools_show),
+    "approval": Scene(
+        (100, 30),
+        [
+            {
+                "text": "I'll remove the old build first.",
+                "chunk_delay_s": 0,
+                "tool_calls": [call("shell", command="rm -rf build")],
+            }
+        ],
+        approval_play,
+        approval_mode="ask",
+    ),
+    "approval_scrolled": Scene(
+        (60, 20),
+        [BIG_EDIT],
+        approval_play,
+        approval_mode="ask",
+        files={"handlers.py": BIG},
+        show=scrolled_show,
+    ),
+    "queue_and_steer": Scene((120, 36), [FIX_AND_TEST], queue_play, files=FILES, show=queue_show),
+    "cancelled": Scene((100, 30), [FIX_AND_TEST], cancelled_play, files=FILES),
+    "retry_countdown": Scene((100, 30), [RATE_LIMITED], retry_play, show=retry_show),
+    "narrow": Scene((60, 20), [FIX_AND_TEST], narrow_play, files=FILES),
+    "inspector": Scene((100, 30), [FIX_AND_TEST], until_output, files=FILES, show=inspector_show),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,7 +15,8 @@ from textual.widgets import Input, TextArea
 from tests.ui.real_loop import scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
+from tui_agent.ui.widgets.approval_bar import GUARD_S
 
 
 @pytest.fixture
@@ -24,6 +26,7 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
+WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done"  # runs until the test creates `go`
 SLOW_TEXT = {"text": "word " * 400, "chunk_delay_s": 0.02, "chunk_chars": 5}
 
 
@@ -40,12 +43,29 @@ async def app_on(
     steps: list[dict[str, Any]], workspace: Path, approval_mode: ApprovalMode = "yolo"
 ) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], LoopApi]]:
     loop = await scripted_loop(steps, workspace=workspace, approval_mode=approval_mode)
-    app = TuiAgentApp(loop)
+    app = TuiAgentApp(loop, clock=StepClock())
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             yield app, pilot, loop
     finally:
         await app.loop.close()
+
+
+class StepClock:
+    """Wall time, plus what a test adds: lets the approval box's guard pass without waiting."""
+
+    def __init__(self) -> None:
+        self.added = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.added
+
+
+async def approval_shown(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp) and isinstance(app.clock, StepClock)
+    await until(pilot, lambda: bool(app.vm.approvals) and app.approval_bar.display)
+    app.clock.added += GUARD_S
 
 
 async def send(pilot: Pilot[None], text: str, key: str = "enter") -> None:
@@ -127,7 +147,7 @@ async def test_escape_cancels_a_running_tool(workspace: Path) -> None:
         assert any(isinstance(b, MarkerBlock) and b.kind == "interrupted" for b in app.vm.blocks)
 
 
-async def test_x_stops_one_call_and_the_turn_goes_on(workspace: Path) -> None:
+async def test_delete_stops_one_call_and_the_turn_goes_on(workspace: Path) -> None:
     steps = [
         {"tool_calls": [shell("sleep 30"), shell("echo quick")]},
         {"text": "carried on"},
@@ -139,7 +159,7 @@ async def test_x_stops_one_call_and_the_turn_goes_on(workspace: Path) -> None:
         slow = next(r.call_id for r in app.vm.tools.values() if "sleep" in r.summary)
         while app.tools_pane.highlighted_call_id != slow:
             await pilot.press("down")
-        await pilot.press("x")
+        await pilot.press("delete")
         await until(pilot, lambda: idle_after(app, 4))
         assert roles(loop)[-1] == ("assistant", "carried on")
         stopped = next(b for b in app.vm.blocks if isinstance(b, ToolBlock) and b.call_id == slow)
@@ -150,7 +170,7 @@ async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
     workspace: Path,
 ) -> None:
     steps = [
-        {"text": "working", "tool_calls": [shell("sleep 2")]},
+        {"text": "working", "tool_calls": [shell(WAIT_FOR_GO)]},
         {"text": "after steer"},
         {"text": "edited turn"},
     ]
@@ -160,13 +180,15 @@ async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
         for text in ("one", "two", "three"):
             await send(pilot, text)
         await until(pilot, lambda: len(app.vm.queue) == 3)
-        await pilot.press("ctrl+n", "e")
+        await pilot.press("ctrl+n", "enter")
         app.prompt_input.clear_input()
         await send(pilot, "uno")
         await until(pilot, lambda: app.vm.queue[0].text == "uno")
-        await pilot.press("ctrl+n", "down", "d")
+        await pilot.press("ctrl+n", "down", "delete")
         await until(pilot, lambda: [r.text for r in app.vm.queue] == ["uno", "three"])
-        await pilot.press("end", "s")  # the queue pane still has the focus
+        await pilot.press("end", "ctrl+s")  # the queue pane still has the focus
+        await until(pilot, lambda: [r.kind for r in app.vm.queue] == ["steer", "prompt"])
+        (workspace / "go").touch()
         await until(pilot, lambda: idle_after(app, 6) and not app.vm.queue)
         users = [text for role, text in roles(loop) if role == "user"]
         assert users == ["start", "three", "uno"]
@@ -176,7 +198,7 @@ async def test_approval_y_runs_the_call(workspace: Path) -> None:
     steps = [{"tool_calls": [shell("echo approved > out.txt")]}, {"text": "ok"}]
     async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, _):
         await send(pilot, "write")
-        await until(pilot, lambda: bool(app.vm.approvals))
+        await approval_shown(pilot)
         await pilot.press("y")
         await until(pilot, lambda: idle_after(app, 3))
         assert (workspace / "out.txt").read_text().strip() == "approved"
@@ -190,7 +212,7 @@ async def test_approval_a_allows_the_rule_for_later_calls(workspace: Path) -> No
     ]
     async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, _):
         await send(pilot, "write")
-        await until(pilot, lambda: bool(app.vm.approvals))
+        await approval_shown(pilot)
         asked = {a.request_id for a in app.vm.approvals}
         app.vm.listen(lambda change: asked.update(a.request_id for a in app.vm.approvals))
         await pilot.press("a")
@@ -204,7 +226,7 @@ async def test_approval_n_denies_and_the_model_sees_the_reason(workspace: Path) 
     steps = [{"tool_calls": [shell("rm -rf build")]}, {"text": "understood"}]
     async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, loop):
         await send(pilot, "clean")
-        await until(pilot, lambda: bool(app.vm.approvals))
+        await approval_shown(pilot)
         await pilot.press("n")
         await send(pilot, "keep build")
         await until(pilot, lambda: idle_after(app, 3))
@@ -218,3 +240,17 @@ async def test_up_recalls_the_last_prompt_of_the_session(workspace: Path) -> Non
         await until(pilot, lambda: idle_after(app, 2))
         await pilot.press("up")
         assert app.prompt_input.text == "hello there"
+
+
+async def test_a_persistent_http_500_is_one_retry_line_that_names_the_status(
+    workspace: Path,
+) -> None:
+    error = {"kind": "status", "message": "Internal Server Error", "status": 500}
+    steps = [{"error": {**error, "retry_after_s": 0}} for _ in range(3)] + [{"text": "ok"}]
+    async with app_on(steps, workspace) as (app, pilot, _):
+        await send(pilot, "hi")
+        await until(pilot, lambda: idle_after(app, 3))
+        retries = [b for b in app.vm.blocks if isinstance(b, RetryBlock)]
+        assert len(retries) == 1
+        assert (retries[0].status, retries[0].failures) == (500, 3)
+        assert retries[0].reason == "HTTP 500 · Internal Server Error"

@@ -9,12 +9,14 @@ from dataclasses import replace
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
+from tui_agent.ui.widgets.approval_bar import GUARD_S
 from tui_agent.ui.widgets.blocks import LIVE_SEGMENTS, AssistantText
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
@@ -193,11 +195,19 @@ def ask(loop: FakeLoop, n: int = 1) -> None:
     )
 
 
+async def shown(pilot: Pilot[None]) -> None:
+    """Let the approval box appear, then let the time pass after which keys answer it."""
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp) and isinstance(app.clock, Clock)
+    await until(pilot, lambda: app.approval_bar.display)
+    app.clock.now += GUARD_S
+
+
 async def test_approval_replaces_the_input_and_y_allows_once() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         ask(loop)
-        await pilot.pause()
+        await shown(pilot)
         assert app.approval_bar.display and not app.prompt_input.display
         await pilot.press("y")
         await pilot.pause()
@@ -207,7 +217,7 @@ async def test_approval_replaces_the_input_and_y_allows_once() -> None:
 async def test_approval_a_allows_always() -> None:
     async with running() as (_app, pilot, loop):
         ask(loop)
-        await pilot.pause()
+        await shown(pilot)
         await pilot.press("a")
         await pilot.pause()
         assert loop.calls == [("answer_approval", ("r1", "always", None))]
@@ -216,7 +226,7 @@ async def test_approval_a_allows_always() -> None:
 async def test_approval_n_denies_with_the_reason_typed() -> None:
     async with running() as (_app, pilot, loop):
         ask(loop)
-        await pilot.pause()
+        await shown(pilot)
         await pilot.press("n")
         await type_text(pilot, "use trash")
         await pilot.press("enter")
@@ -238,7 +248,7 @@ async def test_the_next_approval_shows_after_the_first_is_resolved_then_the_inpu
         assert app.prompt_input.display and app.focused is app.prompt_input
 
 
-async def test_x_in_the_tools_pane_cancels_just_the_selected_call() -> None:
+async def test_delete_in_the_tools_pane_cancels_just_the_selected_call() -> None:
     async with running() as (_app, pilot, loop):
         turn_running(loop)
         for call_id in ("c1", "c2"):
@@ -247,7 +257,7 @@ async def test_x_in_the_tools_pane_cancels_just_the_selected_call() -> None:
                 ev.ToolStateChanged(id=call_id, name="shell", state="running"),
             )
         await pilot.pause()
-        await pilot.press("ctrl+t", "down", "x")
+        await pilot.press("ctrl+t", "down", "delete")
         await pilot.pause()
         assert loop.calls == [("cancel_tool", "c2")]
 
@@ -259,12 +269,12 @@ def queue_two(loop: FakeLoop) -> None:
     )
 
 
-async def test_queue_e_loads_the_prompt_and_enter_saves_the_edit() -> None:
+async def test_queue_enter_loads_the_prompt_and_enter_saves_the_edit() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
         await pilot.pause()
-        await pilot.press("ctrl+n", "e")
+        await pilot.press("ctrl+n", "enter")
         assert app.prompt_input.text == "second" and app.focused is app.prompt_input
         await pilot.press("!", "enter")
         await pilot.pause()
@@ -272,22 +282,22 @@ async def test_queue_e_loads_the_prompt_and_enter_saves_the_edit() -> None:
         assert app.prompt_input.text == ""
 
 
-async def test_queue_d_removes_the_selected_prompt() -> None:
+async def test_queue_delete_removes_the_selected_prompt() -> None:
     async with running() as (_app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
         await pilot.pause()
-        await pilot.press("ctrl+n", "down", "d")
+        await pilot.press("ctrl+n", "down", "delete")
         await pilot.pause()
         assert loop.calls == [("cancel", ("p3", False))]
 
 
-async def test_queue_s_promotes_the_selected_prompt_to_a_steer() -> None:
+async def test_queue_ctrl_s_promotes_the_selected_prompt_to_a_steer() -> None:
     async with running() as (_app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
         await pilot.pause()
-        await pilot.press("ctrl+n", "s")
+        await pilot.press("ctrl+n", "ctrl+s")
         await pilot.pause()
         assert loop.calls == [("steer", ["p2"])]
 

@@ -1,4 +1,5 @@
-"""SVG snapshots of the main states (fixed size, fixed theme, fixed clock; see scenes.py).
+"""SVG snapshots of the main states, recorded from the real loop (fixed size, theme, clock and
+ids; see scenes.py): a change in what the loop emits for a scene's script fails its snapshot.
 
 Review every change by eye (`pytest --snapshot-update`, then open the report or render the SVG).
 """
@@ -10,15 +11,15 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.scenes import SCENES, make_app
+from tests.ui.scenes import SCENES, play_scene, scene_app
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
 def test_scene_looks_as_reviewed(name: str, snap_compare: Any) -> None:
     scene = SCENES[name]
-    app, loop, clock = make_app()
+    app, loop, clock = scene_app(scene)
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await scene.play(app, pilot, loop, clock)
+        await play_scene(scene, app, pilot, loop, clock)
 
     assert snap_compare(app, terminal_size=scene.size, run_before=run_before)

@@ -18,7 +18,7 @@ from tui_agent.ui.view_model import (
     UserBlock,
     ViewModel,
 )
-from tui_agent.vocab import EntryMeta, HistoryEntry, Message, TextPart, TokenUsage, ToolCall
+from tui_agent.vocab import TokenUsage
 
 
 def make_vm() -> tuple[ViewModel, list[Change]]:
@@ -109,6 +109,32 @@ def test_retry_shows_reason_and_deadline_then_resolves_on_the_next_delta() -> No
     assert retry.resolved
 
 
+def test_repeated_retries_of_a_step_fold_into_one_line_with_the_http_status() -> None:
+    vm, _ = make_vm()
+    start_turn(vm)
+    for attempt in (2, 3, 4):
+        vm.apply(
+            ev.Retrying(
+                turn_id=1,
+                step=1,
+                attempt=attempt,
+                max_attempts=5,
+                delay_s=2.0,
+                error_code="llm.status",
+                message="Internal Server Error\n<html>a long page</html>",
+                status=500,
+                ts=100.0 + attempt,
+            )
+        )
+    retries = [b for b in vm.blocks if isinstance(b, RetryBlock)]
+    assert len(retries) == 1
+    retry = retries[0]
+    assert (retry.attempt, retry.failures, retry.deadline) == (4, 3, 106.0)
+    assert retry.reason == "HTTP 500 · Internal Server Error"
+    vm.apply(ev.AssistantDelta(turn_id=1, step=1, text="ok"))
+    assert retry.resolved
+
+
 def test_tool_call_is_one_block_updated_in_place_and_a_live_row_until_it_finishes() -> None:
     vm, _ = make_vm()
     start_turn(vm)
@@ -156,9 +182,21 @@ def test_drained_items_leave_the_queue_and_enter_the_transcript_marked_as_steers
     vm, _ = make_vm()
     start_turn(vm)
     vm.apply(ev.PromptSteered(prompt_ids=("p3",), text="use -x"))
-    vm.apply(ev.Drained(turn_id=1, texts=("use -x",)))
+    vm.apply(ev.Drained(turn_id=1, texts=("use -x",), prompt_ids=("p3",)))
     assert vm.queue == []
     assert isinstance(vm.blocks[-1], UserBlock) and vm.blocks[-1].via == "steer"
+
+
+def test_steers_leave_the_queue_by_prompt_id_never_by_text() -> None:
+    vm, _ = make_vm()
+    start_turn(vm)
+    vm.apply(ev.PromptSteered(prompt_ids=("p3",), text="same words"))
+    vm.apply(ev.PromptSteered(prompt_ids=("p4",), text="same words"))
+    # Two steers merged into one history entry: its text is neither steer's text.
+    vm.apply(ev.Drained(turn_id=1, texts=("same words\n\nsame words",), prompt_ids=("p3",)))
+    assert [r.steer_ids for r in vm.queue] == [("p4",)]
+    vm.apply(ev.Drained(turn_id=1, texts=("same words",), prompt_ids=("p4",)))
+    assert vm.queue == []
 
 
 def test_an_edited_prompt_keeps_its_place_in_the_queue() -> None:
@@ -234,24 +272,15 @@ def test_machine_transitions_feed_the_inspector_table() -> None:
     assert len(vm.machines.transitions) == 1
 
 
-def test_reset_rebuilds_blocks_from_history_and_panes_from_the_snapshot() -> None:
-    vm, _ = make_vm()
-    entries = [
-        HistoryEntry(
-            message=Message(role="user", content=(TextPart(text="q"),)),
-            meta=EntryMeta(source="input"),
-        ),
-        HistoryEntry(
-            message=Message(
-                role="assistant",
-                content=(TextPart(text="a"),),
-                tool_calls=(ToolCall(id="c1", name="read_file", arguments='{"path": "x"}'),),
-            ),
-            meta=EntryMeta(source="llm"),
-        ),
-        HistoryEntry(
-            message=Message(role="tool", content=(TextPart(text="data"),), tool_call_id="c1"),
-            meta=EntryMeta(source="tool"),
+def test_reset_replays_the_transcript_and_takes_panes_from_the_snapshot() -> None:
+    vm, changes = make_vm()
+    transcript: list[ev.LoopEvent] = [
+        ev.TurnStarted(turn_id=1, prompt_ids=(), texts=("q",)),
+        ev.StepStarted(turn_id=1, step=1),
+        ev.StepCompleted(turn_id=1, step=1, text="a", thinking="", finish_reason=None, usage=None),
+        ev.ToolStarted(id="c1", name="read_file", arguments='{"path": "x"}'),
+        ev.ToolFinished(
+            id="c1", name="read_file", outcome="succeeded", output="data", is_error=False
         ),
     ]
     snapshot = LoopSnapshot(
@@ -263,8 +292,10 @@ def test_reset_rebuilds_blocks_from_history_and_panes_from_the_snapshot() -> Non
         queue=(QueuedPrompt("p9", "next"),),
         notifications=(PendingNotification("notify", "ping"),),
     )
-    vm.reset(INFO, entries, snapshot)
+    vm.reset(INFO, transcript, snapshot)
     assert [type(b) for b in vm.blocks] == [UserBlock, TextBlock, ToolBlock]
+    assert [type(c).__name__ for c in changes] == ["Reset"]
+    assert vm.status.activity == "idle" and not vm.tools
     tool = vm.blocks[2]
     assert isinstance(tool, ToolBlock) and (tool.output, tool.state) == ("data", "done")
     assert [(r.kind, r.prompt_id) for r in vm.queue] == [("notification", None), ("prompt", "p9")]

@@ -24,7 +24,7 @@ from tui_agent.acp._prompt import prompt_text
 from tui_agent.acp._translate import Translator, Update
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi
-from tui_agent.session import LoopConfig, LoopSetupError, open_loop
+from tui_agent.session import LoopConfig, LoopSetupError, client_server, open_loop
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +83,16 @@ class AcpAgent:
     async def authenticate(self, method_id: str, **_: Any) -> None:
         return None  # keys come from the environment or config.toml, as for the command line
 
-    async def new_session(self, cwd: str, **_: Any) -> acp.NewSessionResponse:
-        session = await self._open(cwd, resume=None)
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> acp.NewSessionResponse:
+        session = await self._open(cwd, resume=None, mcp_servers=mcp_servers)
         return acp.NewSessionResponse(session_id=session.id, modes=session.modes())
 
-    async def load_session(self, cwd: str, session_id: str, **_: Any) -> acp.LoadSessionResponse:
-        session = await self._open(cwd, resume=session_id)
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> acp.LoadSessionResponse:
+        session = await self._open(cwd, resume=session_id, mcp_servers=mcp_servers)
         await session.replay()
         return acp.LoadSessionResponse(modes=session.modes())
 
@@ -113,7 +117,9 @@ class AcpAgent:
         for session in sessions:
             await session.close()
 
-    async def _open(self, cwd: str, *, resume: str | None) -> _Session:
+    async def _open(
+        self, cwd: str, *, resume: str | None, mcp_servers: list[Any] | None = None
+    ) -> _Session:
         if self._client is None:
             raise RequestError.internal_error({"reason": "no client connection"})
         workspace = Path(cwd) if cwd else (self._defaults.workspace or Path.cwd())
@@ -128,11 +134,14 @@ class AcpAgent:
             max_steps=self._defaults.max_steps,
             resume=resume,
             interactive=True,
+            mcp_servers=_mcp_servers(mcp_servers or (), workspace.resolve()),
+            workspace_mcp=False,  # the client says which MCP servers this session has
         )
         try:
             loop = await open_loop(config)
         except LoopSetupError as exc:
             raise RequestError.invalid_params({"reason": str(exc)}) from exc
+        await loop.mcp_started()  # the first prompt already sees the servers' tools
         session = _Session(loop, self._client)
         self._sessions[session.id] = session
         return session
@@ -243,3 +252,22 @@ class _Session:
 
     async def _flushed(self) -> None:
         await self._updates.join()
+
+
+def _mcp_servers(servers: Sequence[Any], workspace: Path) -> tuple[Any, ...]:
+    """The client's MCP servers (stdio and HTTP; SSE is not offered in our capabilities)."""
+    configs = []
+    for server in servers:
+        if isinstance(server, acp.McpServerStdio):
+            env = {item.name: item.value for item in server.env}
+            configs.append(
+                client_server(
+                    server.name, workspace, command=server.command, args=server.args, env=env
+                )
+            )
+        elif isinstance(server, acp.HttpMcpServer):
+            headers = {item.name: item.value for item in server.headers}
+            configs.append(client_server(server.name, workspace, url=server.url, headers=headers))
+        else:
+            log.warning("MCP server %r: only stdio and http are supported", server.name)
+    return tuple(configs)

@@ -23,7 +23,14 @@ from tui_agent.context._fold import (
     interrupted_result,
     load_history,
 )
-from tui_agent.context._log import EventLog, EventLogError, parse_log, read_log, read_log_async
+from tui_agent.context._log import (
+    EventLog,
+    EventLogError,
+    describe_bad_lines,
+    parse_log,
+    read_log,
+    read_log_async,
+)
 from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
 from tui_agent.context._projection import (
     EMPTY_OUTPUT,
@@ -38,10 +45,13 @@ from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
     Entry,
+    FileCheckpoint,
+    FilesRestored,
     Notification,
     Prompt,
     Record,
     Reminder,
+    Rewind,
     SessionMeta,
     Steer,
     StepBegin,
@@ -70,11 +80,14 @@ __all__ = [
     "Entry",
     "EventLog",
     "EventLogError",
+    "FileCheckpoint",
+    "FilesRestored",
     "Fold",
     "Notification",
     "Prompt",
     "Record",
     "Reminder",
+    "Rewind",
     "SessionMeta",
     "Steer",
     "StepBegin",
@@ -86,6 +99,7 @@ __all__ = [
     "TurnEnd",
     "TurnOutcome",
     "compact",
+    "describe_bad_lines",
     "estimate_tokens",
     "fold",
     "interrupted_result",

@@ -5,9 +5,10 @@ journal calls it from synchronous callbacks), a background task writes queued re
 order, flushes after each batch and fsyncs when a batch holds a durable record (step end,
 turn end, compaction). `append` and `drain` wait for the disk, `close` drains and closes.
 
-A crash can tear the last line. Reading ignores a torn last line silently; opening a log for
-append first repairs it (terminates it when it is a whole record, cuts it off otherwise), so a
-new record never glues onto garbage.
+A crash can tear the last line. Reading ignores a torn last line silently and skips any other
+line that is not a record, reporting its number (a damaged log still opens); opening a log for
+append first repairs the tail (terminates it when it is a whole record, cuts it off otherwise,
+in time linear in its length), so a new record never glues onto garbage.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _TAIL_CHUNK = 64 * 1024
 
 
 class EventLogError(Exception):
-    """The log cannot be written, or a line in its middle is not a record."""
+    """The log cannot be read or written (a folder in its place, no permission, disk full)."""
 
 
 @dataclass
@@ -158,7 +159,10 @@ def _encode(record: Record) -> bytes:
 
 
 async def _repair_tail(path: Path) -> None:
-    """Terminate or cut off a last line that a crash left without its newline."""
+    """Terminate or cut off a last line that a crash left without its newline.
+
+    Linear in the torn line's length: chunks are read backwards only until a newline shows,
+    then the line is read once."""
     if not await aiofiles.os.path.exists(path):
         return
     async with aiofiles.open(path, "r+b") as file:
@@ -168,18 +172,18 @@ async def _repair_tail(path: Path) -> None:
         await file.seek(size - 1)
         if await file.read(1) == b"\n":
             return
-        start = size
-        tail = b""
-        while start > 0:
-            start = max(0, start - _TAIL_CHUNK)
-            await file.seek(start)
-            tail = await file.read(size - start)
-            newline = tail.rfind(b"\n")
+        start = 0
+        end = size
+        while end > 0:
+            begin = max(0, end - _TAIL_CHUNK)
+            await file.seek(begin)
+            newline = (await file.read(end - begin)).rfind(b"\n")
             if newline >= 0:
-                start += newline + 1
-                tail = tail[newline + 1 :]
+                start = begin + newline + 1
                 break
-        if _parse_line(tail) is not None:
+            end = begin
+        await file.seek(start)
+        if _parse_line(await file.read(size - start)) is not None:
             await file.seek(size)
             await file.write(b"\n")
         else:
@@ -193,45 +197,67 @@ def _parse_line(line: bytes) -> Record | None:
         return None
 
 
-def read_log(path: Path | str) -> list[Record]:
+def read_log(path: Path | str, bad_lines: list[int] | None = None) -> list[Record]:
     """Every record of the log at `path`, in order; a missing file is an empty log.
 
     Synchronous for start-up, before the loop runs; `read_log_async` reads without blocking.
+    Lines that are not records are skipped; their numbers go to `bad_lines` when given.
+    Raises `EventLogError` when the file cannot be read (a folder, no permission).
     """
     path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
-    return parse_log(data, source=str(path))
+    except OSError as exc:
+        raise EventLogError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parse_log(data, bad_lines)
 
 
-async def read_log_async(path: Path | str) -> list[Record]:
+async def read_log_async(path: Path | str, bad_lines: list[int] | None = None) -> list[Record]:
     path = Path(path)
     if not await aiofiles.os.path.exists(path):
         return []
-    async with aiofiles.open(path, "rb") as file:
-        data = await file.read()
-    return parse_log(data, source=str(path))
+    try:
+        async with aiofiles.open(path, "rb") as file:
+            data = await file.read()
+    except OSError as exc:
+        raise EventLogError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parse_log(data, bad_lines)
 
 
-def parse_log(data: bytes, *, source: str = "event log") -> list[Record]:
-    """Parse JSONL `data`: a torn last line is ignored, unknown record types are skipped."""
-    lines = [line for line in data.split(b"\n") if line and not line.isspace()]
-    records: list[Record] = []
+def parse_log(
+    data: bytes, bad_lines: list[int] | None = None, *, first_line: int = 1
+) -> list[Record]:
+    """Parse JSONL `data`: a torn last line is ignored, unknown record types are skipped, and
+    any other line that is not a record is skipped with its number (counted from
+    `first_line`) added to `bad_lines`. Never raises for what the data holds."""
+    lines = data.split(b"\n")
     last = len(lines) - 1
+    if not lines[last]:  # the data ends with a newline: nothing is torn
+        last -= 1
+    records: list[Record] = []
     with gc_paused():
-        for number, line in enumerate(lines):
+        for index, line in enumerate(lines):
+            if not line or line.isspace():
+                continue
             record = _parse_line(line)
             if record is not None:
                 records.append(record)
-            elif number == last or _is_unknown_type(line):
-                continue
-            else:
-                raise EventLogError(
-                    f"{source}: line {_line_number(data, line)} is not a valid event record"
-                )
+            elif index != last and not _is_unknown_type(line) and bad_lines is not None:
+                bad_lines.append(first_line + index)
     return records
+
+
+def describe_bad_lines(source: str, bad_lines: list[int]) -> str:
+    """What a user reads when lines of a log were skipped."""
+    shown = ", ".join(str(n) for n in bad_lines[:10])
+    more = f" and {len(bad_lines) - 10} more" if len(bad_lines) > 10 else ""
+    plural = "s" if len(bad_lines) > 1 else ""
+    return (
+        f"{source}: skipped line{plural} {shown}{more}: not valid event records "
+        "(the rest of the session was loaded)."
+    )
 
 
 def _is_unknown_type(line: bytes) -> bool:
@@ -240,7 +266,3 @@ def _is_unknown_type(line: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("type") not in RECORD_TYPES
-
-
-def _line_number(data: bytes, line: bytes) -> int:
-    return data[: data.find(line)].count(b"\n") + 1

@@ -20,7 +20,7 @@ FORMAT_VERSION = 1
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     # Declared here so that every line starts with its type; subclasses narrow it to a Literal.
     type: str
@@ -100,7 +100,8 @@ class ToolCallStarted(_Record):
 
 
 class ToolResultRecorded(_Record):
-    """A call's result as the model will see it; `display` is for the UI only."""
+    """A call's result as the model will see it; `display` and `outcome` are for the UI only
+    (`outcome` says a call the user stopped was aborted, not failed; absent in older logs)."""
 
     type: Literal["tool.result"] = "tool.result"
     call_id: str
@@ -109,6 +110,7 @@ class ToolResultRecorded(_Record):
     note: str | None = None
     display: dict[str, Any] | None = None
     duration_ms: float | None = None
+    outcome: Literal["succeeded", "failed", "aborted"] | None = None
 
 
 class StepEnd(_Record):
@@ -137,10 +139,43 @@ class Compaction(_Record):
     durable: ClassVar[bool] = True
 
 
+class FileCheckpoint(_Record):
+    """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
+    `checkpoints/` folder holding the prior content (None: the file did not exist), `after` is
+    the SHA-256 of what the call left (None: no file). The turn it belongs to is the last
+    `turn.begin` before it."""
+
+    type: Literal["file.checkpoint"] = "file.checkpoint"
+    call_id: str
+    path: str
+    before: str | None
+    after: str | None
+
+
+class FilesRestored(_Record):
+    """/undo or /rewind put `paths` back as they were before turn number `turn` (counting
+    `turn.begin` records from the start of the log, from 0). Each restored file also has its
+    own `file.checkpoint` (call id "restore") just before this record."""
+
+    type: Literal["files.restored"] = "files.restored"
+    turn: int
+    paths: tuple[str, ...]
+
+
+class Rewind(_Record):
+    """The conversation goes back to just before turn number `turn` (counted as in
+    `FilesRestored`); nothing before this line is deleted, folding skips the rewound turns."""
+
+    type: Literal["rewind"] = "rewind"
+    turn: int
+
+    durable: ClassVar[bool] = True
+
+
 class TurnOutcome(BaseModel):
     """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int
@@ -172,11 +207,14 @@ Record = Annotated[
     | ToolResultRecorded
     | StepEnd
     | Compaction
-    | TurnEnd,
+    | TurnEnd
+    | FileCheckpoint
+    | FilesRestored
+    | Rewind,
     Field(discriminator="type"),
 ]
 
-RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record, config=ConfigDict(defer_build=True))
 
 # Derived from the union so a new record type cannot be forgotten here.
 RECORD_TYPES: frozenset[str] = frozenset(

@@ -153,6 +153,7 @@ class AgentMachine(KernelChart):
         self.active_turn_id: int | None = None
         self.turn: TurnMachine | None = None
         self.tools: dict[str, ToolMachine] = {}
+        self._spare_tools: list[ToolMachine] = []
         self.turn_tools: set[str] = set()
         self.background: set[str] = set()
         self.abort_reason: str | None = None
@@ -339,15 +340,7 @@ class AgentMachine(KernelChart):
             signal = AbortSignal(self._root)
             if aborting:
                 signal.abort(self.abort_reason or "aborted")
-            tool = ToolMachine(
-                call,
-                self._runner,
-                signal,
-                self._emit,
-                self.errors,
-                hooks=self._hooks,
-                on_detach=self._on_detach,
-            )
+            tool = self._tool_machine(call, signal)
             self.tools[call.id] = tool
             self.turn_tools.add(call.id)
             self._spawn(self._drive_tool(tool))
@@ -357,6 +350,21 @@ class AgentMachine(KernelChart):
         self.notifications.clear()
         self.reminders.clear()
         return entries
+
+    def _tool_machine(self, call: ToolCall, signal: AbortSignal) -> ToolMachine:
+        if self._spare_tools:
+            tool = self._spare_tools.pop()
+            tool.reuse(call, signal)
+            return tool
+        return ToolMachine(
+            call,
+            self._runner,
+            signal,
+            self._emit,
+            self.errors,
+            hooks=self._hooks,
+            on_detach=self._on_detach,
+        )
 
     async def _drive_tool(self, tool: ToolMachine) -> None:
         await tool.activate()
@@ -370,6 +378,8 @@ class AgentMachine(KernelChart):
             outcome=tool.outcome,
             result=tool.result,
         )
+        if self.tools.get(tool.original_id) is not tool:
+            self._spare_tools.append(tool)  # settled and let go of: the next call reuses it
 
     def _on_detach(self, call_id: str, ack: str) -> None:
         # Called synchronously from a runner: queue the event now, process it in a task.

@@ -7,7 +7,8 @@
   runner can hand the whole batch to the scheduler; `run` is then called once per call.
 - `ToolHooks`: optional `prepare` (replace or deny a call) and `finish` (rewrite a result).
 - `PromptGate`: optional verdict per queued prompt: pass, block, or pass rewritten.
-- `Sleep` / `Random`: the only clock and randomness the kernel uses, so tests control time.
+- `Sleep` / `Random` / `Clock`: the only time and randomness the kernel uses, so tests control
+  them (`Clock` only names the hour in a "retry after HH:MM" message).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tui_agent.vocab import (
 
 Sleep = Callable[[float], Awaitable[None]]
 Random = Callable[[], float]
+Clock = Callable[[], float]
 
 
 class Requester(Protocol):

@@ -58,20 +58,23 @@ def _error_text(error: BaseException) -> str:
 
 
 class ToolContext:
-    """What the runner gets for one call: the signal, `on_update` and `detach`."""
+    """What the runner gets for one call: the signal, `on_update` and `detach`.
+
+    Bound to one life of the machine: once the machine is reused for another call, a runner
+    that kept this context reaches nothing through it."""
 
     def __init__(self, tool: ToolMachine) -> None:
         self._tool = tool
-
-    @property
-    def signal(self) -> AbortSignal:
-        return self._tool.signal
+        self._life = tool.life
+        self.signal = tool.signal
 
     def on_update(self, update: ToolUpdate) -> None:
-        self._tool.emit_update(update)
+        if self._tool.life == self._life:
+            self._tool.emit_update(update)
 
     def detach(self, ack: str) -> None:
-        self._tool.detach(ack)
+        if self._tool.life == self._life:
+            self._tool.detach(ack)
 
 
 class ToolMachine(KernelChart):
@@ -121,16 +124,30 @@ class ToolMachine(KernelChart):
         hooks: ToolHooks | None = None,
         on_detach: OnDetach | None = None,
     ) -> None:
+        self.life = 0
+        self._begin(call, signal)
+        self._runner = runner
+        self._hooks = hooks
+        self._on_detach = on_detach
+        super().__init__(emit, call.id, errors)
+
+    def _begin(self, call: ToolCall, signal: AbortSignal) -> None:
         self.call = call
         self.original_id = call.id  # history pairs results with the id the model gave
         self.signal = signal
         self.result: ToolResult | None = None
         self.detached = False
-        self._runner = runner
-        self._hooks = hooks
-        self._on_detach = on_detach
         self.settled: asyncio.Future[ToolMachine] = asyncio.get_running_loop().create_future()
-        super().__init__(emit, call.id, errors)
+
+    def reuse(self, call: ToolCall, signal: AbortSignal) -> None:
+        """Start a new life for another call, before `activate`. Only a settled machine can be
+        reused: building one costs far more than a step (the library resolves every callback
+        per instance), so the agent keeps settled machines and reuses them."""
+        assert self.is_terminated, "only a settled tool machine can be reused"
+        self.life += 1
+        self._begin(call, signal)
+        self.machine_id = call.id
+        self.reset_chart()
 
     # -- phases (invokes): each returns a value, never raises ----------------------------------
 

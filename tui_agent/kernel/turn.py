@@ -47,7 +47,7 @@ from tui_agent.kernel.events import (
 from tui_agent.kernel.ids import ToolCallIds
 from tui_agent.kernel.options import KernelOptions
 from tui_agent.kernel.ports import Requester
-from tui_agent.kernel.retry import max_attempts, retry_delay_s, should_retry
+from tui_agent.kernel.retry import attempt_limit, final_error, retry_delay_s, should_retry
 from tui_agent.kernel.tool import ABORTED_TEXT
 from tui_agent.vocab import (
     AbortSignal,
@@ -202,6 +202,7 @@ class TurnMachine(KernelChart):
         self._acc: MessageAccumulator | None = None
         self._llm_signal: AbortSignal | None = None
         self._delay_s = 0.0
+        self._waited_s = 0.0  # the step's waits between attempts so far (the retry budget)
         self._pending: tuple[ToolCall, ...] = ()
         self._outcomes: dict[str, ToolResult] = {}
         self.ended: asyncio.Future[TurnMachine] = asyncio.get_running_loop().create_future()
@@ -271,7 +272,7 @@ class TurnMachine(KernelChart):
     def can_retry(self, data: _Attempt) -> bool:
         error = data.error
         return error is not None and should_retry(
-            error, self.attempt, self._options.max_attempts_per_step
+            error, self.attempt, self._waited_s, self._options.retry_policy
         )
 
     def forced(self, force: bool = False) -> bool:
@@ -293,6 +294,7 @@ class TurnMachine(KernelChart):
     def begin_step(self) -> None:
         self.step += 1
         self.attempt = 1
+        self._waited_s = 0.0
         self._emit(StepStarted(self.turn_id, self.step))
 
     def on_enter_retrying(self) -> None:
@@ -318,8 +320,12 @@ class TurnMachine(KernelChart):
         error = data.error
         assert error is not None  # guarded by can_retry
         self._discard_attempt()
-        self._delay_s = retry_delay_s(error, self.attempt, self._options.random)
-        limit = max_attempts(self._options.max_attempts_per_step)
+        options = self._options
+        self._delay_s = retry_delay_s(
+            error, self.attempt, self._waited_s, options.retry_policy, options.random
+        )
+        self._waited_s += self._delay_s
+        limit = attempt_limit(error, options.retry_policy)
         self._emit(
             Retrying(
                 self.turn_id, self.step, self.attempt, self.attempt + 1, limit, self._delay_s, error
@@ -328,9 +334,13 @@ class TurnMachine(KernelChart):
 
     def take_failure(self, data: _Attempt) -> None:
         self._discard_attempt()
-        self.error = data.error
-        if data.error is not None:
-            self._emit(StepFailed(self.turn_id, self.step, data.error))
+        error = data.error
+        if error is not None:
+            options = self._options
+            error = final_error(error, self._waited_s, options.retry_policy, options.clock())
+        self.error = error
+        if error is not None:
+            self._emit(StepFailed(self.turn_id, self.step, error))
 
     def salvage(self, reason: str = "aborted") -> None:
         """Abort while streaming keeps the partial text (never the calls)."""

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
-import httpx
-
-from tui_agent.llm._anthropic import AnthropicProvider
-from tui_agent.llm._demo import DemoScript
-from tui_agent.llm._openai import OpenAIProvider
-from tui_agent.llm._scripted import ScriptedProvider
+from tui_agent import keys
 from tui_agent.llm._settings import Provider, ProviderSettings
+
+if TYPE_CHECKING:
+    import httpx
 
 _ENV = {
     "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
@@ -30,16 +29,25 @@ def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None =
     Raises `ScriptFormatError` (a `ValueError`) for an unreadable script file: that is a
     configuration problem for the caller, not a stream failure.
     """
+    # Each provider is imported here, when it is built: a run loads only the one it uses.
     if settings.kind == "scripted":
+        from tui_agent.llm._scripted import ScriptedProvider
+
         if settings.script_path is not None:
             return ScriptedProvider.from_file(settings.script_path, model=settings.model)
+        from tui_agent.llm._demo import DemoScript
+
         return ScriptedProvider(DemoScript(settings.workspace), model=settings.model)
     key_name, url_name = _ENV[settings.kind]
     settings = dataclasses.replace(
         settings,
-        api_key=settings.api_key or os.environ.get(key_name) or None,
+        api_key=settings.api_key or keys.lookup(key_name),
         base_url=settings.base_url or os.environ.get(url_name) or None,
     )
     if settings.kind == "openai":
+        from tui_agent.llm._openai import OpenAIProvider
+
         return OpenAIProvider(settings, client)
+    from tui_agent.llm._anthropic import AnthropicProvider
+
     return AnthropicProvider(settings, client)

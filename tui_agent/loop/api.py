@@ -7,11 +7,12 @@ and return quickly (they queue work on the machines; they never wait for a turn)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tui_agent.loop.events import LoopEvent, TurnResult
+from tui_agent.loop.checkpoints import RestorePlan as RestorePlan
+from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class LoopInfo:
     session_id: str
     workspace: str
     demo: bool  # the built-in scripted demo is running (no key configured)
+    notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
 
 
 class PromptHandle(Protocol):
@@ -51,6 +53,11 @@ class LoopApi(Protocol):
     def info(self) -> LoopInfo: ...
 
     def history(self) -> list[HistoryEntry]: ...
+
+    def transcript(self) -> Sequence[LoopEvent]:
+        """The events that drew this session before it was opened (empty for a new one):
+        replayed, they rebuild the screen as it was (see `loop.replay`)."""
+        ...
 
     def snapshot(self) -> LoopSnapshot: ...
 
@@ -90,6 +97,35 @@ class LoopApi(Protocol):
 
     async def compact(self) -> None: ...
 
+    async def undo_plan(self) -> RestorePlan | None:
+        """What /undo would put back: the files of the last turn that changed some."""
+        ...
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        """One plan per prompt still in the conversation, oldest first."""
+        ...
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        """Put files back as they were before turn `turn`; returns those restored. Only idle."""
+        ...
+
+    async def rewind_conversation(self, turn: int) -> None:
+        """Log that the conversation goes back to before turn `turn`; reopen the session to see
+        it (the kernel's history only grows). Only idle."""
+        ...
+
     async def settled(self) -> None: ...
+
+    def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        """The MCP servers' states now (`McpServersChanged` events follow every change)."""
+        ...
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        ...
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        """Restart one MCP server; False when no server has that name."""
+        ...
 
     async def close(self) -> None: ...

@@ -15,7 +15,7 @@ from tui_agent.vocab import PlanItem, TokenUsage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     ts: float = Field(default_factory=time.time)
 
@@ -91,6 +91,7 @@ class Retrying(_Event):
     delay_s: float
     error_code: str
     message: str
+    status: int | None = None  # the HTTP status of the failed attempt, when it had one
 
 
 class StepCompleted(_Event):
@@ -155,6 +156,7 @@ class Drained(_Event):
     type: Literal["drained"] = "drained"
     turn_id: int
     texts: tuple[str, ...]
+    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them (their handles' ids)
 
 
 class Compacted(_Event):
@@ -187,7 +189,7 @@ class MachineTransition(_Event):
 
 
 class TurnResult(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["completed", "failed", "cancelled"]
     steps: int
@@ -195,6 +197,21 @@ class TurnResult(BaseModel):
     stop_reason: str | None = None
     reason: str | None = None  # cancelled: why
     error: dict[str, Any] | None = None  # failed: {code, message}
+
+    def marker(self) -> tuple[Literal["interrupted", "error", "stopped"], str] | None:
+        """The line a transcript ends the turn with, if any (a plain completion says nothing)."""
+        if self.type == "cancelled":
+            # The user's own cancel needs no explanation; anything else (closing...) says why.
+            own = self.reason in (None, "user_cancelled")
+            return "interrupted", "interrupted" if own else f"interrupted ({self.reason})"
+        if self.type == "failed":
+            error = self.error or {}
+            code = error.get("code", "error")
+            message = error.get("message") or ""
+            return "error", f"turn failed: {code}: {message}".rstrip(": ")
+        if self.truncated:
+            return "stopped", f"stopped: {self.stop_reason or 'output limit'}"
+        return None
 
 
 class TurnFinished(_Event):
@@ -217,6 +234,26 @@ class Notice(_Event):
     type: Literal["notice"] = "notice"
     level: Literal["info", "warning", "error"]
     text: str
+
+
+class McpServerInfo(BaseModel):
+    """One MCP server as `/mcp` shows it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    source: str  # "config" (config.toml) | "workspace" (.mcp.json) | "client" (ACP)
+    state: str  # off | skipped | waiting | starting | ready | failed | crashed | disabled
+    command: str  # the command line or URL
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+
+
+class McpServersChanged(_Event):
+    """The MCP servers' states, all of them, whenever one changes."""
+
+    type: Literal["mcp.servers"] = "mcp.servers"
+    servers: tuple[McpServerInfo, ...]
 
 
 LoopEvent = Annotated[
@@ -244,6 +281,7 @@ LoopEvent = Annotated[
     | MachineTransition
     | TurnFinished
     | PlanUpdated
-    | Notice,
+    | Notice
+    | McpServersChanged,
     Field(discriminator="type"),
 ]

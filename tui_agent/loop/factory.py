@@ -5,15 +5,21 @@ over the event log, the requester and tools adapters, the engine (which owns the
 the service, registers compaction (proactive in the step gate at 85 % of the window, and on
 context overflow through the error-handler chain) and starts the machines. It must run inside
 the event loop that will drive them. `session.open_loop` calls it for the command line.
+
+MCP servers given in `mcp_servers` start in the background once the loop runs; their tools
+join the registry as they come up (the model sees them from the next request on). Workspace
+servers need approval: `mcp_trust` knows the ones already approved, and an interactive loop
+asks the user through the approval queue.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import (
     CompactionFailed,
@@ -24,11 +30,14 @@ from tui_agent.context import (
     project,
 )
 from tui_agent.llm import Provider
+from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
     ErrorContext,
@@ -51,6 +60,9 @@ from tui_agent.tools import (
     plan_in,
 )
 from tui_agent.vocab import HistoryEntry, LLMRequest
+
+if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
+    from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
 
@@ -83,14 +95,27 @@ async def build_loop(
     tool_names: Sequence[str] | None = None,
     approvals: Approvals | None = None,
     owns_provider: bool = True,
+    mcp_servers: Sequence[McpServerConfig] = (),
+    mcp_trust: TrustStore | None = None,
+    mcp_problems: Sequence[str] = (),
+    shared_mcp: McpServers | None = None,
+    transcript: Replay | None = None,
+    checkpoint_dir: Path | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
     A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
-    and provider (`owns_provider=False`) and may be limited to `tool_names`."""
+    and provider (`owns_provider=False`) and may be limited to `tool_names`; its writes are
+    checkpointed by the parent's `checkpoints`, in the parent's log, inside the parent's turn.
+    A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents."""
     root = Workspace(workspace, readable=(spill_dir,))
     subagents = Subagents(Path(log.path).parent / "tasks")
     service = AgentLoopService(info=info, options=options, subagents=subagents)
+    if transcript is not None:
+        service.carry_on_from(transcript)
+    if checkpoints is None and checkpoint_dir is not None:
+        checkpoints = Checkpoints(checkpoint_dir, root, log)
     registry = default_registry(root)
     for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
@@ -124,6 +149,8 @@ async def build_loop(
                 tool_names=names,
                 approvals=shared_approvals,
                 owns_provider=False,
+                shared_mcp=mcp,
+                checkpoints=checkpoints,
             )
 
         registry.register(
@@ -132,6 +159,13 @@ async def build_loop(
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     system = system_prompt(registry.names)
+    # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
+    mcp = shared_mcp if tool_names is None else None
+    owned_mcp = None
+    if shared_mcp is None and (mcp_servers or mcp_problems):
+        mcp = owned_mcp = _mcp_servers(service, mcp_servers, mcp_trust, mcp_problems, interactive)
+    if mcp is not None:
+        registry.add_source(mcp)
 
     async def ask(request: ApprovalRequest) -> Decision:
         kind, reason = await service.ask_approval(
@@ -146,7 +180,11 @@ async def build_loop(
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(shared_approvals, "mode", mode))
-    executor = BatchExecutor(registry, root, shared_approvals, spill_dir)
+    executor = BatchExecutor(
+        registry, root, shared_approvals, spill_dir, checkpointer=checkpoints
+    )
+    if checkpoints is not None and depth == 0:
+        service.bind_checkpoints(checkpoints)
     journal = LogJournal(log)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
@@ -156,7 +194,7 @@ async def build_loop(
             model=provider.model,
             system=system,
             messages=tuple(project(service.view(history))),
-            tools=tool_specs,
+            tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
@@ -173,6 +211,8 @@ async def build_loop(
         options=KernelOptions(
             max_steps=options.max_steps,
             max_attempts_per_step=options.max_attempts_per_step,
+            retry_budget_s=options.retry_budget_s,
+            max_retry_after_s=options.max_retry_after_s,
             abort_timeout_s=options.abort_timeout_s,
             abort_grace_s=options.abort_grace_s,
             provider=info.provider,
@@ -211,6 +251,8 @@ async def build_loop(
     async def close() -> None:
         await runner.aclose()
         await executor.aclose()  # ends background shells
+        if owned_mcp is not None:
+            await owned_mcp.aclose()
         await log.close()
         if owns_provider:
             await provider.aclose()
@@ -219,7 +261,41 @@ async def build_loop(
     if plan := plan_in(history):
         service.set_plan(plan)
     await service.start()
+    if owned_mcp is not None:
+        owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns
     return service
+
+
+def _mcp_servers(
+    service: AgentLoopService,
+    configs: Sequence[McpServerConfig],
+    trust: TrustStore | None,
+    problems: Sequence[str],
+    interactive: bool,
+) -> McpServers:
+    from tui_agent.tools.mcp import McpServers
+
+    async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
+        kind, _ = await service.ask_approval(
+            uuid.uuid4().hex,
+            "",
+            "MCP servers from .mcp.json",
+            f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
+            "this workspace",
+            "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+        )
+        return kind
+
+    servers = McpServers(
+        configs,
+        trust=trust,
+        ask_trust=ask_trust if interactive else None,
+        problems=problems,
+        on_change=lambda: service.publish(ev.McpServersChanged(servers=service.mcp_servers())),
+        on_notice=lambda level, text: service.publish(ev.Notice(level=level, text=text)),
+    )
+    service.bind_mcp(servers)
+    return servers
 
 
 def _compact_and_retry(service: AgentLoopService) -> Any:

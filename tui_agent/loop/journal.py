@@ -24,6 +24,7 @@ from tui_agent.context import (
     TurnEnd,
     TurnOutcome,
 )
+from tui_agent.loop.adapters.journal import ToolOutcome
 from tui_agent.loop.events import TurnResult
 from tui_agent.vocab import (
     ContentPart,
@@ -64,7 +65,9 @@ class LogJournal:
     def tool_call(self, step_uuid: str, call: ToolCall) -> None:
         self.log.write(ToolCallStarted(step_uuid=step_uuid, call=call))
 
-    def tool_result(self, call_id: str, result: ToolResult) -> None:
+    def tool_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None:
         self.log.write(
             ToolResultRecorded(
                 call_id=call_id,
@@ -72,6 +75,7 @@ class LogJournal:
                 is_error=result.is_error,
                 note=result.note,
                 display=result.display,
+                outcome=outcome,
             )
         )
 

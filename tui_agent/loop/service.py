@@ -15,7 +15,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
@@ -28,7 +28,9 @@ from tui_agent.loop.api import (
     LoopInfo,
     PromptState,
 )
+from tui_agent.loop.checkpoints import Checkpoints, RestorePlan
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
+from tui_agent.loop.replay import Replay, restored_notice
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
@@ -50,6 +52,9 @@ from tui_agent.vocab import (
     max_steps_exceeded,
     user_message,
 )
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp import McpServers
 
 USER_CANCELLED = "user_cancelled"
 CONTINUE_AFTER_RETRY = (
@@ -102,6 +107,8 @@ class LoopErrorHandler:
 class LoopOptions:
     max_steps: int = 0  # per turn; 0 = unlimited
     max_attempts_per_step: int = 10
+    retry_budget_s: float = 60.0
+    max_retry_after_s: float = 60.0
     abort_timeout_s: float = 10.0
     abort_grace_s: float = 2.5
 
@@ -203,6 +210,7 @@ class AgentLoopService:
         self._approvals: dict[str, _PendingApproval] = {}
         self._usage = TokenUsage()
         self._context_tokens = 0
+        self._transcript: tuple[ev.LoopEvent, ...] = ()
         self._closed = False
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
@@ -214,6 +222,8 @@ class AgentLoopService:
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
         self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
+        self._mcp: McpServers | None = None
+        self._checkpoints: Checkpoints | None = None
 
     # -- wiring (factory) --------------------------------------------------------------------
     def bind_engine(self, engine: Engine, journal: Journal) -> None:
@@ -223,8 +233,20 @@ class AgentLoopService:
     def on_close(self, hook: Callable[[], Awaitable[None]]) -> None:
         self._close_hooks.append(hook)
 
+    def carry_on_from(self, replay: Replay) -> None:
+        """A resumed session: its transcript so far, and the usage the status bar goes on from."""
+        self._transcript = replay.events
+        self._usage = replay.usage
+        self._context_tokens = replay.context_tokens
+
+    def bind_checkpoints(self, checkpoints: Checkpoints) -> None:
+        self._checkpoints = checkpoints
+
     def bind_approval_mode(self, setter: Callable[[ApprovalMode], None]) -> None:
         self._set_approval_mode = setter
+
+    def bind_mcp(self, servers: McpServers) -> None:
+        self._mcp = servers
 
     async def start(self) -> None:
         await self.engine.agent.start()
@@ -236,6 +258,9 @@ class AgentLoopService:
 
     def history(self) -> list[HistoryEntry]:
         return list(self.view(self.engine.agent.history))
+
+    def transcript(self) -> tuple[ev.LoopEvent, ...]:
+        return self._transcript
 
     def view(self, history: Sequence[HistoryEntry]) -> Sequence[HistoryEntry]:
         """The history the model sees: the kernel's, with a compaction overlay applied."""
@@ -408,6 +433,46 @@ class AgentLoopService:
             self.publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
         await self.compact_history(self.engine.agent.history)  # a failure says so itself
+
+    # -- MCP servers ---------------------------------------------------------------------------
+    def mcp_servers(self) -> tuple[ev.McpServerInfo, ...]:
+        if self._mcp is None:
+            return ()
+        return tuple(ev.McpServerInfo(**vars(status)) for status in self._mcp.statuses())
+
+    async def mcp_started(self) -> None:
+        """Resolves when every MCP server is up or has failed (each within its start-up time)."""
+        if self._mcp is not None:
+            await self._mcp.wait_started()
+
+    async def reconnect_mcp(self, name: str) -> bool:
+        return self._mcp is not None and await self._mcp.reconnect(name)
+
+    async def undo_plan(self) -> RestorePlan | None:
+        checkpoints = self._restorer()
+        timeline = await checkpoints.timeline()
+        turn = timeline.undo_target()
+        return None if turn is None else await checkpoints.plan(timeline, turn)
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        checkpoints = self._restorer()
+        timeline = await checkpoints.timeline()
+        return [await checkpoints.plan(timeline, turn.number) for turn in timeline.turns]
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        restored = await self._restorer(idle=True).restore(turn)
+        self.publish(ev.Notice(level="info", text=restored_notice(restored)))
+        return restored
+
+    async def rewind_conversation(self, turn: int) -> None:
+        await self._restorer(idle=True).rewind(turn)
+
+    def _restorer(self, *, idle: bool = False) -> Checkpoints:
+        if self._checkpoints is None:
+            raise RuntimeError("this session keeps no checkpoints")
+        if idle and (self._active is not None or self.engine.agent.queue):
+            raise RuntimeError("wait until the turn has ended (Esc cancels it)")
+        return self._checkpoints
 
     async def settled(self) -> None:
         """Resolves when no turn runs, nothing would start one (the kernel's own judgement)

@@ -18,6 +18,7 @@ class PendingNotification:
     source: str  # notify | reminder | async-tool | steer
     text: str
     key: str | None = None
+    prompt_ids: tuple[str, ...] = ()  # a steer: the prompts merged into it
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ disk, and the system prompt with the workspace's `AGENTS.md`.
 endpoint and key from flags, environment and config; `Session` creates, opens and finds
 sessions per workspace; `build_system_prompt` writes the agent's instructions.
 
-`open_loop` (which imports the whole loop stack) loads on first use, so importing this package
-stays light for the command line's first steps.
+`open_loop` and `export_session` (which import the loop stack) load on first use, so importing
+this package stays light for the command line's first steps.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from tui_agent.session._instructions import (
     load_instructions,
 )
 from tui_agent.session._launch import LoopConfig, LoopSetupError
+from tui_agent.session._mcp import client_server
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
@@ -44,13 +45,16 @@ from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MODELS",
+    "FORMATS",
     "HOME_ENV",
     "INSTRUCTION_FILES",
     "MODEL_ENV",
+    "SUFFIX",
     "AppPaths",
     "ApprovalMode",
     "Config",
     "ConfigError",
+    "ExportFormat",
     "LoopConfig",
     "LoopSetupError",
     "ModelConfig",
@@ -61,6 +65,9 @@ __all__ = [
     "Session",
     "SessionInfo",
     "build_system_prompt",
+    "client_server",
+    "export_file",
+    "export_session",
     "known_limits",
     "list_sessions",
     "load_config",
@@ -73,6 +80,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._export import (
+        FORMATS,
+        SUFFIX,
+        ExportFormat,
+        export_file,
+        export_session,
+    )
     from tui_agent.session._open import open_loop
 
 
@@ -81,4 +95,8 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._open import open_loop
 
         return open_loop
+    if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
+        from tui_agent.session import _export
+
+        return getattr(_export, name)
     raise AttributeError(name)

@@ -4,6 +4,11 @@
     approval_mode = "ask"              # ask | auto-edit | yolo
     max_steps_per_turn = 100
     max_attempts_per_step = 10
+    turn_end_notice = "bell+desktop"   # a turn ended while the terminal was unfocused:
+                                       # bell+desktop | bell | desktop | off
+    retry_budget_s = 60                # a step stops retrying once its waits add up to this
+    max_retry_after_s = 60             # a longer Retry-After fails at once ("retry after HH:MM")
+    secret_env = ["*_API_KEY", "*_TOKEN", "*_SECRET"]  # kept from tools (with every api_key_env)
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # openai | anthropic | scripted
@@ -17,6 +22,11 @@
     max_output_tokens = 16384
     echo_reasoning = false
 
+    [mcp_servers.git]                  # an MCP server, trusted (see session/_mcp.py)
+    command = "uvx"
+    args = ["mcp-server-git"]
+    tool_timeout_s = 60
+
 A missing file is an empty configuration. A bad one raises `ConfigError`, whose message names
 the file, and the line (TOML syntax) or the key (a bad value).
 """
@@ -28,12 +38,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
 
+from tui_agent.keys import DEFAULT_SECRET_PATTERNS
 from tui_agent.session._paths import AppPaths
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
+TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
 
 BUILTIN_PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted")
 
@@ -59,7 +71,7 @@ class ConfigError(Exception):
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ProviderConfig(_Table):
@@ -76,13 +88,32 @@ class ModelConfig(_Table):
     echo_reasoning: bool | None = None
 
 
+class McpServerTable(_Table):
+    """One MCP server: `command` (with `args`, `env`) for stdio, or `url` (with `headers`)."""
+
+    type: Literal["stdio", "http"] | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    startup_timeout_s: PositiveFloat | None = None
+    tool_timeout_s: PositiveFloat | None = None
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
     max_steps_per_turn: PositiveInt = 100
     max_attempts_per_step: PositiveInt = 10
+    turn_end_notice: TurnEndNotice = "bell+desktop"
+    retry_budget_s: PositiveFloat = 60.0
+    max_retry_after_s: PositiveFloat = 60.0
+    secret_env: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRET_PATTERNS))
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
 
 
 def load_config(path: Path | str | None = None) -> Config:

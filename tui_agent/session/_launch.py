@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp import McpServerConfig
 
 
 class LoopSetupError(Exception):
@@ -23,5 +26,10 @@ class LoopConfig:
     yolo: bool = False
     resume: str | None = None
     continue_latest: bool = False
+    fork: bool = False  # with resume/continue_latest: continue a copy as a new session
     interactive: bool = True  # False: headless, approvals that would ask are denied
     approval_mode: Literal["ask", "auto-edit", "yolo"] | None = None
+    # MCP servers a front end hands over (an ACP client's), trusted; and whether the
+    # workspace's .mcp.json counts (an ACP client decides the servers itself).
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    workspace_mcp: bool = True

@@ -1,32 +1,55 @@
 """Opening a loop for the command line: from flags to a running `AgentLoopService`.
 
 `open_loop(config)` resolves the model (flags, environment, config.toml, or the offline demo),
-opens or creates the session (`--continue`, `--resume`), folds its event log back into history
-(repairing what a crash left open), builds the provider and the system prompt with the
-workspace's instructions, and hands everything to `loop.factory.build_loop`. It must run
-inside the event loop that will drive the machines.
+opens or creates the session (`--continue`, `--resume`, `--fork` for a copy) and takes its
+one-writer lock, folds its event log back into history (repairing what a crash left open,
+skipping damaged lines with a notice), builds the provider and the system prompt with the
+workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
+and hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
+drive the machines.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
-from tui_agent.context import EventLog, SessionMeta, load_history
+from tui_agent import keys
+from tui_agent.context import (
+    EventLog,
+    EventLogError,
+    Record,
+    SessionMeta,
+    describe_bad_lines,
+    fold,
+    read_log,
+)
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
-from tui_agent.session._config import ConfigError, load_config
+from tui_agent.session._config import Config, ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
+from tui_agent.session._lock import SessionBusyError, SessionLock
+from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
+from tui_agent.session._paths import AppPaths
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import HistoryEntry
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
     try:
-        settings = load_config()
+        config_file = AppPaths.from_env().config_file
+        settings = load_config(config_file)
+        mcp = load_mcp_servers(
+            settings,
+            config_file,
+            config.workspace,
+            given=config.mcp_servers,
+            workspace_file=config.workspace_mcp,
+        )
         resolved = resolve(
             settings,
             provider=config.provider,
@@ -36,16 +59,55 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         )
     except ConfigError as exc:
         raise LoopSetupError(str(exc)) from exc
+    # The command line did this before anything else (see `keys.protect`); again here for
+    # callers that skip it, so tools never inherit a key either way.
+    keys.configure(
+        settings.secret_env, [p.api_key_env for p in settings.providers.values() if p.api_key_env]
+    )
     try:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
     # Folding a long session's log takes a while: keep it off the (UI's) event loop.
-    session, history = await asyncio.to_thread(_open_session, config)
+    opened = await asyncio.to_thread(_open_session, config)
+    try:
+        service = await _build(config, settings, resolved, provider, opened, mcp)
+    except BaseException:
+        opened.lock.release()
+        raise
+
+    async def unlock() -> None:
+        opened.lock.release()
+
+    service.on_close(unlock)
+    return service
+
+
+@dataclass(frozen=True)
+class _Opened:
+    session: Session
+    lock: SessionLock
+    records: list[Record]
+    notices: tuple[str, ...]  # for the user: what was wrong with the log
+
+
+async def _build(
+    config: LoopConfig,
+    settings: Config,
+    resolved: ResolvedModel,
+    provider: Provider,
+    opened: _Opened,
+    mcp: McpSetup,
+) -> AgentLoopService:
+    session, records = opened.session, opened.records
+    # Folding and replaying a long session's log takes a while: off the (UI's) event loop.
+    history, transcript = await asyncio.to_thread(
+        lambda: (fold(records), replay(records, context_window=resolved.context_window))
+    )
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
     log = EventLog(session.events_path)
-    if not history:
+    if not records:
         log.write(
             SessionMeta(
                 session_id=session.session_id,
@@ -65,19 +127,27 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
             session_id=session.session_id,
             workspace=str(config.workspace),
             demo=resolved.demo,
+            notices=opened.notices,
         ),
         workspace=config.workspace,
         spill_dir=session.spill_dir,
+        checkpoint_dir=session.checkpoint_dir,
         log=log,
         system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
         history=history,
+        transcript=transcript,
         interactive=config.interactive,
         max_output_tokens=resolved.max_output_tokens,
         echo_reasoning=resolved.echo_reasoning,
         options=LoopOptions(
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
+            retry_budget_s=settings.retry_budget_s,
+            max_retry_after_s=settings.max_retry_after_s,
         ),
+        mcp_servers=mcp.servers,
+        mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
+        mcp_problems=mcp.problems,
     )
 
 
@@ -96,7 +166,8 @@ def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
     )
 
 
-def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
+def _open_session(config: LoopConfig) -> _Opened:
+    """The session to run (locked), its records and what the user should hear about its log."""
     if config.resume is not None:
         session = Session.open(config.resume)
         if session is None:
@@ -106,5 +177,27 @@ def _open_session(config: LoopConfig) -> tuple[Session, list[HistoryEntry]]:
         if session is None:
             raise LoopSetupError(f"no earlier session for {config.workspace} to continue")
     else:
-        return Session.create(config.workspace), []
-    return session, load_history(session.events_path)
+        session = Session.create(config.workspace)
+        return _Opened(session, SessionLock.acquire(session.dir), [], ())
+    if config.fork:
+        session = session.fork()
+    try:
+        lock = SessionLock.acquire(session.dir)
+    except SessionBusyError as exc:
+        raise LoopSetupError(
+            f"session {session.session_id} is busy: {exc}. Only one process may write a "
+            "session. Close it there, or add --fork to continue a copy of it as a new session."
+        ) from None
+    except OSError as exc:
+        raise LoopSetupError(f"cannot lock session {session.session_id}: {exc}") from exc
+    try:
+        bad_lines: list[int] = []
+        records = read_log(session.events_path, bad_lines)
+    except EventLogError as exc:
+        lock.release()
+        raise LoopSetupError(str(exc)) from None
+    except BaseException:
+        lock.release()
+        raise
+    notices = (describe_bad_lines(str(session.events_path), bad_lines),) if bad_lines else ()
+    return _Opened(session, lock, records, notices)

@@ -5,16 +5,17 @@ The order for every setting is: an explicit command-line flag, then the environm
 or a provider's own `api_key_env`), then `config.toml`, then built-in defaults. With no key
 anywhere (and no non-default base URL, which means a local OpenAI-compatible server that may
 need none) the result is the built-in scripted demo, with a `notice` saying why. Keys are read
-from the environment only and are kept out of `repr`, so a logged `ResolvedModel` shows none.
+from the environment only (as `keys` holds it: taken out of `os.environ` so tools never inherit
+them) and are kept out of `repr`, so a logged `ResolvedModel` shows none.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_agent import keys
 from tui_agent.session._config import (
     BUILTIN_PROVIDERS,
     Config,
@@ -61,11 +62,14 @@ KNOWN_MODELS: tuple[tuple[str, int, int], ...] = (
     ("gemini-2.5", 1_048_576, 65_536),
 )
 
-_BUILTIN_CONFIGS: dict[str, ProviderConfig] = {
-    "openai": ProviderConfig(kind="openai"),
-    "anthropic": ProviderConfig(kind="anthropic"),
-    "scripted": ProviderConfig(kind="scripted"),
-}
+
+def _builtin_config(provider: str) -> ProviderConfig | None:
+    """The settings of a built-in provider that config.toml does not mention (built on use:
+    a model instance at import would build pydantic's schema during start-up)."""
+    if provider not in BUILTIN_PROVIDERS:
+        return None
+    kind: ProviderKind = provider  # type: ignore[assignment]
+    return ProviderConfig(kind=kind)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def resolve(
     environ: Mapping[str, str] | None = None,
 ) -> ResolvedModel:
     """Raises `ConfigError` for a `provider` that is neither configured nor built in."""
-    env = os.environ if environ is None else environ
+    env = keys.environ() if environ is None else environ
     if script is not None:
         return _scripted(Path(script))
     name = model or env.get(MODEL_ENV) or None
@@ -108,7 +112,7 @@ def resolve(
                     "No API key found (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or configure "
                     "a provider in config.toml): running the built-in scripted demo."
                 )
-    settings = config.providers.get(provider) or _BUILTIN_CONFIGS.get(provider)
+    settings = config.providers.get(provider) or _builtin_config(provider)
     if settings is None:
         known = sorted({*config.providers, *BUILTIN_PROVIDERS})
         raise ConfigError(
@@ -175,7 +179,7 @@ def _bare(model: str) -> str:
 def _env_base_url(provider: str, settings: ProviderConfig, env: Mapping[str, str]) -> str | None:
     # The SDK variables configure the official providers; a provider of your own that names
     # its base URL in config.toml is not redirected by them.
-    if settings.kind == "scripted" or (provider not in _BUILTIN_CONFIGS and settings.base_url):
+    if settings.kind == "scripted" or (provider not in BUILTIN_PROVIDERS and settings.base_url):
         return None
     return env.get(BASE_URL_ENVS[settings.kind]) or None
 

@@ -25,6 +25,7 @@ from tui_agent.session._paths import AppPaths
 
 EVENTS_FILE = "events.jsonl"
 SPILL_DIR = "spill"
+CHECKPOINT_DIR = "checkpoints"
 META_FILE = "session.json"
 TITLE_CHARS = 80
 
@@ -48,6 +49,11 @@ class Session:
     @property
     def spill_dir(self) -> Path:
         return self.dir / SPILL_DIR
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        """Prior contents of the files tools changed (see `loop.checkpoints`)."""
+        return self.dir / CHECKPOINT_DIR
 
     @classmethod
     def create(
@@ -73,6 +79,19 @@ class Session:
         with index.open("a", encoding="utf-8") as file:
             file.write(json.dumps(meta) + "\n")
         return cls(session_id=session_id, dir=directory, workspace=root, created=created)
+
+    def fork(self, *, paths: AppPaths | None = None) -> Session:
+        """A new session of the same workspace that starts with a copy of this one's log.
+
+        Spilled outputs stay in this session's folder; the copy's history still names them."""
+        copy = Session.create(self.workspace, paths=paths)
+        try:
+            data = self.events_path.read_bytes()
+        except FileNotFoundError:
+            return copy
+        cut = data.rfind(b"\n") + 1  # a torn last line (the other writer is mid-record) stays
+        copy.events_path.write_bytes(data[:cut])
+        return copy
 
     @classmethod
     def open(cls, session_id: str, *, paths: AppPaths | None = None) -> Session | None:
@@ -180,8 +199,8 @@ def _scan_log(path: Path) -> tuple[str, int]:
                     turns += 1
                 elif not title and line.startswith(_PROMPT):
                     title = _prompt_title(line)
-    except FileNotFoundError:
-        pass
+    except OSError:
+        pass  # missing, a folder, unreadable: listed without a title; opening it says why
     return title, turns
 
 

@@ -2,7 +2,8 @@
 approvals, workspace confinement, the six built-in file, search and shell tools, and
 `todo_write` (the plan).
 
-Imports only the vocabulary, pydantic, aiofiles and the standard library.
+Imports only the vocabulary, pydantic, aiofiles and the standard library. The MCP client is the
+subpackage `tools.mcp`, imported on its own (it loads the MCP SDK when a server connects).
 """
 
 from tui_agent.tools._accesses import FileAccess, FileOp, ToolAccesses, conflict, normalize_path
@@ -16,8 +17,9 @@ from tui_agent.tools._approvals import (
     split_rule,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
-from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext
+from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
 from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
+from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._scheduler import ToolScheduler
@@ -38,6 +40,7 @@ __all__ = [
     "Ask",
     "BatchExecutor",
     "CallContext",
+    "Checkpointer",
     "Decision",
     "EditFile",
     "FileAccess",
@@ -60,6 +63,7 @@ __all__ = [
     "command_prefix",
     "conflict",
     "default_registry",
+    "kill_tool_processes",
     "normalize_path",
     "plan_in",
     "plan_summary",

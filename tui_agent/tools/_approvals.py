@@ -2,15 +2,17 @@
 
 Read-only tools never ask. Otherwise the mode decides (`yolo` allows everything, `auto-edit`
 allows file edits) and then the rules: `"edit_file"` allows a tool, `"shell: git status"` allows
-shell commands starting with those words. With no `ask` callback (a headless run) a call that
-would need asking is denied with a result that tells the model why and how the user can allow
-it. Questions are put one at a time, in the order the calls reach them, so an "always" answer
-applies to the calls behind it.
+shell commands starting with those words, and a name with `*` allows every tool it matches
+(`"mcp__git__*"`: all of one MCP server's tools). With no `ask` callback (a headless run) a
+call that would need asking is denied with a result that tells the model why and how the user
+can allow it. Questions are put one at a time, in the order the calls reach them, so an
+"always" answer applies to the calls behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -92,7 +94,7 @@ class Approvals:
     @staticmethod
     def _rule_matches(rule: str, tool: Tool[Any], args: Any) -> bool:
         name, pattern = split_rule(rule)
-        if name != tool.name:
+        if name != tool.name and not ("*" in name and fnmatch.fnmatchcase(tool.name, name)):
             return False
         return pattern is None or tool.matches_rule(pattern, args)
 

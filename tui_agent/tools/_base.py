@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -25,7 +26,7 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 class ToolArgs(BaseModel):
     """Base for argument models: unknown fields are an error the model can read and fix."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ToolAborted(Exception):
@@ -43,6 +44,7 @@ class ToolContext:
     detach: Callable[[str], None]
     workspace: Workspace
     call_id: str
+    spill_dir: Path | None = None  # where a tool may stream an output too big to hold
 
 
 class Tool(ABC, Generic[ArgsT]):
@@ -69,6 +71,11 @@ class Tool(ABC, Generic[ArgsT]):
     async def preview(self, args: ArgsT) -> str:
         """What the user approves: a diff for edits, the command for a shell call."""
         return self.describe(args)
+
+    def written_paths(self, args: ArgsT) -> tuple[str, ...]:
+        """The files this call writes, as the model named them, so that their prior content can
+        be kept first (a checkpoint for /undo). A tool that cannot name them (shell) says none."""
+        return ()
 
     @abstractmethod
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult: ...

@@ -20,7 +20,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +42,15 @@ class CallContext:
     on_update: Callable[[ToolUpdate], None]
     detach: Callable[[str], None]
     on_state: Callable[[str], None]  # "queued" | "awaiting_approval" | "running"
+
+
+class Checkpointer(Protocol):
+    """Keeps what a call is about to overwrite: `before` runs before the tool (a failure fails
+    the call, which then writes nothing), `after` once it is over, whatever its outcome."""
+
+    async def before(self, call_id: str, paths: Sequence[str]) -> None: ...
+
+    async def after(self, call_id: str, paths: Sequence[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -118,8 +127,10 @@ class BatchExecutor:
         *,
         abort_grace_s: float = ABORT_GRACE_S,
         scheduler: ToolScheduler | None = None,
+        checkpointer: Checkpointer | None = None,
     ) -> None:
         self.registry = registry
+        self.checkpointer = checkpointer
         self.workspace = workspace
         self.approvals = approvals
         self.spill_dir = spill_dir
@@ -272,8 +283,10 @@ class BatchExecutor:
         if run.batch.skips(run.index):
             return error_result(_results.SKIPPED)
         run.context.on_state("running")
-        ctx = ToolContext(run.signal, run.update, run.detach, self.workspace, run.call.id)
-        run.task = asyncio.create_task(tool.execute(args, ctx))
+        ctx = ToolContext(
+            run.signal, run.update, run.detach, self.workspace, run.call.id, self.spill_dir
+        )
+        run.task = asyncio.create_task(self._execute(tool, args, ctx))
         # A tool cancelled after its grace may still fail while nobody awaits it any more.
         run.task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
         await asyncio.wait(_futures(run.task, run.detached), return_when=asyncio.FIRST_COMPLETED)
@@ -281,6 +294,16 @@ class BatchExecutor:
             # Marked before the slot is released, so the calls it frees see the stop.
             return run.batch.note(run.index, self._outcome(run))
         return _DETACHED
+
+    async def _execute(self, tool: Tool[Any], args: BaseModel, ctx: ToolContext) -> ToolResult:
+        paths = tool.written_paths(args) if self.checkpointer is not None else ()
+        if not paths or self.checkpointer is None:
+            return await tool.execute(args, ctx)
+        await self.checkpointer.before(ctx.call_id, paths)
+        try:
+            return await tool.execute(args, ctx)
+        finally:
+            await self.checkpointer.after(ctx.call_id, paths)
 
     async def _grace_period(self, run: _Run) -> ToolResult:
         assert run.task is not None

@@ -2,18 +2,25 @@
 
 Reading numbers lines like `cat -n`, pages by lines (offset/limit) within a character budget
 that stays under the spill threshold, cuts very long lines, refuses binary files and decodes
-UTF-8 (BOM dropped, bad bytes replaced) or BOM-marked UTF-16. Writing creates parent folders;
-editing replaces one exact, unique match (or every match with `replace_all`). Both report a
-unified diff in `display` for the UI, and show the same diff when asking for approval. All disk
-work runs in a worker thread.
+UTF-8 (BOM dropped, bad bytes replaced) or BOM-marked UTF-16, and refuses special files (a
+FIFO never hangs it). Writing creates parent folders; editing replaces one exact, unique match
+(or every match with `replace_all`). Both write through `save_file`, atomically (temporary
+file, fsync, rename, permissions kept), and report a unified diff in `display` for the UI, the
+same diff they show when asking for approval. Files and folders are opened from the workspace
+root without following links swapped in after the path was checked. All disk work runs in a
+worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
+import secrets
+import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, ClassVar
 
@@ -54,23 +61,67 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _read_text(path: Path, shown: str) -> str:
-    """The whole file as text, for editing: refuses folders and anything but UTF-8 text, since
-    writing it back would corrupt it."""
-    if path.is_dir():
-        raise _Refused(f"{shown} is a directory, not a file.")
+def _read_bytes(workspace: Workspace, path: Path, shown: str) -> bytes:
+    """The whole file, opened without following a link swapped in since the path was checked."""
     try:
-        data = path.read_bytes()
+        fd = workspace.open_file(path, shown)
     except FileNotFoundError:
         raise _Refused(f"File not found: {shown}") from None
+    with open(fd, "rb") as handle:
+        return handle.read()
+
+
+def _read_text(workspace: Workspace, path: Path, shown: str) -> tuple[str, bool]:
+    """The whole file as text and whether it starts with a UTF-8 BOM, for editing: refuses
+    folders and anything but UTF-8 text, since writing it back would corrupt it."""
+    if path.is_dir():
+        raise _Refused(f"{shown} is a directory, not a file.")
+    data = _read_bytes(workspace, path, shown)
     try:
         if b"\x00" in data[:_SNIFF]:
             raise ValueError
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), data.startswith(b"\xef\xbb\xbf")
     except ValueError:
         raise _Refused(
             f"{shown} is not UTF-8 text; edit_file would corrupt it. Use the shell to change it."
         ) from None
+
+
+def save_file(workspace: Workspace, path: Path, data: bytes) -> None:
+    """Replace the file at the resolved `path` with `data`, atomically: a reader (or a crash)
+    sees the old content or the new, never a mix or an empty file.
+
+    The data goes to a temporary file in the same folder, is fsynced, takes the old file's
+    permission bits (new files get the default ones), and is renamed over the old name; the
+    folder is fsynced so the rename survives a power cut. Every write of the file tools goes
+    through here. The folder is reached without following links (see `Workspace.open_dir`),
+    and the rename replaces a link put in the file's place instead of writing through it."""
+    folder = workspace.open_dir(path.parent, create=True)
+    temp = f".{path.name[:200]}.{secrets.token_hex(4)}.tui-agent.tmp"
+    try:
+        try:
+            mode: int | None = stat.S_IMODE(
+                os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
+            )
+        except FileNotFoundError:
+            mode = None
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666,
+                     dir_fd=folder)
+        try:
+            with open(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            os.rename(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def _skip_lines(handle: BinaryIO, count: int) -> int:
@@ -123,14 +174,14 @@ def _numbered(number: int, line: str) -> str:
     return f"{number:>6}\t{line}"
 
 
-def _read_window(path: Path, shown: str, offset: int, limit: int) -> str:
+def _read_window(workspace: Workspace, path: Path, shown: str, offset: int, limit: int) -> str:
     if path.is_dir():
         raise _Refused(f"{shown} is a directory; use glob to list its files.")
     try:
-        handle = path.open("rb")
+        fd = workspace.open_file(path, shown)
     except FileNotFoundError:
         raise _Refused(f"File not found: {shown}") from None
-    with handle:
+    with open(fd, "rb") as handle:
         head = handle.read(_SNIFF)
         size = os.fstat(handle.fileno()).st_size
         if not head:
@@ -198,7 +249,12 @@ class ReadFile(Tool[ReadFileArgs]):
         try:
             path = self.workspace.resolve(args.path)
             text = await asyncio.to_thread(
-                _read_window, path, args.path, args.offset or 1, args.limit or DEFAULT_LIMIT
+                _read_window,
+                self.workspace,
+                path,
+                args.path,
+                args.offset or 1,
+                args.limit or DEFAULT_LIMIT,
             )
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
@@ -213,19 +269,17 @@ class WriteFileArgs(ToolArgs):
     content: str = Field(description="The complete new content of the file.")
 
 
-def _existing_text(path: Path, shown: str) -> str | None:
+def _existing_text(workspace: Workspace, path: Path, shown: str) -> str | None:
     if not path.exists():
         return None
     if path.is_dir():
         raise _Refused(f"{shown} is a directory; choose a file path.")
-    return _decode(path.read_bytes())
+    return _decode(_read_bytes(workspace, path, shown))
 
 
-def _write(path: Path, shown: str, content: str) -> str | None:
-    before = _existing_text(path, shown)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(content)
+def _write(workspace: Workspace, path: Path, shown: str, content: str) -> str | None:
+    before = _existing_text(workspace, path, shown)
+    save_file(workspace, path, content.encode("utf-8", errors="replace"))
     return before
 
 
@@ -250,10 +304,13 @@ class WriteFile(Tool[WriteFileArgs]):
     def describe(self, args: WriteFileArgs) -> str:
         return args.path
 
+    def written_paths(self, args: WriteFileArgs) -> tuple[str, ...]:
+        return (args.path,)
+
     async def preview(self, args: WriteFileArgs) -> str:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            before = await asyncio.to_thread(_existing_text, path, args.path)
+            before = await asyncio.to_thread(_existing_text, self.workspace, path, args.path)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
         return unified_diff(before or "", args.content, args.path)
@@ -261,7 +318,9 @@ class WriteFile(Tool[WriteFileArgs]):
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            before = await asyncio.to_thread(_write, path, args.path, args.content)
+            before = await asyncio.to_thread(
+                _write, self.workspace, path, args.path, args.content
+            )
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
         lines = len(args.content.splitlines())
@@ -287,13 +346,21 @@ class EditFileArgs(ToolArgs):
     )
 
 
-def _plan_edit(path: Path, shown: str, args: EditFileArgs) -> tuple[str, str, int]:
-    """(text before, text after, replacements) or `_Refused` with what to do instead."""
+@dataclass(frozen=True)
+class _Edit:
+    before: str
+    after: str
+    count: int
+    bom: bool  # the file starts with a UTF-8 BOM, which the texts leave out and the disk keeps
+
+
+def _plan_edit(workspace: Workspace, path: Path, shown: str, args: EditFileArgs) -> _Edit:
+    """The edit to make, or `_Refused` with what to do instead."""
     if args.old_string == "":
         raise _Refused("old_string is empty. To create a file or rewrite it whole, use write_file.")
     if args.old_string == args.new_string:
         raise _Refused("old_string and new_string are the same; there is nothing to change.")
-    before = _read_text(path, shown)
+    before, bom = _read_text(workspace, path, shown)
     old, new = args.old_string, args.new_string
     if old not in before and "\r\n" in before and "\n" in old:
         # the model writes "\n"; the file uses CRLF: match it in the file's own line endings
@@ -310,15 +377,14 @@ def _plan_edit(path: Path, shown: str, args: EditFileArgs) -> tuple[str, str, in
             "matches exactly one place, or set replace_all to true to change every occurrence."
         )
     after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
-    return before, after, count if args.replace_all else 1
+    return _Edit(before, after, count if args.replace_all else 1, bom)
 
 
-def _apply_edit(path: Path, shown: str, args: EditFileArgs) -> tuple[str, str, int]:
-    before, after, count = _plan_edit(path, shown, args)
-    bom = "\ufeff" if path.read_bytes().startswith(b"\xef\xbb\xbf") else ""
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(bom + after)
-    return before, after, count
+def _apply_edit(workspace: Workspace, path: Path, shown: str, args: EditFileArgs) -> _Edit:
+    edit = _plan_edit(workspace, path, shown, args)
+    text = ("\ufeff" if edit.bom else "") + edit.after
+    save_file(workspace, path, text.encode("utf-8", errors="replace"))
+    return edit
 
 
 class EditFile(Tool[EditFileArgs]):
@@ -342,22 +408,25 @@ class EditFile(Tool[EditFileArgs]):
     def describe(self, args: EditFileArgs) -> str:
         return args.path
 
+    def written_paths(self, args: EditFileArgs) -> tuple[str, ...]:
+        return (args.path,)
+
     async def preview(self, args: EditFileArgs) -> str:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            before, after, _ = await asyncio.to_thread(_plan_edit, path, args.path, args)
+            edit = await asyncio.to_thread(_plan_edit, self.workspace, path, args.path, args)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
-        return unified_diff(before, after, args.path)
+        return unified_diff(edit.before, edit.after, args.path)
 
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            before, after, count = await asyncio.to_thread(_apply_edit, path, args.path, args)
+            edit = await asyncio.to_thread(_apply_edit, self.workspace, path, args.path, args)
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
-        plural = "s" if count != 1 else ""
+        plural = "s" if edit.count != 1 else ""
         return ToolResult(
-            output=f"Edited {args.path}: {count} replacement{plural}.",
-            display={"path": args.path, "diff": unified_diff(before, after, args.path)},
+            output=f"Edited {args.path}: {edit.count} replacement{plural}.",
+            display={"path": args.path, "diff": unified_diff(edit.before, edit.after, args.path)},
         )

@@ -1,9 +1,13 @@
-"""The tools a session offers, by name, the specs the model is given, and the built-in set."""
+"""The tools a session offers, by name, the specs the model is given, and the built-in set.
+
+Besides the tools registered once, a registry asks its sources (the MCP servers of a loop),
+whose tools come and go while the session runs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from tui_agent.tools._base import Tool
 from tui_agent.tools._files import EditFile, ReadFile, WriteFile
@@ -13,11 +17,23 @@ from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolSpec
 
 
+class ToolSource(Protocol):
+    """Tools that change at run time, looked up after the registered ones."""
+
+    def get(self, name: str) -> Tool[Any] | None: ...
+
+    def tools(self) -> Sequence[Tool[Any]]: ...
+
+
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self._sources: list[ToolSource] = []
         for tool in tools:
             self.register(tool)
+
+    def add_source(self, source: ToolSource) -> None:
+        self._sources.append(source)
 
     def register(self, tool: Tool[Any]) -> None:
         if tool.name in self._tools:
@@ -25,23 +41,30 @@ class ToolRegistry:
         self._tools[tool.name] = tool
 
     def get(self, name: str) -> Tool[Any] | None:
-        return self._tools.get(name)
+        tool = self._tools.get(name)
+        for source in self._sources:
+            if tool is not None:
+                break
+            tool = source.get(name)
+        return tool
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values()]
+        return [tool.spec() for tool in self]
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return isinstance(name, str) and self.get(name) is not None
 
     def __iter__(self) -> Iterator[Tool[Any]]:
-        return iter(self._tools.values())
+        yield from self._tools.values()
+        for source in self._sources:
+            yield from source.tools()
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._tools) + sum(len(source.tools()) for source in self._sources)
 
 
 def default_registry(workspace: Workspace) -> ToolRegistry:

@@ -1,10 +1,12 @@
 """Shaping a tool's result before anyone sees it: fixed texts, normalisation and spill to disk.
 
-Normalisation makes every result say something (`Tool output is empty.`), gives media-only
-output a text companion, joins text-only part lists into one string and drops a blank `note`.
+Normalisation makes every result say something (`Tool output is empty.`), escapes what UTF-8
+cannot encode, gives media-only output a text companion, joins text-only part lists into one
+string and drops a blank `note`.
 Spill keeps the model's context small: text over 50,000 characters is written whole to the
 session's spill folder and replaced by a pointer with a head and tail preview and directions
-for reading the rest with `read_file`.
+for reading the rest with `read_file`. A tool whose output may be too big to hold (the shell)
+streams it to a spill file itself and returns the pointer from `spilled`.
 """
 
 from __future__ import annotations
@@ -68,21 +70,36 @@ def normalize(result: ToolResult) -> ToolResult:
             output = "\n".join(part.text for part in output if isinstance(part, TextPart))
         elif not any(isinstance(part, TextPart) and part.text.strip() for part in output):
             output = (TextPart(text=NON_TEXT_OUTPUT), *output)
-    if isinstance(output, str) and not output.strip():
-        output = EMPTY_OUTPUT
+    if isinstance(output, str):
+        output = encodable(output) if output.strip() else EMPTY_OUTPUT
     note = result.note if result.note and result.note.strip() else None
     if output is result.output and note == result.note:
         return result
     return result.model_copy(update={"output": output, "note": note})
 
 
+def encodable(text: str) -> str:
+    """`text` as a request can carry it: lone surrogates (the bytes of a file name that is not
+    UTF-8, as Python decodes it) become `\\xNN` escapes instead of failing the whole request."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def safe_name(text: str) -> str:
     return _UNSAFE.sub("_", text)[:80] or "tool-result"
 
 
-def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
+def _pointer(
+    name: str, call_id: str, size: int, head: str, tail: str, path: str | None
+) -> str:
     lines = [f"Tool output exceeded {SPILL_THRESHOLD} characters; it was cut for the context."]
-    lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {len(text)}"]
+    lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {size}"]
     if path is not None:
         lines += [
             f"output_path: {path}",
@@ -94,11 +111,31 @@ def _pointer(name: str, call_id: str, text: str, path: str | None) -> str:
         lines.append("output_path: (saving the full output failed; only this preview remains)")
     lines += [
         f"--- first {PREVIEW_HEAD} characters ---",
-        text[:PREVIEW_HEAD],
+        head[:PREVIEW_HEAD],
         f"--- last {PREVIEW_TAIL} characters ---",
-        text[-PREVIEW_TAIL:],
+        tail[-PREVIEW_TAIL:],
     ]
     return "\n".join(lines)
+
+
+def spill_path(spill_dir: Path, name: str, call_id: str) -> Path:
+    """A new file in `spill_dir` for the whole output of one call."""
+    return spill_dir / f"{safe_name(name)}-{safe_name(call_id)}-{uuid.uuid4().hex}.txt"
+
+
+def spilled(
+    result: ToolResult, name: str, call_id: str, path: Path, size: int, head: str, tail: str
+) -> ToolResult:
+    """`result` with its output replaced by a pointer to `path`, which holds all `size`
+    characters of it (written there by the tool, as they came)."""
+    return result.model_copy(
+        update={
+            "output": _pointer(name, call_id, size, head, tail, str(path)),
+            "truncated": True,
+            "spill": Spill(output_path=str(path), total_chars=size),
+            "spill_exempt": True,
+        }
+    )
 
 
 async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) -> ToolResult:
@@ -114,7 +151,7 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
     )
     if len(text) <= SPILL_THRESHOLD:
         return result
-    target = spill_dir / f"{safe_name(name)}-{safe_name(call_id)}-{uuid.uuid4().hex}.txt"
+    target = spill_path(spill_dir, name, call_id)
     path: Path | None = target
     try:
         await aiofiles.os.makedirs(spill_dir, exist_ok=True)
@@ -122,7 +159,7 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
             await handle.write(text)
     except OSError:
         path = None  # the preview alone still goes to the model
-    pointer = _pointer(name, call_id, text, None if path is None else str(path))
+    pointer = _pointer(name, call_id, len(text), text, text, None if path is None else str(path))
     media = tuple(p for p in parts if not isinstance(p, TextPart))
     new_output: str | tuple[ContentPart, ...] = (
         (TextPart(text=pointer), *media) if media else pointer

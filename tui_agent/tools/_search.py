@@ -1,32 +1,45 @@
 """The search tools: `glob` (files by name pattern) and `grep` (lines by regular expression).
 
-Both walk the workspace as git sees it (`.gitignore` files respected, `.git/` skipped), sort
-their results and bound their output, saying how much was left out. The walk runs in a worker
-thread and stops early when the call is aborted.
+Both see the workspace as git does (`.gitignore` files respected, `.git/` skipped, special
+files left out), sort their results and bound their output, saying how much was left out, and
+show file names that are not UTF-8 escaped (`caf\\xe9.txt`). `glob` walks in a worker thread
+and stops early when the call is aborted. `grep` runs ripgrep (the `ripgrep` package ships
+it), or our Python search where there is no `rg`, always as a child process that is killed
+when the call is aborted or after `GREP_TIMEOUT_S`: a pattern that backtracks for ever cannot
+freeze the app. ripgrep does not search symlinked files; the Python search follows a link to
+a file inside the workspace.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+import base64
+import contextlib
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field
 
 from tui_agent.tools._accesses import ToolAccesses
-from tui_agent.tools._base import Tool, ToolArgs, ToolContext
+from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._pygrep import (
+    MAX_GREP_FILE_BYTES,
+    MAX_GREP_MATCHES,
+    WORKER,
+    Found,
+    Query,
+    shown_path,
+)
+from tui_agent.tools._rg import SearchFailed, SearchStopped, rg_lines, rg_path, worker_lines
 from tui_agent.tools._walk import glob_regex, walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 from tui_agent.vocab import AbortSignal, ToolResult, error_result
 
 MAX_GLOB_RESULTS = 500
-MAX_GREP_MATCHES = 250
-MAX_GREP_LINE = 400
-MAX_GREP_FILE_BYTES = 20_000_000
-_SNIFF = 8_192
+GREP_TIMEOUT_S = 30.0
 
 
 def _search_root(workspace: Workspace, path: str | None) -> Path:
@@ -43,16 +56,6 @@ def _search_accesses(workspace: Workspace, path: str | None) -> ToolAccesses:
         return ToolAccesses.search_tree(str(_search_root(workspace, path)))
     except WorkspaceError:
         return ToolAccesses.none()
-
-
-def _files_under(workspace: Workspace, top: Path, signal: AbortSignal) -> list[tuple[str, str]]:
-    """(absolute, shown) for `top` itself when it is a file, else for the files below it."""
-    root = str(workspace.root)
-    if top.is_file():
-        return [(str(top), workspace.display(top))]
-    if not top.is_dir():
-        raise WorkspaceError(f"Path not found: {workspace.display(top)}")
-    return list(walk_files(str(top), root, lambda: signal.aborted))
 
 
 # --- glob --------------------------------------------------------------------------------------
@@ -75,7 +78,7 @@ def _glob(workspace: Workspace, args: GlobArgs, signal: AbortSignal) -> str:
     matcher = re.compile(glob_regex(pattern.lstrip("/").removeprefix("./")))
     prefix = "" if workspace.display(top) == "." else workspace.display(top) + "/"
     found = [  # walk order is already sorted, folder by folder
-        rel
+        shown_path(rel)
         for _absolute, rel in walk_files(str(top), str(workspace.root), lambda: signal.aborted)
         if matcher.fullmatch(rel[len(prefix) :])
     ]
@@ -133,70 +136,84 @@ class GrepArgs(ToolArgs):
     ignore_case: bool = Field(default=False, description="Match regardless of case.")
 
 
-@dataclass
-class _Found:
-    lines: list[str]
-    total: int = 0
-    files: int = 0
-    skipped_large: int = 0
-
-
-def _file_filter(pattern: str | None) -> re.Pattern[str] | None:
-    if pattern is None:
-        return None
-    if "/" in pattern:
-        return re.compile(glob_regex(pattern.lstrip("/").removeprefix("./")))
-    return re.compile("(?:.*/)?" + glob_regex(pattern))  # no slash: the name, in any folder
-
-
-def _grep(workspace: Workspace, args: GrepArgs, signal: AbortSignal) -> _Found:
-    flags = re.IGNORECASE if args.ignore_case else 0
-    line_rx = re.compile(args.pattern, flags)
-    # Whole-file prefilter: skips most files without splitting them into lines. \A and \Z
-    # mean something else on a whole file, so such patterns go line by line only.
-    whole_rx = (
-        None
-        if re.search(r"\\[AZz]", args.pattern)
-        else re.compile(args.pattern, flags | re.MULTILINE)
-    )
-    wanted = _file_filter(args.glob)
+def _query(workspace: Workspace, args: GrepArgs) -> Query:
     top = _search_root(workspace, args.path)
-    top_shown = workspace.display(top)
-    strip = 0 if top_shown == "." or top.is_file() else len(top_shown) + 1
-    found = _Found(lines=[])
-    for absolute, rel in _files_under(workspace, top, signal):
-        if signal.aborted:
-            break
-        if wanted is not None and not wanted.fullmatch(rel[strip:] or os.path.basename(rel)):
-            continue
-        try:
-            with open(absolute, "rb", buffering=0) as handle:
-                if os.fstat(handle.fileno()).st_size > MAX_GREP_FILE_BYTES:
-                    found.skipped_large += 1
-                    continue
-                data = handle.readall()
-        except OSError:
-            continue
-        if b"\x00" in data[:_SNIFF]:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        if whole_rx is not None and whole_rx.search(text) is None:
-            continue
-        hits = 0
-        for number, line in enumerate(text.splitlines(), 1):
-            if line_rx.search(line) is None:
-                continue
-            hits += 1
-            found.total += 1
+    if not top.exists():
+        raise WorkspaceError(f"Path not found: {workspace.display(top)}")
+    return Query(
+        root=str(workspace.root),
+        top=str(top),
+        top_shown=workspace.display(top),
+        pattern=args.pattern,
+        ignore_case=args.ignore_case,
+        glob=args.glob,
+        top_is_file=top.is_file(),
+    )
+
+
+_RG_OPTIONS = (
+    # the tree as our own walk sees it: hidden files searched, only .gitignore files obeyed
+    # (also outside a git repository), never .git/ itself; CRLF lines match like LF lines
+    "--json", "--sort", "path", "--hidden", "--no-require-git", "--no-ignore-dot",
+    "--no-ignore-global", "--no-ignore-exclude", "--glob", "!.git", "--crlf",
+)  # fmt: skip
+
+
+async def _grep_rg(query: Query, signal: AbortSignal) -> Found:
+    """The search through ripgrep's JSON output; only the kept matches are fully parsed."""
+    args = [*_RG_OPTIONS, "--ignore-case" if query.ignore_case else "--case-sensitive"]
+    args += ["--regexp", query.pattern]
+    if query.top != query.root:
+        args += ["--", query.top]  # absolute: rg then prints absolute paths too
+    wanted = query.wanted()
+    found = Found()
+    shown: str | None = None  # the file being reported, None while it is filtered out
+    async for line in rg_lines(args, cwd=query.root, signal=signal, timeout_s=GREP_TIMEOUT_S):
+        if line.startswith(b'{"type":"begin"'):
+            path = _rg_text(json.loads(line)["data"]["path"])
+            rel = query.top_shown if query.top_is_file else _below(path, query.root)
+            shown = rel if wanted(rel) else None
+            found.files += shown is not None
+        elif shown is not None and line.startswith(b'{"type":"match"'):
             if len(found.lines) < MAX_GREP_MATCHES:
-                if len(line) > MAX_GREP_LINE:
-                    line = line[:MAX_GREP_LINE] + "..."
-                found.lines.append(f"{rel}:{number}:{line}")
-        found.files += hits > 0
+                data = json.loads(line)["data"]
+                text = _rg_text(data["lines"], "replace").removesuffix("\n").removesuffix("\r")
+                found.add(shown, data["line_number"], text)
+            else:
+                found.total += 1
     return found
 
 
-def _grep_report(found: _Found, args: GrepArgs) -> str:
+def _below(path: str, root: str) -> str:
+    """rg's path of a file (absolute when a folder was named, else relative) as the walk's."""
+    return path[len(root) + 1 :] if path.startswith(root + "/") else path
+
+
+def _rg_text(value: dict[str, str], errors: str = "backslashreplace") -> str:
+    """ripgrep's {"text": ...} or, for bytes that are not UTF-8, {"bytes": base64}: names get
+    their bad bytes escaped (as `shown_path` does), lines get them replaced (as reading does)."""
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value["bytes"]).decode("utf-8", errors)
+
+
+async def _grep_python(query: Query, signal: AbortSignal) -> Found:
+    """The search in our own Python code, in a worker process that can be killed."""
+    request = json.dumps(asdict(query)).encode()
+    lines = [
+        line
+        async for line in worker_lines(
+            [*WORKER, f"{GREP_TIMEOUT_S + 5:g}"],
+            cwd=query.root,
+            signal=signal,
+            timeout_s=GREP_TIMEOUT_S,
+            stdin=request,
+        )
+    ]
+    return Found(**json.loads(b"".join(lines)))
+
+
+def _grep_report(found: Found, args: GrepArgs) -> str:
     if not found.lines:
         text = f'No matches for "{args.pattern}"'
         text += f" in {args.path}." if args.path else "."
@@ -237,7 +254,23 @@ class Grep(Tool[GrepArgs]):
         except re.error as error:
             return error_result(f"Invalid regular expression {args.pattern!r}: {error}")
         try:
-            found = await asyncio.to_thread(_grep, self.workspace, args, ctx.signal)
-        except (WorkspaceError, re.error) as error:
+            query = await asyncio.to_thread(_query, self.workspace, args)
+            found = None
+            if rg_path() is not None:
+                with contextlib.suppress(SearchFailed):  # e.g. a look-ahead rg cannot parse
+                    found = await _grep_rg(query, ctx.signal)
+            if found is None:
+                found = await _grep_python(query, ctx.signal)
+        except WorkspaceError as error:
             return error_result(str(error))
+        except SearchFailed as error:
+            return error_result(f"grep failed: {error}")
+        except SearchStopped as stopped:
+            if not stopped.timed_out:
+                raise ToolAborted("") from None
+            return error_result(
+                f"grep stopped after {GREP_TIMEOUT_S:g} s without finishing. The pattern may "
+                "backtrack badly (nested repeats like (a+)+) or the tree is very large: "
+                "simplify the pattern or narrow the path or the glob."
+            )
         return ToolResult(output=_grep_report(found, args))

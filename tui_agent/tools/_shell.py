@@ -1,12 +1,15 @@
 """The `shell` tool: `bash -c` in its own process group, streamed, bounded, and never orphaned.
 
 The command runs in the workspace root, in a new session (so its process group is its own),
-with stdin closed and the provider API keys removed from its environment. Output of both streams
-goes to `on_update` as it arrives. When the command ends, times out or is cancelled, or the
-executor closes, the whole group gets SIGTERM and, after a short grace, SIGKILL; so does anything
-the command left running in the background. `background: true` detaches at once with the
-process id and reports the final result when the command ends. As a last resort, groups still
-alive when the interpreter exits are killed by an `atexit` hook.
+with stdin closed and every key variable removed from its environment (`tui_agent.keys`).
+Output of both streams goes to `on_update` as it arrives; each stream keeps its first and last
+`CAPTURE_CHARS` in memory and, past that, streams to a part file in the session's spill folder,
+so a flood of output is kept whole: the result is then a pointer to one spill file holding all
+of it. When the command ends, times out or is cancelled, or the executor closes, the whole
+group gets SIGTERM and, after a short grace, SIGKILL; so does anything the command left running
+in the background. `background: true` detaches at once with the process id and reports the
+final result when the command ends. Should the agent itself end without that (a second Ctrl+C,
+a crash, kill -9), `_groups` and its reaper still kill the group.
 
 Approval rules match a command by its leading words (`git status` allows `git status -s`, not
 `git statusx`); a command that chains, pipes, redirects or substitutes never matches a rule.
@@ -15,91 +18,37 @@ Approval rules match a command by its leading words (`git status` allows `git st
 from __future__ import annotations
 
 import asyncio
-import atexit
 import codecs
+import contextlib
 import os
 import re
+import shutil
 import signal as signals
 from collections import deque
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, TextIO
 
+import aiofiles
+import aiofiles.os
 from pydantic import Field
 
+from tui_agent import keys
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._groups import spawn_group, terminate_group
+from tui_agent.tools._results import spill_path, spilled
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolResult, ToolUpdate
 
 DEFAULT_TIMEOUT_S = 120.0
-KILL_GRACE_S = 1.0
 DRAIN_TIMEOUT_S = 1.0
 CAPTURE_CHARS = 1_000_000  # kept from each end of each stream
-SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
 _WITH_SUBCOMMANDS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "uv", "poetry", "hatch"}
     | {"docker", "kubectl", "gh", "make", "dotnet", "brew", "apt", "apt-get", "conda"}
 )
 _SUBCOMMAND = re.compile(r"[A-Za-z][\w:.-]*")
-
-_live_groups: set[int] = set()
-
-
-@atexit.register
-def _kill_live_groups() -> None:
-    for group in list(_live_groups):
-        try:
-            os.killpg(group, signals.SIGKILL)
-        except OSError:
-            pass
-
-
-def _group_members(group: int) -> list[int]:
-    """Live (non-zombie) processes of a process group, from /proc; killpg(0) where it is absent."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        try:
-            os.killpg(group, 0)
-        except OSError:
-            return []
-        return [group]
-    members = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == group and fields[0] != b"Z":
-            members.append(int(name))
-    return members
-
-
-def _signal_group(group: int, sig: int) -> None:
-    try:
-        os.killpg(group, sig)
-    except OSError:
-        pass
-
-
-async def terminate_group(group: int) -> None:
-    """SIGTERM the group, then SIGKILL whatever is left after `KILL_GRACE_S`."""
-    try:
-        if not _group_members(group):
-            return
-        _signal_group(group, signals.SIGTERM)
-        deadline = asyncio.get_running_loop().time() + KILL_GRACE_S
-        # Nothing notifies us when the last member of a group dies, so poll.
-        while _group_members(group) and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.02)
-    finally:  # also when cancelled while waiting: never leave the group behind
-        _signal_group(group, signals.SIGKILL)
-        _live_groups.discard(group)
-
 
 def command_prefix(command: str) -> str:
     """What "approve always" remembers: the program, plus its subcommand for git, npm, ..."""
@@ -148,22 +97,33 @@ def _leader_exit(process: asyncio.subprocess.Process) -> asyncio.Future[None]:
 
 
 class _Capture:
-    """One stream's text: the head and the tail are kept, the middle of a flood is dropped."""
+    """One stream's text: the head and the tail are kept in memory, the middle of a flood is
+    dropped from memory. With a `part` file, everything after the head also goes there as it
+    arrives, so the whole stream can be put together in a spill file when the command ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, part: Path | None) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head: list[str] = []
         self._head_size = 0
         self._tail: deque[str] = deque()
         self._tail_size = 0
+        self._part_path = part
+        self._part: Any = None  # the open part file, once the head is full
         self.dropped = 0
+        self.size = 0
 
-    def add(self, data: bytes, final: bool = False) -> str:
+    async def add(self, data: bytes, final: bool = False) -> str:
         text = self._decoder.decode(data, final)
+        self.size += len(text)
         if self._head_size < CAPTURE_CHARS:
             self._head.append(text)
             self._head_size += len(text)
             return text
+        if self._part is None and self._part_path is not None:
+            await aiofiles.os.makedirs(self._part_path.parent, exist_ok=True)
+            self._part = await aiofiles.open(self._part_path, "w", encoding="utf-8")
+        if self._part is not None:
+            await self._part.write(text)
         self._tail.append(text)
         self._tail_size += len(text)
         while self._tail_size - len(self._tail[0]) >= CAPTURE_CHARS:
@@ -172,9 +132,48 @@ class _Capture:
             self.dropped += len(removed)
         return text
 
+    @property
+    def streamed(self) -> bool:
+        """Whether the stream went beyond its head into the part file."""
+        return self._part is not None
+
+    async def close(self) -> None:
+        if self._part is not None:
+            await self._part.close()
+
+    def copy_to(self, target: TextIO) -> None:
+        """Write the whole stream to `target` (blocking: run it in a worker thread)."""
+        target.write("".join(self._head))
+        if self._part_path is not None and self._part is not None:
+            with open(self._part_path, encoding="utf-8") as part:
+                shutil.copyfileobj(part, target)
+        else:
+            target.write("".join(self._tail))
+
+    def discard(self) -> None:
+        if self._part_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._part_path)
+
     def text(self) -> str:
         middle = f"\n[... {self.dropped} characters not kept ...]\n" if self.dropped else ""
         return "".join(self._head) + middle + "".join(self._tail)
+
+
+def _save_whole(target: Path, out: _Capture, err: _Capture, status: str) -> int:
+    """Put the whole output together in `target`, laid out as `_report` lays out what it keeps;
+    returns its length in characters."""
+    with open(target, "w", encoding="utf-8") as file:
+        out.copy_to(file)
+        size = out.size
+        if err.size:
+            file.write("\nstderr:\n")
+            err.copy_to(file)
+            size += len("\nstderr:\n") + err.size
+        file.write("\n" + status)
+        file.flush()
+        os.fsync(file.fileno())
+    return size + 1 + len(status)
 
 
 class ShellArgs(ToolArgs):
@@ -193,7 +192,7 @@ class ShellArgs(ToolArgs):
 
 
 def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env = keys.tool_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     return env
 
@@ -202,24 +201,27 @@ def _partial(out: str, err: str) -> str:
     return out.rstrip("\n") + (f"\nstderr:\n{err.rstrip()}" if err.strip() else "")
 
 
-def _report(out: str, err: str, code: int | None, timed_out: float | None) -> str:
+def _status(code: int | None, timed_out: float | None) -> str:
+    if timed_out is not None:
+        return f"Timed out after {timed_out:g} s; the command and its processes were killed."
+    if code is None:
+        return "Exit code: unknown"
+    if code < 0:
+        try:
+            name = signals.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"Exit code: {code} (killed by {name})"
+    return f"Exit code: {code}"
+
+
+def _report(out: str, err: str, status: str) -> str:
     parts = []
     if out.strip():
         parts.append(out.rstrip("\n"))
     if err.strip():
         parts.append("stderr:\n" + err.rstrip("\n"))
-    if timed_out is not None:
-        parts.append(f"Timed out after {timed_out:g} s; the command and its processes were killed.")
-    elif code is None:
-        parts.append("Exit code: unknown")
-    elif code < 0:
-        try:
-            name = signals.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        parts.append(f"Exit code: {code} (killed by {name})")
-    else:
-        parts.append(f"Exit code: {code}")
+    parts.append(status)
     return "\n".join(parts)
 
 
@@ -255,20 +257,18 @@ class Shell(Tool[ShellArgs]):
         return args.command
 
     async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
+        process = await spawn_group(
             args.command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=self.workspace.root,
             env=_environment(),
-            start_new_session=True,
         )
         group = process.pid  # a new session: its leader's pid is the group id
-        _live_groups.add(group)
-        out, err = _Capture(), _Capture()
+        part = None if ctx.spill_dir is None else spill_path(ctx.spill_dir, self.name, ctx.call_id)
+        out = _Capture(None if part is None else part.with_suffix(".stdout.part"))
+        err = _Capture(None if part is None else part.with_suffix(".stderr.part"))
         assert process.stdout is not None and process.stderr is not None
         readers = [
             asyncio.create_task(self._pump(process.stdout, out, "stdout", ctx)),
@@ -297,22 +297,34 @@ class Shell(Tool[ShellArgs]):
             await asyncio.wait([reaped, *readers], timeout=DRAIN_TIMEOUT_S)
             for task in (reaped, *readers):
                 task.cancel()
-        code = process.returncode
-        if exited not in finished and ctx.signal.aborted:
-            raise ToolAborted(_partial(out.text(), err.text()))
-        timed_out = timeout if not finished else None
-        return ToolResult(
-            output=_report(out.text(), err.text(), code, timed_out),
-            is_error=timed_out is not None or code != 0,
-            display={"command": args.command, "exit_code": code},
-        )
+            await out.close()
+            await err.close()
+        try:
+            code = process.returncode
+            if exited not in finished and ctx.signal.aborted:
+                raise ToolAborted(_partial(out.text(), err.text()))
+            timed_out = timeout if not finished else None
+            status = _status(code, timed_out)
+            report = _report(out.text(), err.text(), status)
+            result = ToolResult(
+                output=report,
+                is_error=timed_out is not None or code != 0,
+                display={"command": args.command, "exit_code": code},
+            )
+            if part is None or not (out.streamed or err.streamed):
+                return result
+            size = await asyncio.to_thread(_save_whole, part, out, err, status)
+            return spilled(result, self.name, ctx.call_id, part, size, report, report)
+        finally:
+            out.discard()
+            err.discard()
 
     @staticmethod
     async def _pump(
         stream: asyncio.StreamReader, capture: _Capture, name: str, ctx: ToolContext
     ) -> None:
         while chunk := await stream.read(65_536):
-            text = capture.add(chunk)
+            text = await capture.add(chunk)
             if text:
                 ctx.on_update(ToolUpdate(text=text, data={"stream": name}))
-        capture.add(b"", final=True)
+        await capture.add(b"", final=True)

@@ -5,7 +5,8 @@ a regular expression over `/`-separated relative paths. `IgnoreFile` holds one `
 rules (negation, directory-only, anchored and floating patterns); `walk_files` yields the files
 under a directory in sorted order, applying every `.gitignore` from the workspace root down, last
 match winning and deeper files overriding shallower ones, as git does. Symlinked directories are
-never followed, and a symlinked file counts only when it points inside the workspace.
+never followed, a symlinked file counts only when it points inside the workspace, and special
+files (FIFOs, sockets, devices) are skipped.
 
 Everything here is synchronous; the tools run it in a worker thread.
 """
@@ -218,8 +219,10 @@ def _walk(
                 continue
             if is_link:
                 real = os.path.realpath(entry.path)
-                if is_dir or os.path.isdir(real) or not _within(real, root):
+                if is_dir or not os.path.isfile(real) or not _within(real, root):
                     continue
+            elif not is_dir and not entry.is_file(follow_symlinks=False):
+                continue  # FIFOs, sockets, devices: reading one could block or never end
             if _ignored(stack, child, is_dir):
                 continue
             if is_dir:

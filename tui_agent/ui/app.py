@@ -13,37 +13,43 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
-from tui_agent.loop.api import ApprovalMode, LoopApi
-from tui_agent.loop.events import LoopEvent
+from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
+from tui_agent.loop.events import LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+
+T = TypeVar("T")
 
 NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
@@ -53,6 +59,24 @@ DEMO_NOTICE = (
     "/help lists the keys and commands."
 )
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
+DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
+WELCOME_KEYS = (
+    "Enter send · Shift+Enter newline · Ctrl+S steer · Esc cancel · "
+    "Shift+Tab approval mode · /help keys and commands"
+)
+
+
+def welcome_text(info: LoopInfo) -> str:
+    """The first block of a new session: where, which model, which approval mode, which keys."""
+    home = str(Path.home())
+    folder = info.workspace
+    if folder == home or folder.startswith(home + os.sep):
+        folder = "~" + folder[len(home) :]
+    return (
+        f"tui-agent in {folder}\n"
+        f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
+        f"{WELCOME_KEYS}"
+    )
 
 
 class TuiAgentApp(App[None]):
@@ -64,6 +88,8 @@ class TuiAgentApp(App[None]):
         Binding("escape", "cancel_turn", "Cancel", priority=True),
         Binding("escape", "escape_idle", "Clear", priority=True),
         Binding("ctrl+c", "interrupt", "Cancel/Clear", priority=True, show=False),
+        Binding("ctrl+shift+c", "copy_selection", "Copy", priority=True, show=False),
+        Binding("shift+tab", "cycle_approval", "Mode", priority=True, show=False),
         Binding("ctrl+s", "steer", "Steer"),
         Binding("ctrl+t", "toggle_tools", "Tools", priority=True),
         Binding("ctrl+n", "toggle_queue", "Queue", priority=True),
@@ -79,6 +105,7 @@ class TuiAgentApp(App[None]):
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__()
+        register_sequences()
         self.loop = loop
         self.hooks = hooks or SessionHooks()
         self.clock = clock
@@ -89,6 +116,7 @@ class TuiAgentApp(App[None]):
         self._dirty: set[str] = set()
         self._flush_scheduled = False
         self._last_ctrl_c: float | None = None
+        self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: str | None = None  # prompt id of the queued prompt being edited
         self._tasks: set[asyncio.Task[Any]] = set()
         self._footer_state: tuple[object, ...] = ()
@@ -99,7 +127,7 @@ class TuiAgentApp(App[None]):
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
         self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(id="approval")
+        self.approval_bar = ApprovalBar(clock=clock, id="approval")
         self.completion = SlashCompletion(id="completion")
 
     # ------------------------------------------------------------ layout
@@ -115,7 +143,7 @@ class TuiAgentApp(App[None]):
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
-        yield Footer(id="footer")
+        yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -125,10 +153,17 @@ class TuiAgentApp(App[None]):
         self.completion.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
-        # them out of every later collection, as Toad does, so GC pauses stay short.
+        # them out of every later collection, as Toad does, so GC pauses stay short; the command
+        # line held collection off until now (`cli.main`).
         gc.freeze()
+        gc.enable()
         if isinstance(self.loop, OpeningLoop):
+            # Only now: loading the loop stack in its worker thread holds the GIL for most of a
+            # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
             self._submit(self._initial_prompt, steer=False)
@@ -149,11 +184,16 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.history(), loop.snapshot())
+        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
+        self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
         self._unsubscribe = loop.subscribe(self._on_loop_event)
-        if loop.info.demo and not self.vm.blocks:
-            self.vm.add_marker("notice", DEMO_NOTICE)
+        if not self.vm.blocks:
+            self.vm.add_marker("welcome", welcome_text(loop.info))
+            if loop.info.demo:
+                self.vm.add_marker("notice", DEMO_NOTICE)
+        for notice in loop.info.notices:
+            self.vm.add_marker("notice", notice)
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -164,7 +204,36 @@ class TuiAgentApp(App[None]):
         # The loop may outlive the screen (the command line closes it after the app exits).
         self._detach_loop()
 
-    def on_resize(self, event: Resize) -> None:
+    async def on_event(self, event: events.Event) -> None:
+        """Every key from the terminal passes here first: its name is made canonical, and text
+        typed while a side pane has focus goes to the prompt (focus moves before the key is
+        forwarded, so a fast burst keeps its order)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            key = canonical_key(event.key)
+            if key != event.key:
+                event.key, event.character = key, None
+            elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
+                self.screen.remove_class("-show-tools", "-show-queue")
+                if self._home() is self.approval_bar:
+                    # Text never answers an approval: it waits in the draft, and the keyboard
+                    # goes back to the approval, held while the typing goes on.
+                    self.screen.set_focus(self.approval_bar)
+                    self.approval_bar.hold()
+                    self.prompt_input.insert(event.character or "")
+                    return
+                self.screen.set_focus(self.prompt_input)
+            elif (
+                event.is_printable
+                and self.focused is self.approval_bar
+                and not self.approval_bar.armed
+            ):
+                # Typed before the box could be read: it was meant for the draft.
+                self.approval_bar.hold()
+                self.prompt_input.insert(event.character or "")
+                return
+        await super().on_event(event)
+
+    def on_resize(self, event: events.Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)
 
     def _set_narrow(self, narrow: bool) -> None:
@@ -179,6 +248,18 @@ class TuiAgentApp(App[None]):
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         self.vm.apply(event)
+        if isinstance(event, TurnFinished) and not self.app_focus:
+            self._turn_end_notice(event.result.type)
+
+    def _turn_end_notice(self, outcome: str) -> None:
+        """The terminal is not focused: ring the bell and/or ask for a desktop notification
+        (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for foot, Konsole, VTE terminals)."""
+        how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
+        if "bell" in how:
+            self.bell()
+        if "desktop" in how and self._driver is not None:
+            text = f"turn {outcome}: {self.vm.status.session_id}"
+            self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _on_change(self, change: Change) -> None:
         if isinstance(change, PaneChanged):
@@ -205,7 +286,7 @@ class TuiAgentApp(App[None]):
             if not self.vm.tools and self.tools_pane.has_focus:
                 # Nothing left to select there: back to the input (and the transcript).
                 self.screen.remove_class("-show-tools")
-                self.prompt_input.focus()
+                self._home().focus()
         if "queue" in dirty:
             self.queue_pane.refresh_rows()
         if "plan" in dirty:
@@ -241,6 +322,7 @@ class TuiAgentApp(App[None]):
             if self.focused is None or self.focused is self.prompt_input or not had_focus:
                 self.approval_bar.focus()
         else:
+            self.approval_bar.expanded = False
             self.approval_bar.display = False
             self.prompt_input.display = True
             if had_focus or self.focused is None:
@@ -269,23 +351,24 @@ class TuiAgentApp(App[None]):
 
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        # The input was cleared when Enter was pressed: what is typed since is the next prompt.
         text = message.text
-        if self.completion.display:
-            chosen = self.completion.chosen
-            self._hide_completion()
-            if chosen is not None and commands.parse(text) is None:
-                text = f"/{chosen.name}"
+        chosen = self.completion.chosen if message.completing else None
+        self._hide_completion()
+        if chosen is not None and not isinstance(commands.parse(text), tuple):
+            text = f"/{chosen.name}"
         if self._editing is not None:
-            prompt_id, self._editing = self._editing, None
+            prompt_id = self._editing
             self._call(self.loop.edit_queued(prompt_id, text), "edit")
-            self._leave_edit()
+            self._leave_edit(clear=False)
             return
         parsed = commands.parse(text)
-        self.prompt_input.clear_input()
-        if parsed is not None:
+        if isinstance(parsed, commands.UnknownCommand):
+            self.vm.add_marker("warning", parsed.message())
+        elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
-            return
-        self._submit(text, steer=message.steer)
+        else:
+            self._submit(text, steer=message.steer)
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
@@ -314,12 +397,13 @@ class TuiAgentApp(App[None]):
     def _on_jump_to_tail(self) -> None:
         self.transcript.action_follow()
 
+    @on(PromptInput.JumpToTop)
+    def _on_jump_to_top(self) -> None:
+        self.transcript.action_top()
+
     @on(PromptInput.PageTranscript)
     def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
-        if message.pages < 0:
-            self.transcript.scroll_page_up(animate=False)  # releases the anchor: reading back
-        else:
-            self.transcript.scroll_page_down(animate=False)
+        self.transcript.page(message.pages)
 
     def _hide_completion(self) -> None:
         self.completion.display = False
@@ -352,11 +436,12 @@ class TuiAgentApp(App[None]):
         self.prompt_input.focus()
         self._refresh_footer()
 
-    def _leave_edit(self) -> None:
+    def _leave_edit(self, *, clear: bool = True) -> None:
         self._editing = None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
-        self.prompt_input.clear_input()
+        if clear:
+            self.prompt_input.clear_input()
         self._refresh_footer()
 
     @on(QueuePane.RemoveRequested)
@@ -385,6 +470,8 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ key actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if len(self.screen_stack) > 1 and action not in DIALOG_ACTIONS:
+            return False  # a dialog is up: its own keys (and footer) apply, Esc closes it
         busy = self.vm.busy
         if action == "cancel_turn":
             return busy if not self._escape_has_local_target() else False
@@ -399,8 +486,7 @@ class TuiAgentApp(App[None]):
     def _escape_has_local_target(self) -> bool:
         """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
         return (
-            len(self.screen_stack) > 1
-            or self.completion.display
+            self.completion.display
             or self.approval_bar.asking_reason
             or self._editing is not None
         )
@@ -410,19 +496,46 @@ class TuiAgentApp(App[None]):
         self._call(self.loop.cancel(force=force), "cancel")
 
     def action_escape_idle(self) -> None:
-        if len(self.screen_stack) > 1:
-            self.screen.dismiss(None)
-        elif self.completion.display:
+        if self.completion.display:
             self._hide_completion()
         elif self.approval_bar.asking_reason:
             self.approval_bar.cancel_reason()
         elif self._editing is not None:
             self._leave_edit()
+        elif self._escape_twice():
+            self.run_slash("rewind")
         else:
             self.prompt_input.clear_input()
             self.prompt_input.focus()
 
+    def _selected_text(self) -> str:
+        """What the mouse selected on the screen, else what is selected in the prompt."""
+        return self.screen.get_selected_text() or self.prompt_input.selected_text
+
+    def _copy(self, text: str, what: str) -> None:
+        self.copy_to_clipboard(text)  # Textual's clipboard and the terminal's (OSC 52)
+        lines = text.count("\n") + 1
+        self.notify(f"copied {what} ({lines} line{'s' if lines != 1 else ''})", timeout=2)
+
+    def action_copy_selection(self) -> None:
+        text = self._selected_text()
+        if text:
+            self._copy(text, "the selection")
+
+    def _escape_twice(self) -> bool:
+        """Esc Esc on an empty input (within the Ctrl+C window) opens /rewind."""
+        now, last = self.clock(), self._last_escape
+        empty = not self.prompt_input.text
+        self._last_escape = now if empty else None
+        if empty and last is not None and now - last <= QUIT_WINDOW_S:
+            self._last_escape = None
+            return True
+        return False
+
     def action_interrupt(self) -> None:
+        if self._selected_text():
+            self.action_copy_selection()  # a selection makes Ctrl+C a copy and nothing else
+            return
         now = self.clock()
         if self._last_ctrl_c is not None and now - self._last_ctrl_c <= QUIT_WINDOW_S:
             self.action_quit_app()
@@ -444,6 +557,9 @@ class TuiAgentApp(App[None]):
         await self.loop.close()
         self.exit()
 
+    def action_cycle_approval(self) -> None:
+        self._set_approval("")  # ask → auto-edit → yolo → ask
+
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
 
@@ -461,11 +577,15 @@ class TuiAgentApp(App[None]):
             if shown:
                 pane.focus()
             else:
-                self.prompt_input.focus()
+                self._home().focus()
         elif pane.has_focus:
-            self.prompt_input.focus()
+            self._home().focus()
         else:
             pane.focus()
+
+    def _home(self) -> PromptInput | ApprovalBar:
+        """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
+        return self.approval_bar if self.approval_bar.display else self.prompt_input
 
     def action_inspect(self) -> None:
         if isinstance(self.screen, MachineInspector):
@@ -505,8 +625,110 @@ class TuiAgentApp(App[None]):
                 self._set_approval(arg)
             case "inspect":
                 self.action_inspect()
+            case "mcp":
+                self._mcp(arg)
+            case "copy":
+                self._copy_answer(arg)
+            case "export":
+                self._call(self._export(arg), "/export")
+            case "undo":
+                self._call(self._undo(), "/undo")
+            case "rewind":
+                self._call(self._rewind(), "/rewind")
             case "quit":
                 self.action_quit_app()
+
+    def _mcp(self, arg: str) -> None:
+        action, _, name = arg.partition(" ")
+        if not action:
+            self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
+        elif action == "reconnect" and name.strip():
+            self._call(self._reconnect_mcp(name.strip()), "/mcp reconnect")
+        else:
+            self.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
+
+    async def _reconnect_mcp(self, name: str) -> None:
+        self.vm.add_marker("info", f"reconnecting MCP server {name}…")
+        if not await self.loop.reconnect_mcp(name):
+            self.vm.add_marker("warning", f"no MCP server named {name!r} (/mcp lists them)")
+            return
+        self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
+
+    def _copy_answer(self, arg: str) -> None:
+        """`/copy`: the last answer; `/copy N`: the N-th last."""
+        if arg and not (arg.isdigit() and int(arg) > 0):
+            self.vm.add_marker("warning", "/copy takes a count: /copy 2 is the answer before last")
+            return
+        nth = int(arg or "1")
+        answers = self.vm.answers()
+        if nth > len(answers):
+            have = f"only {len(answers)}" if answers else "none yet"
+            self.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
+            return
+        self._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
+
+    async def _export(self, arg: str) -> None:
+        """`/export [md|html|jsonl] [FILE]`: the default file is named after the session, in
+        the workspace."""
+        from tui_agent.session import FORMATS, SUFFIX, export_file
+
+        first, _, rest = arg.partition(" ")
+        fmt = first if first in FORMATS else "md"
+        target = (rest if first in FORMATS else arg).strip()
+        info = self.loop.info
+        path = Path(info.workspace) / (target or f"session-{info.session_id}{SUFFIX[fmt]}")
+        written = await asyncio.to_thread(export_file, info.session_id, fmt, path)
+        self.vm.add_marker("info", f"exported to {written}")
+
+    async def _ask(self, screen: Screen[T]) -> T | None:
+        """Show a dialog and wait for its answer (None when it was closed)."""
+        answer: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not answer.done():
+                answer.set_result(result)
+
+        self.push_screen(screen, callback=answered)
+        return await answer
+
+    async def _undo(self) -> None:
+        """Put back the files of the last turn that changed some; ask first when someone else
+        changed them since."""
+        plan = await self.loop.undo_plan()
+        if plan is None:
+            self.vm.add_marker("info", "nothing to undo: no file changes left")
+            return
+        if plan.changed_outside and await self._ask(RestoreChoice.for_undo(plan)) is None:
+            return
+        await self.loop.restore_files(plan.turn)  # the loop says which files it restored
+
+    async def _rewind(self) -> None:
+        """Pick an earlier prompt; restore the code, the conversation or both to just before
+        it, and put the prompt back in the input."""
+        if self.vm.busy:
+            self.vm.add_marker("warning", "/rewind waits until the turn has ended (Esc cancels it)")
+            return
+        plans = await self.loop.rewind_plans()
+        if not plans:
+            self.vm.add_marker("info", "nothing to rewind: no prompts yet")
+            return
+        plan = await self._ask(RewindPicker(plans))
+        choice = await self._ask(RestoreChoice.for_rewind(plan)) if plan is not None else None
+        if plan is None or choice is None:
+            return
+        resume, conversation = self.hooks.resume, choice != CODE
+        if conversation and resume is None:
+            self._unavailable("rewind")
+            return
+        if conversation:
+            await self.loop.rewind_conversation(plan.turn)
+        if choice != CONVERSATION:
+            await self.loop.restore_files(plan.turn)
+        if conversation and resume is not None:
+            await self._reopen(resume)  # the reopened session shows the rewound conversation
+        self.prompt_input.load_text(plan.prompt)
+        self.prompt_input.move_cursor(self.prompt_input.document.end)
+        self.prompt_input.focus()
 
     def _unavailable(self, name: str) -> None:
         self.vm.add_marker("warning", f"/{name} is not available here")
@@ -558,13 +780,21 @@ class TuiAgentApp(App[None]):
         self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
     ) -> None:
         """Reopen this session on another model: the old loop must seal its log first."""
-        session_id = self.loop.info.session_id
+        await self._reopen(lambda session_id: switch(session_id, model))
+        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+
+    async def _reopen(self, reopen: Callable[[str], Awaitable[LoopApi]]) -> None:
+        """Close this session's loop (sealing its log) and open it again, in the same approval
+        mode: the person's choice holds across the reopening."""
+        session_id, mode = self.loop.info.session_id, self.vm.status.approval_mode
         if self.vm.busy:
             await self.loop.cancel(force=True)
         self._detach_loop()
         await self.loop.close()
-        self._attach_loop(await switch(session_id, model))
-        self.vm.add_marker("info", f"model: {self.loop.info.model}")
+        loop = await reopen(session_id)
+        if loop.info.approval_mode != mode:
+            loop.set_approval_mode(mode)
+        self._attach_loop(loop)
 
     # ------------------------------------------------------------ command palette
 

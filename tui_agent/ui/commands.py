@@ -1,8 +1,18 @@
-"""The slash commands: their names, argument hints and help, shared by completion and palette."""
+"""The slash commands: their names, argument hints and help, shared by completion and palette.
+
+`parse` tells three cases apart: a known command (or an alias), an unknown `/word` (refused
+locally with the nearest names, never sent to the model), and text that merely starts with a
+slash (a path such as `/usr/lib`, or a line with a space before the slash), which is a prompt.
+"""
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tui_agent.loop.events import McpServerInfo
 
 
 @dataclass(frozen=True)
@@ -14,17 +24,38 @@ class SlashCommand:
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "", "Keys and commands"),
-    SlashCommand("new", "", "Start a new session"),
+    SlashCommand("new", "", "Start a new session (also /clear)"),
     SlashCommand("sessions", "", "Pick a session to resume"),
     SlashCommand("resume", "[SESSION_ID]", "Resume a session (no id: pick one)"),
     SlashCommand("compact", "", "Summarise the conversation to free context"),
     SlashCommand("model", "NAME", "Switch the model for this session"),
     SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
-    SlashCommand("quit", "", "Quit (the turn is cancelled and the log sealed first)"),
+    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
+    SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
+    SlashCommand("undo", "", "Put back the files the last turn changed"),
+    SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
+    SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
+    SlashCommand("quit", "", "Quit (also /exit; the turn is cancelled and the log sealed first)"),
 )
 
+ALIASES = {"clear": "new", "exit": "quit"}
 BY_NAME = {command.name: command for command in COMMANDS}
+BY_NAME.update({alias: BY_NAME[name] for alias, name in ALIASES.items()})
+_WORD = re.compile(r"/([A-Za-z][\w-]*)")  # a command word: no second slash, so no path
+
+
+@dataclass(frozen=True)
+class UnknownCommand:
+    word: str  # as typed, without the slash
+    nearest: tuple[str, ...]  # the closest known names, best first
+
+    def message(self) -> str:
+        if self.nearest:
+            hint = "nearest: " + ", ".join(f"/{name}" for name in self.nearest)
+        else:
+            hint = "/help lists the commands"
+        return f"/{self.word} is not a command ({hint}); nothing was sent"
 
 
 def matching(prefix: str) -> list[SlashCommand]:
@@ -33,26 +64,43 @@ def matching(prefix: str) -> list[SlashCommand]:
     return [c for c in COMMANDS if c.name.startswith(word)]
 
 
-def parse(text: str) -> tuple[SlashCommand, str] | None:
-    """`/name arg` for a known command, else None (the text is a prompt that starts with /)."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or "\n" in stripped:
+def parse(text: str) -> tuple[SlashCommand, str] | UnknownCommand | None:
+    """`/name arg` for a known command, `UnknownCommand` for another `/word`, else None."""
+    if not text.startswith("/") or "\n" in text.strip():
         return None
-    name, _, arg = stripped[1:].partition(" ")
-    command = BY_NAME.get(name.lower())
-    return (command, arg.strip()) if command else None
+    head, _, arg = text.strip().partition(" ")
+    if (match := _WORD.fullmatch(head)) is None:
+        return None
+    word = match.group(1)
+    command = BY_NAME.get(word.lower())
+    if command is None:
+        return UnknownCommand(word, nearest(word))
+    return command, arg.strip()
+
+
+def nearest(word: str) -> tuple[str, ...]:
+    """Known names that start like `word`, then those spelled like it: at most three."""
+    names = list(BY_NAME)
+    word = word.lower()
+    starting = [name for name in names if name.startswith(word[:2])]
+    close = difflib.get_close_matches(word, names, n=3, cutoff=0.5)
+    return tuple(dict.fromkeys([*close, *starting]))[:3]
 
 
 KEYS_HELP = """\
-Enter           send (while a turn runs: queue as the next turn)
+Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input
-Ctrl+C          cancel the turn; idle: clear; twice within 2 s: quit
+Esc Esc         on an empty input: rewind to an earlier prompt
+Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
-Shift+Enter, Ctrl+J, Alt+Enter   newline
+Shift+Enter, Alt+Enter, Ctrl+J   newline
+Shift+Tab       approval mode: ask → auto-edit → yolo
 Up/Down         prompt history (on an empty input)
-Ctrl+T, Ctrl+N  tools pane, queue pane (x cancels a call; e/d/s/⇧↑⇓ edit the queue)
-End             follow the transcript again;  F2: machine inspector;  Ctrl+P: palette"""
+PageUp/PageDown, Home/End   scroll the transcript (End: follow it again)
+Ctrl+T, Ctrl+N  tools / queue pane: Delete cancels or removes, Enter edits,
+                Ctrl+S steers, Shift+Up/Down reorders; typing returns to the prompt
+F2              machine inspector;  Ctrl+P: command palette"""
 
 
 def help_text() -> str:
@@ -60,4 +108,40 @@ def help_text() -> str:
     for command in COMMANDS:
         head = f"/{command.name} {command.args}".rstrip()
         lines.append(f"{head:<32}{command.help}")
+    return "\n".join(lines)
+
+
+MCP_STATES = {
+    "off": "off (enabled = false)",
+    "skipped": "not started",
+    "waiting": "waiting",
+    "starting": "starting…",
+    "ready": "up",
+    "failed": "failed",
+    "crashed": "crashed (restarts on the next call)",
+    "disabled": "disabled",
+}
+MCP_SOURCES = {"config": "config.toml", "workspace": ".mcp.json", "client": "ACP client"}
+
+
+def mcp_text(servers: Sequence[McpServerInfo]) -> str:
+    """What `/mcp` shows: each server's state, origin, command, tools and last error."""
+    if not servers:
+        return (
+            "No MCP servers configured. Add them to the workspace's .mcp.json "
+            "(Claude Code's format) or to [mcp_servers.NAME] in config.toml."
+        )
+    up = sum(server.state == "ready" for server in servers)
+    lines = [f"MCP servers: {up} of {len(servers)} up"]
+    for server in servers:
+        source = MCP_SOURCES.get(server.source, server.source)
+        state = MCP_STATES.get(server.state, server.state)
+        lines.append(f"● {server.name}  {state}  ({source}: {server.command})")
+        if server.tools:
+            prefix = f"mcp__{server.name}__"
+            names = [tool.removeprefix(prefix) for tool in server.tools]
+            lines.append(f"    tools: {', '.join(names)}")
+        if server.error:
+            lines.append("    " + server.error.replace("\n", "\n    "))
+    lines.append("/mcp reconnect NAME restarts a server.")
     return "\n".join(lines)

@@ -8,6 +8,9 @@ new one opens, except for `switch_model(session_id, model)`, which reopens the s
 the old loop is closed (its log sealed) first. A callback left as None makes its command say it
 is not available. No Textual import here: the
 command line builds this object before it decides whether to load the UI.
+
+`turn_end_notice` says how to tell the user that a turn ended while the terminal was not focused
+(`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None, as in tests: never.
 """
 
 from __future__ import annotations
@@ -31,3 +34,4 @@ class SessionHooks:
     list_sessions: Callable[[], Awaitable[list[SessionSummary]]] | None = None
     resume: Callable[[str], Awaitable[LoopApi]] | None = None
     switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None
+    turn_end_notice: Callable[[], str] | None = None

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.hooks import SessionSummary
@@ -33,6 +33,7 @@ class SessionPicker(ModalScreen[str | None]):
                 label.append(s.session_id, style="dim")
                 options.append(Option(label, id=s.session_id))
             yield OptionList(*options)
+        yield Footer()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -29,6 +29,8 @@ from tui_agent.loop.events import (
     Drained,
     LoopEvent,
     MachineTransition,
+    McpServerInfo,
+    McpServersChanged,
     Notice,
     NotificationQueued,
     PlanUpdated,
@@ -49,16 +51,24 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry, PlanItem
+from tui_agent.vocab import PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
 TAIL_CHARS = 60
 TRANSITIONS_KEPT = 200
+FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones
+FINAL_STATES = frozenset({"closed", "done", "succeeded", "failed", "aborted"})
+REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
+# What a call's one line shows: the first of these arguments it has.
+PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
+_ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
 UserVia = Literal["prompt", "steer", "notification"]
-MarkerKind = Literal["interrupted", "compacted", "notice", "warning", "error", "info", "stopped"]
+MarkerKind = Literal[
+    "interrupted", "compacted", "notice", "warning", "error", "info", "stopped", "welcome"
+]
 
 
 # ---------------------------------------------------------------- transcript blocks
@@ -111,10 +121,30 @@ class ToolBlock:
             return self.arguments[:80]
         if not isinstance(args, dict):
             return str(args)[:80]
-        for key in ("command", "path", "pattern", "file_path", "description"):
+        for key in PRIMARY_ARGS:
             if isinstance(args.get(key), str):
                 return str(args[key]).splitlines()[0] if args[key] else ""
         return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80]
+
+    @property
+    def detail(self) -> str:
+        """The summary and then the other short arguments, so two calls of one tool differ:
+        `src · pattern='TODO'`, `notes.md · offset=200`."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return self.summary
+        if not isinstance(args, dict):
+            return self.summary
+        primary = next((k for k in PRIMARY_ARGS if isinstance(args.get(k), str)), None)
+        rest = [
+            f"{k}={v!r}"
+            for k, v in args.items()
+            if k != primary and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
+        ]
+        if primary is None:
+            return ", ".join(rest)[:80]
+        return " · ".join([self.summary, *rest])
 
     @property
     def diff(self) -> str | None:
@@ -125,6 +155,8 @@ class ToolBlock:
 
 @dataclass
 class RetryBlock:
+    """One line for all the retries of a step: it is updated in place at each new failure."""
+
     id: int
     attempt: int
     max_attempts: int
@@ -132,6 +164,17 @@ class RetryBlock:
     message: str
     deadline: float
     resolved: bool = False
+    status: int | None = None  # HTTP status of the last failure
+    failures: int = 1  # failed attempts folded into this line
+
+    @property
+    def reason(self) -> str:
+        """`HTTP 500 · Internal error`, or the error code: one short line."""
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        if len(first) > REASON_CHARS:
+            first = first[: REASON_CHARS - 1] + "…"
+        head = f"HTTP {self.status}" if self.status is not None else self.error_code
+        return f"{head} · {first}" if first else head
 
 
 @dataclass
@@ -151,11 +194,13 @@ Block = UserBlock | TextBlock | ThinkingBlock | ToolBlock | RetryBlock | MarkerB
 class ToolRow:
     call_id: str
     name: str
-    summary: str
+    summary: str  # the one argument that says what the call does (`ToolBlock.summary`)
     state: str
     started_at: float
     tail: str = ""
     recent: str = ""  # the last output characters, from which `tail` (its last line) is cut
+    index: int = 0  # the call's number in its turn, from 1 (0: not known, e.g. after a resume)
+    detail: str = ""  # the arguments that tell two calls of one tool apart (`ToolBlock.detail`)
 
 
 @dataclass
@@ -164,6 +209,7 @@ class QueueRow:
     text: str
     prompt_id: str | None = None  # prompts only: what edit/move/cancel/steer address
     key: str | None = None  # reminders: a later reminder with the same key replaces it
+    steer_ids: tuple[str, ...] = ()  # steers: the prompts merged into it (leave at their drain)
 
 
 @dataclass
@@ -241,11 +287,27 @@ Listener = Callable[[Change], None]
 
 
 @dataclass
-class _Machines:
-    states: dict[str, str] = field(default_factory=dict)
+class Machines:
+    """Live machines and the last `FINISHED_KEPT` finished ones, in the order they finished."""
+
+    states: dict[str, str] = field(default_factory=dict)  # machine id -> state
+    finished: deque[str] = field(default_factory=deque)  # ids in a final state, oldest first
     transitions: deque[MachineTransition] = field(
         default_factory=lambda: deque(maxlen=TRANSITIONS_KEPT)
     )
+
+    def record(self, event: MachineTransition) -> None:
+        self.transitions.append(event)
+        self.set_state(event.machine_id, event.target)
+
+    def set_state(self, machine_id: str, state: str) -> None:
+        self.states[machine_id] = state
+        if machine_id in self.finished:
+            self.finished.remove(machine_id)
+        if state in FINAL_STATES:
+            self.finished.append(machine_id)
+            while len(self.finished) > FINISHED_KEPT:
+                del self.states[self.finished.popleft()]
 
 
 class ViewModel:
@@ -257,10 +319,11 @@ class ViewModel:
         self.tools: dict[str, ToolRow] = {}
         self.queue: list[QueueRow] = []
         self.approvals: list[Approval] = []
-        self.machines = _Machines()
+        self.machines = Machines()
         self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
+        self.mcp: tuple[McpServerInfo, ...] = ()  # the loop's MCP servers, for /mcp and status
         self._listeners: list[Listener] = []
         self._next_id = 0
         self._tool_blocks: dict[str, ToolBlock] = {}
@@ -268,6 +331,7 @@ class ViewModel:
         self._open_thinking: ThinkingBlock | None = None
         self._attempt_blocks: list[TextBlock | ThinkingBlock] = []
         self._retry: RetryBlock | None = None
+        self._calls_in_turn = 0
 
     # ------------------------------------------------------------ listeners
 
@@ -282,51 +346,41 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, entries: Iterable[HistoryEntry], snapshot: LoopSnapshot
+        self, info: LoopInfo, transcript: Iterable[LoopEvent], snapshot: LoopSnapshot
     ) -> None:
-        """Start over for a (new or resumed) session: blocks from history, panes from snapshot."""
+        """Start over for a (new or resumed) session: the transcript's events replayed through
+        `apply`, as they were drawn live, then the panes from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
         self.approvals = []
-        self.machines = _Machines()
+        self.machines = Machines()
         self.status = _status_from(info)
         self._tool_blocks = {}
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
-        self._load_history(entries)
+        self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())
 
-    def _load_history(self, entries: Iterable[HistoryEntry]) -> None:
-        for entry in entries:
-            message = entry.message
-            if message.role == "user":
-                via: UserVia = "prompt"
-                if entry.meta.source in ("notify", "reminder", "async-tool"):
-                    via = "notification"
-                elif entry.meta.in_turn:
-                    via = "steer"
-                self.blocks.append(UserBlock(self._new_id(), message.text, via))
-                if via == "prompt":
-                    self.history.append(message.text)
-            elif message.role == "assistant":
-                if message.thinking.strip():
-                    self.blocks.append(
-                        ThinkingBlock(self._new_id(), message.thinking, streaming=False)
-                    )
-                if message.text.strip():
-                    self.blocks.append(TextBlock(self._new_id(), message.text, streaming=False))
-                for call in message.tool_calls:
-                    block = ToolBlock(self._new_id(), call.id, call.name, call.arguments)
-                    self._tool_blocks[call.id] = block
-                    self.blocks.append(block)
-            elif message.role == "tool" and message.tool_call_id in self._tool_blocks:
-                block = self._tool_blocks[message.tool_call_id]
-                block.output = message.text[-OUTPUT_CAP:]
-                block.is_error = message.is_error
-                block.state = "failed" if message.is_error else "done"
+    def _load_transcript(self, transcript: Iterable[LoopEvent]) -> None:
+        listeners, self._listeners = self._listeners, []  # one Reset tells them afterwards
+        try:
+            for event in transcript:
+                self.apply(event)
+                if isinstance(event, TurnStarted):
+                    for text in event.texts:
+                        self.remember_prompt(text)
+            # Whatever a crash left running is over now; the snapshot says what still runs.
+            self._close_streams()
+        finally:
+            self._listeners = listeners
+        self.tools = {}
+        self.queue = []
+        self.approvals = []
+        self.status.activity = "idle"
+        self.status.step = 0
 
     def _load_snapshot(self, snapshot: LoopSnapshot) -> None:
         self._load_queue(snapshot)
@@ -334,7 +388,8 @@ class ViewModel:
             self.tools[tool.call_id] = ToolRow(
                 tool.call_id, tool.name, "", tool.state, tool.started_at, _tail(tool.output_tail)
             )
-        self.machines.states.update(snapshot.machine_states)
+        for machine_id, state in snapshot.machine_states.items():
+            self.machines.set_state(machine_id, state)
         self.plan = snapshot.plan
         if not snapshot.agent_state.startswith(("idle", "closed")):
             self.status.activity = "running"
@@ -342,7 +397,10 @@ class ViewModel:
 
     def _load_queue(self, snapshot: LoopSnapshot) -> None:
         for pending in snapshot.notifications:
-            self.queue.append(QueueRow(_queue_kind(pending.source), pending.text, key=pending.key))
+            kind = _queue_kind(pending.source)
+            self.queue.append(
+                QueueRow(kind, pending.text, key=pending.key, steer_ids=pending.prompt_ids)
+            )
         for prompt in snapshot.queue:
             self.queue.append(QueueRow("prompt", prompt.text, prompt_id=prompt.prompt_id))
 
@@ -374,6 +432,14 @@ class ViewModel:
         self.status.approval_mode = mode
         self._emit(PaneChanged("status"))
 
+    def set_mcp(self, servers: tuple[McpServerInfo, ...]) -> None:
+        self.mcp = servers
+        self._emit(PaneChanged("status"))
+
+    def answers(self) -> list[str]:
+        """The assistant's texts in the transcript, oldest first (for /copy)."""
+        return [b.text for b in self.blocks if isinstance(b, TextBlock) and b.text.strip()]
+
     def remember_prompt(self, text: str) -> None:
         if text.strip() and (not self.history or self.history[-1] != text):
             self.history.append(text)
@@ -389,9 +455,9 @@ class ViewModel:
                     self._drop_prompts({event.prompt_id})
             case PromptSteered():
                 self._drop_prompts(set(event.prompt_ids))
-                self._add_pending("steer", event.text, None)
+                self._add_pending(QueueRow("steer", event.text, steer_ids=event.prompt_ids))
             case NotificationQueued():
-                self._add_pending(_queue_kind(event.source), event.text, event.key)
+                self._add_pending(QueueRow(_queue_kind(event.source), event.text, key=event.key))
             case TurnStarted():
                 self._on_turn_started(event)
             case StepStarted():
@@ -452,8 +518,7 @@ class ViewModel:
                 self.status.context_window = event.context_window
                 self._emit(PaneChanged("status"))
             case MachineTransition():
-                self.machines.states[event.machine_id] = event.target
-                self.machines.transitions.append(event)
+                self.machines.record(event)
                 self._emit(PaneChanged("machines"))
             case TurnFinished():
                 self._on_turn_finished(event)
@@ -463,6 +528,8 @@ class ViewModel:
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
+            case McpServersChanged():
+                self.set_mcp(event.servers)
 
     # ------------------------------------------------------------ event helpers
 
@@ -504,19 +571,18 @@ class ViewModel:
         if len(self.queue) != before:
             self._emit(PaneChanged("queue"))
 
-    def _add_pending(self, kind: QueueKind, text: str, key: str | None) -> None:
+    def _add_pending(self, row: QueueRow) -> None:
         """Pending items enter history before any queued prompt: keep them ahead of prompts."""
-        if kind == "steer" and any(r.kind == "steer" and r.text == text for r in self.queue):
-            return  # the loop may report one steer both as PromptSteered and as a notification
-        if key is not None:
-            self.queue = [r for r in self.queue if not (r.kind == kind and r.key == key)]
+        if row.key is not None:
+            self.queue = [r for r in self.queue if not (r.kind == row.kind and r.key == row.key)]
         at = next((i for i, r in enumerate(self.queue) if r.kind == "prompt"), len(self.queue))
-        self.queue.insert(at, QueueRow(kind, text, key=key))
+        self.queue.insert(at, row)
         self._emit(PaneChanged("queue"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
         self._close_streams()
         self._drop_prompts(set(event.prompt_ids))
+        self._calls_in_turn = 0
         for text in event.texts:
             self._add(UserBlock(self._new_id(), text, "prompt"))
         self.status.activity = "running"
@@ -559,16 +625,28 @@ class ViewModel:
 
     def _on_retrying(self, event: Retrying) -> None:
         self._discard_attempt()
-        self._resolve_retry()
-        self._retry = RetryBlock(
-            self._new_id(),
-            event.attempt,
-            event.max_attempts,
-            event.error_code,
-            event.message,
-            deadline=event.ts + event.delay_s,
-        )
-        self._add(self._retry)
+        retry = self._retry
+        if retry is not None:  # the same step failed again: fold it into the same line
+            retry.attempt, retry.max_attempts = event.attempt, event.max_attempts
+            retry.error_code, retry.message, retry.status = (
+                event.error_code,
+                event.message,
+                event.status,
+            )
+            retry.deadline = event.ts + event.delay_s
+            retry.failures += 1
+            self._emit(BlockUpdated(retry))
+        else:
+            self._retry = RetryBlock(
+                self._new_id(),
+                event.attempt,
+                event.max_attempts,
+                event.error_code,
+                event.message,
+                deadline=event.ts + event.delay_s,
+                status=event.status,
+            )
+            self._add(self._retry)
         self.status.activity = "retrying"
         self._emit(PaneChanged("status"))
 
@@ -587,7 +665,16 @@ class ViewModel:
         block = ToolBlock(self._new_id(), event.id, event.name, event.arguments)
         self._tool_blocks[event.id] = block
         self._add(block)
-        self.tools[event.id] = ToolRow(event.id, event.name, block.summary, "queued", event.ts)
+        self._calls_in_turn += 1
+        self.tools[event.id] = ToolRow(
+            event.id,
+            event.name,
+            block.summary,
+            "queued",
+            event.ts,
+            index=self._calls_in_turn,
+            detail=block.detail,
+        )
         self._emit(PaneChanged("tools"))
 
     def _on_tool_state(self, call_id: str, state: str) -> None:
@@ -632,32 +719,26 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
 
     def _on_drained(self, event: Drained) -> None:
+        """Steers leave the pane by their prompt ids; notifications and reminders (which have
+        no id) by their text, the one thing the event says of them."""
         self._close_streams()
+        drained = set(event.prompt_ids)
+        self.queue = [r for r in self.queue if not drained.intersection(r.steer_ids)]
         for text in event.texts:
-            row = next((r for r in self.queue if r.kind != "prompt" and r.text == text), None)
+            row = next((r for r in self.queue if r.kind in _ID_LESS and r.text == text), None)
             via: UserVia = "steer"
             if row is not None:
                 self.queue.remove(row)
-                via = "steer" if row.kind == "steer" else "notification"
+                via = "notification"
             self._add(UserBlock(self._new_id(), text, via))
         self._emit(PaneChanged("queue"))
 
     def _on_turn_finished(self, event: TurnFinished) -> None:
         self._close_streams()
         self._resolve_retry()
-        result = event.result
-        if result.type == "cancelled":
-            # The user's own cancel needs no explanation; anything else (closing...) says why.
-            own = result.reason in (None, "user_cancelled")
-            text = "interrupted" if own else f"interrupted ({result.reason})"
-            self.add_marker("interrupted", text)
-        elif result.type == "failed":
-            error = result.error or {}
-            code = error.get("code", "error")
-            message = error.get("message") or ""
-            self.add_marker("error", f"turn failed: {code}: {message}".rstrip(": "))
-        elif result.truncated:
-            self.add_marker("stopped", f"stopped: {result.stop_reason or 'output limit'}")
+        marker = event.result.marker()
+        if marker is not None:
+            self.add_marker(*marker)
         self.status.activity = "idle"
         self.status.step = 0
         self.approvals = []

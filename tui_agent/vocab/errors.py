@@ -32,6 +32,8 @@ class ErrorCode(StrEnum):
     STATUS = "llm.status"
     TIMEOUT = "llm.timeout"
     CONNECTION = "llm.connection"
+    UNREACHABLE = "llm.unreachable"
+    INCOMPLETE = "llm.incomplete"
     FILTERED = "llm.filtered"
     ABORT = "llm.abort"
     PROTOCOL = "llm.protocol"
@@ -51,6 +53,8 @@ class LLMErrorKind(StrEnum):
     STATUS = "status"
     TIMEOUT = "timeout"
     CONNECTION = "connection"
+    UNREACHABLE = "unreachable"  # connection refused, host not found: retried only briefly
+    INCOMPLETE = "incomplete"  # the stream stopped mid-answer: no finish reason, no terminator
     EMPTY_RESPONSE = "empty_response"
     FILTERED = "filtered"
     ABORT = "abort"
@@ -67,6 +71,8 @@ _ALWAYS_RETRYABLE = frozenset(
         LLMErrorKind.OVERLOADED,
         LLMErrorKind.TIMEOUT,
         LLMErrorKind.CONNECTION,
+        LLMErrorKind.UNREACHABLE,
+        LLMErrorKind.INCOMPLETE,
         LLMErrorKind.PROVIDER,
         LLMErrorKind.PROTOCOL,
     }
@@ -76,7 +82,7 @@ _ALWAYS_RETRYABLE = frozenset(
 class LLMError(BaseModel):
     """One failed LLM attempt, classified."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: LLMErrorKind
     message: str
@@ -104,7 +110,7 @@ class LLMError(BaseModel):
 class LoopError(BaseModel):
     """A failure that belongs to the loop itself (budgets, gates, handlers)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     code: str
     message: str

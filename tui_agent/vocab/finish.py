@@ -20,7 +20,7 @@ class FinishReason(StrEnum):
 
 
 class Finish(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     reason: FinishReason
     raw: str | None = None

@@ -16,7 +16,7 @@ from tui_agent.vocab.usage import TokenUsage
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class TextPart(_Frozen):

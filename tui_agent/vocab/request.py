@@ -9,7 +9,7 @@ from tui_agent.vocab.tools import ToolSpec
 
 
 class LLMRequest(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     model: str
     system: str = ""

@@ -18,7 +18,7 @@ from tui_agent.vocab.usage import TokenUsage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class RequestSent(_Event):

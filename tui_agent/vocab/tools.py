@@ -15,7 +15,7 @@ from tui_agent.vocab.messages import ContentPart, Message, TextPart
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ToolSpec(_Frozen):

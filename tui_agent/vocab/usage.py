@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class TokenUsage(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     input_other: int = 0
     output: int = 0

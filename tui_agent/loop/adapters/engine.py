@@ -22,7 +22,7 @@ from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel import events as k
 from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
 from tui_agent.loop import events as ev
-from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.journal import Journal, ToolOutcome
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 from tui_agent.vocab import (
     Finish,
@@ -205,7 +205,9 @@ class Engine:
 
     def notifications(self) -> tuple[PendingNotification, ...]:
         pending = [
-            PendingNotification(_notification_source(entry), entry.message.text)
+            PendingNotification(
+                _notification_source(entry), entry.message.text, prompt_ids=entry.meta.prompt_ids
+            )
             for entry in self.agent.notifications
         ]
         pending += [
@@ -310,6 +312,7 @@ class Engine:
                 delay_s=event.delay_s,
                 error_code=event.error.code,
                 message=event.error.message,
+                status=event.error.status,
             )
         )
 
@@ -394,14 +397,18 @@ class Engine:
             )
         )
         if not event.background:
-            self._record_result(event.call_id, event.result)
+            self._record_result(event.call_id, event.result, outcome)
         self._listener.tool_result(event.call_id, event.result, event.background)
 
     def _on_drained(self, event: k.Drained) -> None:
         for entry in event.entries:
             self._journal.entry(entry)
         self._listener.publish(
-            ev.Drained(turn_id=event.turn_id, texts=tuple(e.message.text for e in event.entries))
+            ev.Drained(
+                turn_id=event.turn_id,
+                texts=tuple(e.message.text for e in event.entries),
+                prompt_ids=tuple(pid for e in event.entries for pid in e.meta.prompt_ids),
+            )
         )
 
     def _on_prompt_steered(self, event: k.PromptSteered) -> None:
@@ -446,11 +453,13 @@ class Engine:
         self._turn_id = None
 
     # -- step records ------------------------------------------------------------------------
-    def _record_result(self, call_id: str, result: ToolResult) -> None:
+    def _record_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None:
         step = self._open
         if step is None or call_id not in step.pending:
             return
-        self._journal.tool_result(call_id, result)
+        self._journal.tool_result(call_id, result, outcome)
         step.pending.remove(call_id)
         if not step.pending and self._turn_id is not None:
             self._finish_step(self._turn_id, had_calls=True)
@@ -490,6 +499,7 @@ class Engine:
                 self._journal.tool_result(
                     call_id,
                     ToolResult(output=entry.message.text if entry else "aborted", is_error=True),
+                    "aborted",
                 )
             step.pending.clear()
         else:

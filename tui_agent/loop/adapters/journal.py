@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from tui_agent.loop.events import TurnResult
 from tui_agent.vocab import (
@@ -13,6 +13,8 @@ from tui_agent.vocab import (
     ToolCall,
     ToolResult,
 )
+
+ToolOutcome = Literal["succeeded", "failed", "aborted"]
 
 
 class Journal(Protocol):
@@ -26,7 +28,9 @@ class Journal(Protocol):
 
     def tool_call(self, step_uuid: str, call: ToolCall) -> None: ...
 
-    def tool_result(self, call_id: str, result: ToolResult) -> None: ...
+    def tool_result(
+        self, call_id: str, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None: ...
 
     def step_end(
         self,

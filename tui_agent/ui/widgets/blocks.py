@@ -351,7 +351,8 @@ class ToolCallBlock(Widget, can_focus=True):
 
 
 class RetryNotice(Static):
-    """`⟳ retrying in 3s (attempt 2/5): reason`, counting down until the retry starts."""
+    """`⟳ HTTP 500 · reason: retrying in 3s (attempt 2/5)`, counting down; one line per step,
+    updated at each further failure."""
 
     def __init__(self, block: RetryBlock, clock: Callable[[], float]) -> None:
         super().__init__("", classes="block retry", markup=False)
@@ -365,15 +366,15 @@ class RetryNotice(Static):
 
     def refresh_block(self) -> None:
         block = self.block
-        reason = f"{block.error_code}: {block.message}" if block.message else block.error_code
         attempt = f"attempt {block.attempt}/{block.max_attempts}"
+        failed = "failed once" if block.failures == 1 else f"failed {block.failures} times"
         if block.resolved:
-            self.update(Text(f"⟳ retried ({attempt}) after {reason}", style="dim"))
+            self.update(Text(f"⟳ {block.reason} ({failed}; retried up to {attempt})", style="dim"))
             if hasattr(self, "_timer"):
                 self._timer.stop()
             return
         left = max(0.0, block.deadline - self._clock())
-        self.update(Text(f"⟳ retrying in {left:.0f}s ({attempt}): {reason}"))
+        self.update(Text(f"⟳ {block.reason}: retrying in {left:.0f}s ({attempt})"))
 
 
 class Marker(Static):
@@ -385,6 +386,7 @@ class Marker(Static):
         "warning": "⚠ ",
         "error": "✗ ",
         "stopped": "■ ",
+        "welcome": "",
     }
 
     def __init__(self, block: MarkerBlock) -> None:

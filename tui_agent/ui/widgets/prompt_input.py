@@ -1,5 +1,8 @@
 """The prompt input: Enter sends, Ctrl+S steers, Shift+Enter / Ctrl+J / Alt+Enter add a line.
 
+The text is taken and the input cleared at the key press itself, so whatever is typed after
+Enter (even in the same burst) belongs to the next prompt.
+
 Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
 `/` opens slash-command completion (Tab completes, Up/Down choose). The widget only posts
 messages; the app decides what a submit means (run, queue, steer, command, saved edit).
@@ -24,10 +27,13 @@ class PromptInput(TextArea):
     ]
 
     class Submitted(Message):
-        def __init__(self, text: str, *, steer: bool) -> None:
+        """Sent with the text as it was at the key press; the input is already empty."""
+
+        def __init__(self, text: str, *, steer: bool, completing: bool) -> None:
             super().__init__()
             self.text = text
             self.steer = steer
+            self.completing = completing  # the slash completion was open: Enter picks from it
 
     class CompletionMove(Message):
         """Up/Down/Tab while the slash completion is open."""
@@ -38,6 +44,9 @@ class PromptInput(TextArea):
 
     class JumpToTail(Message):
         """End pressed with the cursor already at the end: follow the transcript again."""
+
+    class JumpToTop(Message):
+        """Home pressed with the cursor already at the start: the transcript's first block."""
 
     class PageTranscript(Message):
         """PageUp / PageDown: the transcript scrolls while the prompt keeps the focus."""
@@ -74,6 +83,8 @@ class PromptInput(TextArea):
             self._walk_history(+1)
         elif key == "end" and self.cursor_location == self.document.end:
             self.post_message(self.JumpToTail())
+        elif key == "home" and self.cursor_location == (0, 0):
+            self.post_message(self.JumpToTop())
         elif key in ("pageup", "pagedown"):
             self.post_message(self.PageTranscript(-1 if key == "pageup" else 1))
         else:
@@ -97,8 +108,8 @@ class PromptInput(TextArea):
         text = self.text
         if not text.strip():
             return
-        self._history_at = None
-        self.post_message(self.Submitted(text, steer=steer))
+        self.post_message(self.Submitted(text, steer=steer, completing=self.completion_open))
+        self.clear_input()  # now, so keys typed after Enter start the next prompt
 
     # ------------------------------------------------------------ history
 

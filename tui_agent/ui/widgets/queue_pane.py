@@ -1,9 +1,11 @@
 """The notification queue pane: what will enter history next, in that order.
 
 Pending steers, notifications and reminders come first (they join the running turn at its next
-drain point), then queued prompts (each opens a later turn). A queued prompt can be edited,
-removed, moved, or promoted to a steer; the pane only says what the user asked for, the app
-turns it into loop calls.
+drain point), then queued prompts: when the turn ends they all enter the next turn together, in
+the pane's order. A queued prompt can be edited (Enter), removed (Delete), promoted to a steer
+(Ctrl+S) or moved (Shift+Up/Down, the selection follows it); pane keys are never text, so typing
+here goes to the prompt. Rows are matched by prompt id, never by their text. The pane only says
+what the user asked for; the app turns it into loop calls.
 """
 
 from __future__ import annotations
@@ -19,19 +21,21 @@ from textual.widgets.option_list import Option
 from tui_agent.ui.view_model import QueueRow, ViewModel
 
 EMPTY_HINT = Text(
-    "nothing queued\nwhile a turn runs: Enter queues the next prompt, Ctrl+S steers this one",
+    "nothing queued\nwhile a turn runs: Enter queues a prompt for the next turn, "
+    "Ctrl+S steers this one",
     style="dim italic",
 )
+NEXT_TURN_NOTE = "all enter the next turn, in order"
 KIND_LABELS = {"prompt": "next", "steer": "steer", "notification": "note", "reminder": "remind"}
 
 
 class QueuePane(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "edit", "Edit"),
-        Binding("d,delete", "remove", "Remove"),
-        Binding("s", "steer", "Steer now"),
-        Binding("shift+up,K", "move(-1)", "Move up"),
-        Binding("shift+down,J", "move(1)", "Move down"),
+        Binding("enter", "edit", "Edit"),
+        Binding("delete", "remove", "Remove", key_display="Del"),
+        Binding("ctrl+s", "steer", "Steer now"),
+        Binding("shift+up", "move(-1)", "Move up"),
+        Binding("shift+down", "move(1)", "Move down"),
     ]
 
     class EditRequested(Message):
@@ -65,22 +69,30 @@ class QueuePane(OptionList):
         self.refresh_rows()
 
     def refresh_rows(self) -> None:
-        selected = self.selected_row
+        # The selection follows the item, wherever a move or a drain put it.
+        selected = self._highlighted_id()
         rows = self.vm.queue
+        ids = [_row_id(i, row) for i, row in enumerate(rows)]
         self.set_options(
-            [Option(_render_row(i, row), id=f"q{i}") for i, row in enumerate(rows, start=1)]
+            [
+                Option(_render_row(i, row), id=row_id)
+                for i, (row, row_id) in enumerate(zip(rows, ids, strict=True), start=1)
+            ]
             or [Option(EMPTY_HINT, disabled=True)]
         )
         if rows:
-            match = next(
-                (i for i, r in enumerate(rows) if selected and r.prompt_id == selected.prompt_id),
-                None,
-            )
             first_prompt = next((i for i, r in enumerate(rows) if r.prompt_id is not None), 0)
-            self.highlighted = match if match is not None else first_prompt
+            self.highlighted = ids.index(selected) if selected in ids else first_prompt
         self.border_title = f"Queue ({len(rows)})" if rows else "Queue"
+        prompts = sum(1 for row in rows if row.kind == "prompt")
+        self.border_subtitle = NEXT_TURN_NOTE if prompts > 1 else ""
         if self.has_focus:  # only the focused pane's keys are in the footer
             self.refresh_bindings()
+
+    def _highlighted_id(self) -> str | None:
+        if self.highlighted is None or self.highlighted >= self.option_count:
+            return None
+        return self.get_option_at_index(self.highlighted).id
 
     @property
     def selected_row(self) -> QueueRow | None:
@@ -123,6 +135,13 @@ class QueuePane(OptionList):
         row = self._selected_prompt()
         if row is not None and row.prompt_id is not None:
             self.post_message(self.MoveRequested(row.prompt_id, offset))
+
+
+def _row_id(index: int, row: QueueRow) -> str:
+    """Prompts by their id; the other rows by kind and position (they cannot be selected to act)."""
+    if row.prompt_id is not None:
+        return f"prompt:{row.prompt_id}"
+    return f"{row.kind}:{index}"
 
 
 def _render_row(number: int, row: QueueRow) -> Text:

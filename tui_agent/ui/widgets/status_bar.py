@@ -1,4 +1,5 @@
-"""The status bar: provider/model, agent state, tokens, context %, approval mode, session id.
+"""The status bar: provider/model, agent state, tokens, context %, approval mode, session id,
+and how many MCP servers are up (when any are configured).
 
 In a narrow terminal, where the side column is folded, it also counts live tools and queued
 items so nothing is hidden without a trace.
@@ -38,6 +39,10 @@ class StatusBar(Static):
             text.append(f"  tools {len(self.vm.tools)}·^T  queue {len(self.vm.queue)}·^N")
         text.append(f"  ↑{_k(status.tokens_in)} ↓{_k(status.tokens_out)}")
         text.append(f"  ctx {status.context_percent}%")
+        if self.vm.mcp:
+            up = sum(server.state == "ready" for server in self.vm.mcp)
+            broken = any(server.state in ("failed", "disabled") for server in self.vm.mcp)
+            text.append(f"  mcp {up}/{len(self.vm.mcp)}", style="yellow" if broken else "")
         mode = status.approval_mode
         text.append(f"  {mode}", style="bold red" if mode == "yolo" else "")
         text.append(f"  {status.session_id}", style="dim")

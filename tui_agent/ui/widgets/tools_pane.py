@@ -1,4 +1,6 @@
-"""The pending tool calls pane: one row per live tool machine, selectable, `x` cancels one call.
+"""The pending tool calls pane: one row per live tool machine, selectable, Delete cancels one call.
+
+Pane keys are never text: a printable key typed here goes to the prompt (the app moves the focus).
 
 An `OptionList` (drawn line by line, so a long list stays cheap). Rows are rebuilt when the view
 model says the tools changed and once a second while something runs, so elapsed times tick.
@@ -29,7 +31,9 @@ STATE_WORDS = {
 
 
 class ToolsPane(OptionList):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "cancel_call", "Cancel call")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("delete", "cancel_call", "Cancel call", key_display="Del"),
+    ]
 
     class CancelRequested(Message):
         def __init__(self, call_id: str) -> None:
@@ -73,9 +77,11 @@ class ToolsPane(OptionList):
         elapsed = max(0, int(self.vm.clock() - row.started_at))
         head = Text()
         head.append(f"{TOOL_GLYPHS.get(row.state, '·')} ", style="bold")
+        if row.index:
+            head.append(f"#{row.index} ", style="dim")
         head.append(row.name, style="bold")
-        if row.summary:
-            head.append(f" {row.summary}")
+        if row.detail or row.summary:
+            head.append(f" {row.detail or row.summary}")
         state = STATE_WORDS.get(row.state, row.state)
         lines = [head, Text(f"  {state} · {_duration(elapsed)}", style="dim")]
         if row.tail:

@@ -165,6 +165,12 @@ class Transcript(VerticalScroll, can_focus=True):
         # Anchor again rather than trusting the released anchor to re-engage (textual#6677).
         self.anchor()
 
+    def page(self, pages: int) -> None:
+        """Scroll by whole pages at once, not after the next refresh: a burst of PageUp presses
+        keeps going instead of each starting from the same place. Up releases the anchor."""
+        height = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + pages * height, animate=False, immediate=True)
+
     def action_top(self) -> None:
         self.show_earlier()
         self.scroll_home(animate=False)

@@ -1,0 +1,194 @@
+"""kill -9 at 50 seeded moments of a scripted multi-step turn with writes and edits.
+
+Each run starts `tui-agent -p ... --output-format jsonl` against the local scripted server,
+reads its event lines (about 30 in a whole turn), and kills it with SIGKILL right after a line
+chosen by a seeded draw (plus a seeded pause of up to 20 ms, so kills also land between
+events). Nothing here times
+anything: the kill moments come from what the test observes, the checks from what is on disk.
+Runs go three at a time. Each costs about one second of CPU, most of it the interpreter
+starting, so the module takes ~20-30 s on two idle cores (more on a busy machine).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.context.context_builders import history_problems, problems
+from tests.e2e.test_cli import FAKE_KEY
+from tests.support.openai_server import scripted_openai_server
+from tui_agent.context import Prompt, fold, project, read_log
+
+SEED = 20261130
+RUNS = 50
+PARALLEL = 3
+BIG = "".join(f"line {n}\n" for n in range(100_000))  # ~1.1 MB: its rewrite takes a while
+BIG_EDITED = BIG.replace("line 50000\n", "LINE 50000\n")
+NOTES = "alpha\n" + "note\n" * 200
+NOTES_EDITED = NOTES.replace("alpha", "omega")
+STEPS = [
+    {
+        "tool_calls": [
+            {"name": "write_file", "arguments": {"path": "notes.txt", "content": NOTES}},
+            {
+                "name": "edit_file",
+                "arguments": {
+                    "path": "big.txt",
+                    "old_string": "line 50000\n",
+                    "new_string": "LINE 50000\n",
+                },
+            },
+        ]
+    },
+    {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "arguments": {"path": "notes.txt", "old_string": "alpha", "new_string": "omega"},
+            },
+            {"name": "shell", "arguments": {"command": "echo done"}},
+        ]
+    },
+    {"text": "All done."},
+]
+
+
+@dataclass
+class Run:
+    number: int
+    kill_after_line: int
+    pause_s: float
+    lines_seen: int = 0
+    acknowledged: bool = False  # the CLI reported turn.started before it died
+    finished: bool = False  # the turn ended before the kill moment
+    damaged_files: list[str] = field(default_factory=list)
+    log_problems: list[str] = field(default_factory=list)
+    prompt_on_disk: bool = False
+    leftover_processes: list[int] = field(default_factory=list)
+
+
+def _marked_processes(marker: str) -> list[int]:
+    """Processes whose environment carries `marker`: the CLI's tool processes."""
+    found = []
+    needle = f"TUI_AGENT_FAULT_RUN={marker}".encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                environ = handle.read()
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in environ.split(b"\0") and state != b"Z":
+            found.append(int(name))
+    return found
+
+
+def _one_run(run: Run, base: Path) -> Run:
+    workspace = base / f"ws{run.number}"
+    home = base / f"home{run.number}"
+    workspace.mkdir()
+    (workspace / "big.txt").write_text(BIG)
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "TUI_AGENT_HOME": str(home), "OPENAI_API_KEY": FAKE_KEY}
+    env["TUI_AGENT_FAULT_RUN"] = marker
+    with scripted_openai_server([dict(step) for step in STEPS]) as server:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "tui_agent", "--provider", "openai",
+                "--base-url", server.base_url, "--model", "test-model",
+                "--workspace", str(workspace), "--yolo", "--output-format", "jsonl",
+                "-p", "write the notes and edit the files",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )  # fmt: skip
+        assert process.stdout is not None
+        for line in process.stdout:
+            run.lines_seen += 1
+            run.acknowledged |= b'"type":"turn.started"' in line
+            if run.lines_seen == run.kill_after_line:
+                time.sleep(run.pause_s)
+                break
+        else:
+            run.finished = True
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+    _check_files(run, workspace)
+    _check_log(run, home)
+    deadline = time.monotonic() + 2.0  # the issue's bound is 1 s for tool processes to die
+    while (left := _marked_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.leftover_processes = left
+    for pid in left:  # never leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    return run
+
+
+def _check_files(run: Run, workspace: Path) -> None:
+    if (workspace / "big.txt").read_text() not in (BIG, BIG_EDITED):
+        run.damaged_files.append("big.txt")
+    notes = workspace / "notes.txt"
+    if notes.exists() and notes.read_text() not in (NOTES, NOTES_EDITED):
+        run.damaged_files.append("notes.txt")
+
+
+def _check_log(run: Run, home: Path) -> None:
+    logs = list(home.glob("sessions/*/events.jsonl"))
+    if not logs:
+        return
+    bad_lines: list[int] = []
+    records = read_log(logs[0], bad_lines)
+    if bad_lines:
+        run.log_problems.append(f"damaged lines {bad_lines}")
+    history = fold(records)
+    run.log_problems += history_problems(history) + problems(project(history))
+    run.prompt_on_disk = any(isinstance(record, Prompt) for record in records)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
+    draw = random.Random(SEED)
+    planned = [
+        Run(number, kill_after_line=draw.randint(1, 30), pause_s=draw.uniform(0, 0.02))
+        for number in range(RUNS)
+    ]
+    base = tmp_path_factory.mktemp("faults")
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        return list(pool.map(lambda run: _one_run(run, base), planned))
+
+
+@pytest.mark.timeout(180)
+def test_no_file_is_ever_left_empty_or_half_written(runs: list[Run]) -> None:
+    assert [(run.number, run.damaged_files) for run in runs if run.damaged_files] == []
+    assert sum(run.acknowledged for run in runs) >= RUNS // 2  # most kills land mid-turn
+
+
+def test_every_history_folds_well_formed_after_a_kill(runs: list[Run]) -> None:
+    assert [(run.number, run.log_problems) for run in runs if run.log_problems] == []
+
+
+@pytest.mark.xfail(reason="needs the write-ahead prompt record (issue 12, helper i9)")
+def test_no_acknowledged_prompt_is_lost(runs: list[Run]) -> None:
+    lost = [run.number for run in runs if run.acknowledged and not run.prompt_on_disk]
+    assert lost == []
+
+
+@pytest.mark.xfail(reason="needs the parent-death reaper for tool processes (issue 12, i12b)")
+def test_no_tool_process_outlives_the_killed_agent(runs: list[Run]) -> None:
+    assert [(run.number, run.leftover_processes) for run in runs if run.leftover_processes] == []

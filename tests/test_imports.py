@@ -1,0 +1,55 @@
+"""What each entry path imports, checked in a fresh interpreter (the test process has everything
+loaded already): the headless path never loads Textual, and the full-screen app draws its first
+frame before the loop stack (providers, tools, kernel, HTTP, state machines) is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "statemachine")
+
+
+def loaded_after(code: str) -> set[str]:
+    """The modules loaded once `code` has run in a new interpreter."""
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_the_headless_path_never_imports_textual() -> None:
+    loaded = loaded_after("import tui_agent.cli\nimport tui_agent.session._open")
+    assert "tui_agent.loop.service" in loaded  # the whole headless stack is there
+    assert not any(name == "textual" or name.startswith("textual.") for name in loaded)
+
+
+def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:
+    code = """
+import asyncio
+from pathlib import Path
+from tui_agent.session import LoopConfig
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.run import _starting
+
+async def never_opens():
+    await asyncio.Event().wait()
+
+async def first_frame():
+    config = LoopConfig(workspace=Path.cwd())
+    app = TuiAgentApp(OpeningLoop(_starting(config), never_opens))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#footer").region.height > 0
+        assert app.prompt_input.has_focus
+
+asyncio.run(first_frame())
+"""
+    loaded = loaded_after(code)
+    assert "textual" in loaded
+    assert not [name for name in loaded if name.startswith(LOOP_STACK)]

@@ -1,0 +1,127 @@
+"""grep's two engines: ripgrep and the Python fallback give the same answers on the same tree,
+and neither can freeze the app with a pattern that backtracks for ever."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from tests.tools.test_tools_search import PROJECT, tree
+from tui_agent.tools import Grep, ToolContext, Workspace
+from tui_agent.tools import _search as search_module
+from tui_agent.tools._base import ToolAborted
+from tui_agent.tools._pygrep import WORKER, Query
+from tui_agent.tools._rg import rg_path
+from tui_agent.tools._search import GrepArgs
+from tui_agent.vocab import AbortSignal, ToolResult
+
+needs_rg = pytest.mark.skipif(rg_path() is None, reason="the ripgrep package is not installed")
+
+TREE: dict[str, str | bytes] = {
+    **PROJECT,
+    ".hidden/notes.txt": "TODO hidden folder\n",
+    "crlf.txt": "TODO: one\r\nTODO: two\r\nend\r\n",
+    "long.txt": "TODO " + "x" * 1000 + "\n",
+    "many.txt": "".join(f"TODO {n}\n" for n in range(300)),
+    "bad-utf8.txt": b"TODO caf\xe9\n",
+    "no-newline.txt": "last TODO",
+    "src/deep/er/file.py": "def f():\n    pass  # TODO deep\n",
+}
+
+QUERIES: list[dict[str, object]] = [
+    {"pattern": "TODO"},
+    {"pattern": "todo", "ignore_case": True},
+    {"pattern": r"^\s+return \d"},
+    {"pattern": "TODO: two$"},
+    {"pattern": "TODO", "glob": "*.py"},
+    {"pattern": "TODO", "glob": "src/**/*.ts"},
+    {"pattern": "TODO", "path": "src"},
+    {"pattern": "TODO", "path": "src", "glob": "web/*"},
+    {"pattern": "TODO", "path": "src/main.py"},
+    {"pattern": "caf"},  # rg's "." never matches a byte that is not UTF-8; Python's matches U+FFFD
+    {"pattern": "nothing matches this"},
+    {"pattern": "(a+)+$"},
+]
+
+
+async def _grep(
+    workspace: Workspace, signal: AbortSignal | None = None, **kw: object
+) -> ToolResult:
+    context = ToolContext(signal or AbortSignal(), lambda u: None, lambda a: None, workspace, "c1")
+    return await Grep(workspace).execute(GrepArgs.model_validate(kw), context)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    workspace = tree(root, TREE)
+    (root / "caf\udce9-name.txt").write_text("TODO named\n")  # a name that is not UTF-8
+    return workspace
+
+
+@needs_rg
+async def test_ripgrep_and_the_python_fallback_agree(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_rg = [(await _grep(workspace, **query)).output for query in QUERIES]
+    monkeypatch.setattr(search_module, "rg_path", lambda: None)
+    fallback = [(await _grep(workspace, **query)).output for query in QUERIES]
+
+    for query, one, other in zip(QUERIES, with_rg, fallback, strict=True):
+        assert one == other, query
+    assert "caf\\xe9-name.txt:1:TODO named" in str(with_rg[0])
+    assert "[65 more matches not shown (315 in 15 files)" in str(with_rg[0])
+
+
+@needs_rg
+async def test_a_catastrophic_pattern_is_linear_under_ripgrep(workspace: Workspace) -> None:
+    (workspace.root / "as.txt").write_text("a" * 60 + "b\n" + "a" * 60 + "\n")
+
+    result = await _grep(workspace, pattern="^(a+)+$", path="as.txt")
+
+    assert result.output == "as.txt:2:" + "a" * 60
+
+
+async def test_a_catastrophic_pattern_in_the_fallback_is_stopped_at_its_time_limit(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "rg_path", lambda: None)
+    monkeypatch.setattr(search_module, "GREP_TIMEOUT_S", 0.5)
+    (workspace.root / "as.txt").write_text("a" * 60 + "b\n")
+
+    result = await _grep(workspace, pattern="^(a+)+$", path="as.txt")
+
+    assert result.is_error
+    assert str(result.output).startswith("grep stopped after 0.5 s without finishing.")
+
+
+async def test_aborting_kills_the_fallback_worker(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "rg_path", lambda: None)
+    (workspace.root / "as.txt").write_text("a" * 60 + "b\n")
+    signal = AbortSignal()
+    signal.abort("user_cancelled")
+
+    with pytest.raises(ToolAborted):
+        await _grep(workspace, signal, pattern="^(a+)+$", path="as.txt")
+
+
+def test_the_fallback_worker_ends_itself_when_its_cpu_budget_is_spent(tmp_path: Path) -> None:
+    (tmp_path / "as.txt").write_text("a" * 60 + "b\n")
+    query = Query(root=str(tmp_path), top=str(tmp_path), top_shown=".", pattern="^(a+)+$")
+
+    done = subprocess.run(
+        [*WORKER, "1"],
+        input=json.dumps(asdict(query)).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+
+    assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL)  # no agent needed to stop it
+    assert done.stderr == b""

@@ -1,0 +1,235 @@
+"""MCP servers from the user's files, and which of them the user approved per workspace.
+
+Two sources, merged: `[mcp_servers.NAME]` tables in `config.toml` (the user's own file, so
+trusted) and the workspace's `.mcp.json` in Claude Code's format (anyone may have committed
+it, so its servers start only once approved):
+
+    {"mcpServers": {
+        "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+        "docs": {"type": "http", "url": "https://example.com/mcp",
+                 "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}
+
+`${VAR}` (or `${VAR:-default}`) in any value comes from the environment. A mistake in
+`config.toml` is a `ConfigError`; one in `.mcp.json` skips that server with a problem that
+names the file, the server and the key (a workspace file should not stop the app). A name in
+both files is the `config.toml` server. Approvals live in `$TUI_AGENT_HOME/mcp-approvals.json`,
+per workspace, by each server's name and command line (a changed command asks again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from tui_agent.session._config import Config, ConfigError, McpServerTable, toml_key
+from tui_agent.session._paths import AppPaths
+
+if TYPE_CHECKING:  # loaded only when a server is configured: the one-shot path stays light
+    from tui_agent.tools.mcp import McpServerConfig
+
+MCP_JSON = ".mcp.json"
+APPROVALS_FILE = "mcp-approvals.json"
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class McpSetup:
+    servers: tuple[McpServerConfig, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+class _Problem(Exception):
+    def __init__(self, key: str, detail: str) -> None:
+        super().__init__(detail)
+        self.key = key
+        self.detail = detail
+
+
+def load_mcp_servers(
+    config: Config,
+    config_file: Path,
+    workspace: Path,
+    environ: Mapping[str, str] | None = None,
+    *,
+    given: Sequence[McpServerConfig] = (),
+    workspace_file: bool = True,
+) -> McpSetup:
+    """`given` servers (a front end's) first, then config.toml's, then the workspace's."""
+    env = os.environ if environ is None else environ
+    servers: dict[str, McpServerConfig] = {server.name: server for server in given}
+    for name, table in config.mcp_servers.items():
+        if name in servers:
+            continue
+        try:
+            servers[name] = _server(name, table, env, "config", workspace)
+        except _Problem as problem:
+            key = f"mcp_servers.{toml_key(name)}.{problem.key}"
+            message = f"{config_file}: {key}: {problem.detail}"
+            raise ConfigError(message, path=config_file, key=key) from None
+    problems: list[str] = []
+    for server in _workspace_servers(workspace, env, problems) if workspace_file else ():
+        servers.setdefault(server.name, server)
+    return McpSetup(tuple(servers.values()), tuple(problems))
+
+
+def _workspace_servers(
+    workspace: Path, env: Mapping[str, str], problems: list[str]
+) -> list[McpServerConfig]:
+    file = workspace / MCP_JSON
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        problems.append(f"{file}: cannot read it, so its MCP servers are skipped: {exc}")
+        return []
+    entries = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        problems.append(f'{file}: expected {{"mcpServers": {{NAME: {{...}}}}}}; nothing started')
+        return []
+    servers = []
+    for name, entry in entries.items():
+        try:
+            try:
+                table = McpServerTable.model_validate(_claude_keys(entry))
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                key = ".".join(str(part) for part in error["loc"]) or "(server)"
+                raise _Problem(key, str(error["msg"])) from None
+            servers.append(_server(name, table, env, "workspace", workspace))
+        except _Problem as problem:
+            problems.append(
+                f"{file}: mcpServers.{name}.{problem.key}: {problem.detail} (server skipped)"
+            )
+    return servers
+
+
+def client_server(
+    name: str,
+    workspace: Path,
+    *,
+    command: str = "",
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    url: str = "",
+    headers: Mapping[str, str] | None = None,
+) -> McpServerConfig:
+    """A server a front end hands over (an ACP client's): stdio with `command`, else HTTP."""
+    from tui_agent.tools.mcp import McpServerConfig
+
+    return McpServerConfig(
+        name=name,
+        transport="stdio" if command else "http",
+        command=command,
+        args=tuple(args),
+        env=dict(env or {}),
+        url=url,
+        headers=dict(headers or {}),
+        source="client",
+        cwd=str(workspace),
+    )
+
+
+def _claude_keys(entry: Any) -> Any:
+    """An entry's keys in Claude Code's format; other tools' keys are ignored."""
+    if not isinstance(entry, dict):
+        return entry
+    return {key: value for key, value in entry.items() if key in _CLAUDE_KEYS}
+
+
+_CLAUDE_KEYS = frozenset(("type", "command", "args", "env", "url", "headers"))
+
+
+def _server(
+    name: str,
+    table: McpServerTable,
+    env: Mapping[str, str],
+    source: Literal["config", "workspace"],
+    workspace: Path,
+) -> McpServerConfig:
+    from tui_agent.tools.mcp import (
+        DEFAULT_STARTUP_TIMEOUT_S,
+        DEFAULT_TOOL_TIMEOUT_S,
+        McpServerConfig,
+    )
+
+    kind = table.type
+    transport: Literal["stdio", "http"] = (
+        "http" if kind == "http" or (kind is None and table.url) else "stdio"
+    )
+    if transport == "stdio" and not table.command:
+        raise _Problem("command", 'missing: a stdio server needs "command" (or give "url")')
+    if transport == "http" and not table.url:
+        raise _Problem("url", 'missing: an http server needs "url"')
+    return McpServerConfig(
+        name=name,
+        transport=transport,
+        command=_expand(table.command or "", "command", env),
+        args=tuple(_expand(arg, f"args[{i}]", env) for i, arg in enumerate(table.args)),
+        env={key: _expand(value, f"env.{key}", env) for key, value in table.env.items()},
+        url=_expand(table.url or "", "url", env),
+        headers={k: _expand(v, f"headers.{k}", env) for k, v in table.headers.items()},
+        enabled=table.enabled,
+        startup_timeout_s=table.startup_timeout_s or DEFAULT_STARTUP_TIMEOUT_S,
+        tool_timeout_s=table.tool_timeout_s or DEFAULT_TOOL_TIMEOUT_S,
+        source=source,
+        cwd=str(workspace),
+    )
+
+
+def _expand(value: str, key: str, env: Mapping[str, str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        variable, default = match.group(1), match.group(2)
+        if variable in env:
+            return env[variable]
+        if default is not None:
+            return default
+        raise _Problem(key, f"${{{variable}}} is not set in the environment")
+
+    return _VARIABLE.sub(replace, value)
+
+
+class WorkspaceTrust:
+    """The workspace servers a user approved, kept under `$TUI_AGENT_HOME` (`--yolo`: all)."""
+
+    def __init__(self, workspace: Path, *, yolo: bool = False, file: Path | None = None) -> None:
+        self._workspace = str(workspace)
+        self._yolo = yolo
+        self._file = file or AppPaths.from_env().data_dir / APPROVALS_FILE
+
+    def approved(self, servers: Sequence[McpServerConfig]) -> bool:
+        if self._yolo:
+            return True
+        known = set(self._read().get(self._workspace, []))
+        return all(_fingerprint(server) in known for server in servers)
+
+    def remember(self, servers: Sequence[McpServerConfig]) -> None:
+        data = self._read()
+        known = data.setdefault(self._workspace, [])
+        known.extend(f for f in map(_fingerprint, servers) if f not in known)
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self._file.with_suffix(".tmp")
+        partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        partial.replace(self._file)
+
+    def _read(self) -> dict[str, list[str]]:
+        try:
+            data: Any = json.loads(self._file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # missing or damaged: nothing approved yet, the user is asked again
+        return data if isinstance(data, dict) else {}
+
+
+def _fingerprint(server: McpServerConfig) -> str:
+    # Only the name and what runs: env and headers may hold secrets, which never reach a file.
+    text = json.dumps([server.name, server.transport, server.command_line()])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -1,0 +1,126 @@
+"""Running search workers (ripgrep, or our own Python search) as bounded, killable processes.
+
+A regular expression that backtracks forever holds the interpreter's lock; run in this process
+it would freeze the app. So searches run in a child process: `worker_lines` starts one, yields
+its output line by line, and kills it when the call is aborted or its time is up (then it
+raises `SearchStopped`). `rg_path` finds the `rg` binary that the `ripgrep` package installs
+beside our interpreter (or one on PATH); `rg_lines` runs it. Callers build their own
+arguments: the `grep` tool uses `--json`, a file index would use `--files`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import shutil
+import sys
+import sysconfig
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+from tui_agent.vocab import AbortSignal
+
+_LINE_LIMIT = 1 << 24  # one output line may be long (a minified file's match)
+
+
+class SearchStopped(Exception):
+    """The worker was killed: `timed_out` says whether by its time limit (else an abort)."""
+
+    def __init__(self, timed_out: bool) -> None:
+        super().__init__("timed out" if timed_out else "aborted")
+        self.timed_out = timed_out
+
+
+class SearchFailed(Exception):
+    """The worker ended with an error and printed nothing; the message is its stderr."""
+
+
+@functools.cache
+def rg_path() -> str | None:
+    """The `rg` binary: the one the `ripgrep` package put beside this interpreter, else PATH."""
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        candidate = Path(folder) / "rg"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+async def rg_lines(
+    args: Sequence[str], *, cwd: str, signal: AbortSignal, timeout_s: float
+) -> AsyncIterator[bytes]:
+    """Run `rg` (which must exist: see `rg_path`) with `args`, ignoring any user config."""
+    binary = rg_path()
+    assert binary is not None, "rg_lines needs rg_path()"
+    async for line in worker_lines(
+        [binary, "--no-config", *args], cwd=cwd, signal=signal, timeout_s=timeout_s
+    ):
+        yield line
+
+
+async def worker_lines(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    signal: AbortSignal,
+    timeout_s: float,
+    stdin: bytes | None = None,
+) -> AsyncIterator[bytes]:
+    """The output lines (newline kept) of the process `argv`, killed on abort or timeout.
+
+    Exit status 0 or 1 is success (grep's "found" and "nothing found"); any other status with
+    no output raises `SearchFailed`, and a kill raises `SearchStopped` after the lines read.
+    Without `stdin` the worker's input is /dev/null (rg would search a piped stdin)."""
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=_LINE_LIMIT,
+        start_new_session=True,  # a Ctrl+C at the terminal is the agent's to handle, not theirs
+    )
+    assert process.stdout is not None and process.stderr is not None
+    stopped: list[bool] = []
+
+    async def watch() -> None:
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            done, _ = await asyncio.wait({aborted}, timeout=timeout_s)
+        finally:
+            aborted.cancel()
+        stopped.append(not done)
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+
+    watchdog = asyncio.ensure_future(watch())
+    errors = asyncio.ensure_future(process.stderr.read())
+    printed = False
+    try:
+        if process.stdin is not None and stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                process.stdin.write(stdin)
+                await process.stdin.drain()
+                process.stdin.close()
+        while True:
+            try:
+                line = await process.stdout.readline()
+            except ValueError:  # one line over the limit: stop here rather than hold it all
+                raise SearchFailed(f"an output line over {_LINE_LIMIT} bytes") from None
+            if not line:
+                break
+            printed = True
+            yield line
+        code = await process.wait()
+    finally:
+        watchdog.cancel()
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+        message = (await errors).decode("utf-8", "replace").strip()
+    if stopped:
+        raise SearchStopped(timed_out=stopped[0])
+    if code not in (0, 1) and not printed:
+        raise SearchFailed(message or f"exit status {code}")

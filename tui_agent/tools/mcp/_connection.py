@@ -1,0 +1,203 @@
+"""One live MCP session with one server, and the words for how it went wrong.
+
+The SDK's transports and `ClientSession` are anyio contexts that must be entered and left by
+the same task, so each connection has an owner task that opens them, reports the server's
+tools, then holds the session open until `close()`. Calls come from other tasks. A stdio
+server's stderr goes to a temporary file whose tail explains a failure. The SDK is imported
+here only, when a connection opens, so nothing pays for it when no server is configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from tui_agent.tools.mcp._config import McpServerConfig
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+    from mcp.types import CallToolResult
+
+STDERR_TAIL = 2_000  # characters of a server's stderr quoted in an error
+CLOSE_TIMEOUT_S = 10.0
+
+
+class McpStartError(Exception):
+    """The server did not come up; the message says why (with its stderr tail)."""
+
+
+class McpConnectionLost(Exception):
+    """The server went away during a call."""
+
+
+class McpCallError(Exception):
+    """The server answered a call with a protocol error (unknown tool, bad arguments, timeout)."""
+
+
+@dataclass(frozen=True)
+class ServerTool:
+    """A tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+    title: str | None = None
+
+
+class McpConnection:
+    def __init__(self, config: McpServerConfig) -> None:
+        self.config = config
+        self._session: ClientSession | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
+        self._stderr: IO[bytes] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._session is not None and self._owner is not None and not self._owner.done()
+
+    async def open(self) -> list[ServerTool]:
+        """Start the server and list its tools, within the configured start-up time."""
+        ready: asyncio.Future[list[ServerTool]] = asyncio.get_running_loop().create_future()
+        if self.config.transport == "stdio":
+            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server
+        self._owner = asyncio.create_task(self._own(ready), name=f"mcp:{self.config.name}")
+        try:
+            async with asyncio.timeout(self.config.startup_timeout_s):
+                return await asyncio.shield(ready)
+        except TimeoutError:
+            await self.close()
+            raise McpStartError(
+                self._with_tail(f"did not start within {self.config.startup_timeout_s:g} s")
+            ) from None
+        except McpStartError:
+            await self.close()
+            raise
+
+    async def _own(self, ready: asyncio.Future[list[ServerTool]]) -> None:
+        try:
+            from mcp.client.session import ClientSession
+
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+                tools = await _list_tools(session)
+                self._session = session
+                ready.set_result(tools)
+                await self._closing.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(McpStartError(self._with_tail("start-up was cancelled")))
+            raise
+        except BaseException as error:  # the SDK raises exception groups from its task groups
+            if not ready.done():
+                ready.set_exception(McpStartError(self._with_tail(_describe(error))))
+        finally:
+            self._session = None
+
+    def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        config = self.config
+        if config.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            client = create_mcp_http_client(headers=dict(config.headers) or None)
+            return streamable_http_client(config.url, http_client=client)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=config.command, args=list(config.args), env=dict(config.env), cwd=config.cwd
+        )
+        # The SDK wants a text file for the child's stderr; only its descriptor is used.
+        return stdio_client(params, errlog=cast(Any, self._stderr))
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        """One `tools/call`; cancelling the awaiting task cancels it on the server too."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        session = self._session
+        if session is None or not self.alive:
+            raise McpConnectionLost(self._with_tail("the server is not running"))
+        try:
+            return await session.call_tool(
+                name, arguments, read_timeout_seconds=self.config.tool_timeout_s
+            )
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                raise McpConnectionLost(self._with_tail("the server exited")) from None
+            if error.code == REQUEST_TIMEOUT:
+                raise McpCallError(
+                    f"no answer within {self.config.tool_timeout_s:g} s (tool_timeout_s); "
+                    "the call was cancelled on the server"
+                ) from None
+            raise McpCallError(error.message) from None
+        except (OSError, asyncio.IncompleteReadError) as error:
+            raise McpConnectionLost(self._with_tail(_describe(error))) from None
+
+    async def close(self) -> None:
+        self._closing.set()
+        owner = self._owner
+        if owner is not None and not owner.done():
+            if self._session is None:
+                owner.cancel()  # still starting: nothing to close gracefully
+            # The SDK bounds its own shutdown (stdin closed, then SIGTERM, then SIGKILL).
+            await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT_S)
+            if not owner.done():
+                owner.cancel()
+                await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT_S)
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def stderr_tail(self) -> str:
+        handle = self._stderr
+        if handle is None or handle.closed:
+            return ""
+        size = os.fstat(handle.fileno()).st_size
+        data = os.pread(handle.fileno(), STDERR_TAIL, max(0, size - STDERR_TAIL))
+        return data.decode("utf-8", errors="replace").strip()
+
+    def _with_tail(self, message: str) -> str:
+        tail = self.stderr_tail()
+        return f"{message}; its stderr ends with:\n{tail}" if tail else message
+
+
+async def _list_tools(session: ClientSession) -> list[ServerTool]:
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[ServerTool] = []
+    cursor: str | None = None
+    while True:
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        for tool in page.tools:
+            annotations = tool.annotations
+            tools.append(
+                ServerTool(
+                    name=tool.name,
+                    description=tool.description or "",
+                    input_schema=dict(tool.input_schema),
+                    read_only=bool(annotations and annotations.read_only_hint),
+                    title=tool.title or (annotations.title if annotations else None),
+                )
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def _describe(error: BaseException) -> str:
+    """The innermost meaningful message of an error (the SDK nests them in groups)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    text = str(error) or type(error).__name__
+    if isinstance(error, FileNotFoundError):
+        return f"command not found ({text})"
+    return text

@@ -1,0 +1,259 @@
+"""The MCP servers of one loop: start-up, trust, tools, faults and reconnecting.
+
+`McpServers(configs, ...)` holds one entry per configured server. `start()` connects them all
+concurrently in the background (servers from a workspace's `.mcp.json` only once approved);
+`wait_started()` waits until every start-up has settled (each bounded by its
+`startup_timeout_s`). `tools()` are the live servers' tools; `statuses()` what `/mcp` shows.
+
+Faults: a call that loses its server fails with the server's stderr tail; the next call
+restarts the server once; a server that dies again is disabled with a notice until the user
+reconnects it (`reconnect`). A call never raises: every fault is an error result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from tui_agent.tools.mcp._config import McpServerConfig
+from tui_agent.tools.mcp._connection import (
+    McpCallError,
+    McpConnection,
+    McpConnectionLost,
+    McpStartError,
+)
+from tui_agent.tools.mcp._convert import to_tool_result
+from tui_agent.tools.mcp._tool import McpTool
+from tui_agent.vocab import ToolResult, ToolSpec, error_result
+
+ServerState = Literal[
+    "off", "skipped", "waiting", "starting", "ready", "failed", "crashed", "disabled"
+]
+TrustAnswer = Literal["once", "always", "deny"]
+NoticeLevel = Literal["info", "warning", "error"]
+AskTrust = Callable[[Sequence[McpServerConfig]], Awaitable[TrustAnswer]]
+MAX_DEATHS = 2  # the second death disables the server
+NOT_APPROVED = (
+    "not approved for this workspace (approve it once in the app, or run with --yolo)"
+)
+
+
+class TrustStore(Protocol):
+    """Which workspace servers the user already approved (kept by the session layer)."""
+
+    def approved(self, servers: Sequence[McpServerConfig]) -> bool: ...
+
+    def remember(self, servers: Sequence[McpServerConfig]) -> None: ...
+
+
+@dataclass(frozen=True)
+class McpServerStatus:
+    name: str
+    source: str
+    state: ServerState
+    command: str
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(eq=False)
+class _Entry:
+    config: McpServerConfig
+    state: ServerState = "waiting"
+    error: str | None = None
+    tools: tuple[McpTool, ...] = ()
+    connection: McpConnection | None = None
+    deaths: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class McpServers:
+    def __init__(
+        self,
+        configs: Sequence[McpServerConfig],
+        *,
+        trust: TrustStore | None = None,
+        ask_trust: AskTrust | None = None,
+        problems: Sequence[str] = (),
+        on_change: Callable[[], None] = lambda: None,
+        on_notice: Callable[[NoticeLevel, str], None] = lambda level, text: None,
+    ) -> None:
+        self._entries = {config.name: _Entry(config) for config in configs}
+        self._problems = tuple(problems)
+        self._trust = trust
+        self._ask_trust = ask_trust
+        self._on_change = on_change
+        self._on_notice = on_notice
+        self._started: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._by_name: dict[str, McpTool] = {}
+        self._specs: tuple[ToolSpec, ...] = ()
+
+    # -- views -----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def statuses(self) -> list[McpServerStatus]:
+        return [
+            McpServerStatus(
+                name=entry.config.name,
+                source=entry.config.source,
+                state=entry.state,
+                command=entry.config.command_line(),
+                tools=tuple(tool.name for tool in entry.tools),
+                error=entry.error,
+            )
+            for entry in self._entries.values()
+        ]
+
+    def tools(self) -> list[McpTool]:
+        return list(self._by_name.values())
+
+    def get(self, name: str) -> McpTool | None:
+        return self._by_name.get(name)
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return self._specs
+
+    # -- start-up --------------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect every server in the background (once)."""
+        if self._started is None and (self._entries or self._problems):
+            self._started = asyncio.create_task(self._start_all(), name="mcp:start")
+
+    async def wait_started(self) -> None:
+        if self._started is not None:
+            await asyncio.shield(self._started)
+
+    async def _start_all(self) -> None:
+        for problem in self._problems:
+            self._on_notice("warning", problem)
+        trusted, untrusted = [], []
+        for entry in self._entries.values():
+            if not entry.config.enabled:
+                self._set(entry, "off", "enabled = false")
+            elif entry.config.trusted:
+                trusted.append(entry)
+            else:
+                untrusted.append(entry)
+        starts = [self._spawn(self._connect(entry)) for entry in trusted]
+        if untrusted and await self._approved([entry.config for entry in untrusted]):
+            starts += [self._spawn(self._connect(entry)) for entry in untrusted]
+        else:
+            for entry in untrusted:
+                self._set(entry, "skipped", NOT_APPROVED)
+            if untrusted:
+                names = ", ".join(entry.config.name for entry in untrusted)
+                self._on_notice("warning", f"MCP servers from .mcp.json skipped: {names}: "
+                                f"{NOT_APPROVED}")
+        await asyncio.gather(*starts, return_exceptions=True)
+
+    async def _approved(self, configs: list[McpServerConfig]) -> bool:
+        if self._trust is not None and self._trust.approved(configs):
+            return True
+        if self._ask_trust is None:
+            return False
+        answer = await self._ask_trust(configs)
+        if answer == "always" and self._trust is not None:
+            self._trust.remember(configs)
+        return answer != "deny"
+
+    async def _connect(self, entry: _Entry) -> None:
+        self._set(entry, "starting", None)
+        connection = McpConnection(entry.config)
+        try:
+            listed = await connection.open()
+        except McpStartError as error:
+            self._set(entry, "failed", str(error))
+            self._on_notice("error", f'MCP server "{entry.config.name}" failed to start: {error}')
+            return
+        entry.connection = connection
+        caller = self._caller(entry)
+        entry.tools = tuple(McpTool(entry.config.name, tool, caller) for tool in listed)
+        self._set(entry, "ready", None)
+
+    def _caller(self, entry: _Entry) -> Callable[[str, dict[str, Any]], Awaitable[ToolResult]]:
+        async def call(tool: str, arguments: dict[str, Any]) -> ToolResult:
+            return await self._call(entry, tool, arguments)
+
+        return call
+
+    # -- calls and faults ------------------------------------------------------------------
+    async def _call(self, entry: _Entry, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        name = entry.config.name
+        if entry.state == "crashed":
+            async with entry.lock:
+                if entry.state == "crashed":
+                    await self._connect(entry)
+        connection = entry.connection
+        if entry.state != "ready" or connection is None:
+            return error_result(f'MCP server "{name}" is {entry.state}: {entry.error}')
+        try:
+            result = await connection.call(tool, arguments)
+        except McpConnectionLost as error:
+            self._died(entry, connection, str(error))
+            return error_result(f'MCP server "{name}" failed during "{tool}": {error}')
+        except McpCallError as error:
+            return error_result(f'MCP server "{name}" could not run "{tool}": {error}')
+        return to_tool_result(result)
+
+    def _died(self, entry: _Entry, connection: McpConnection, why: str) -> None:
+        if entry.connection is not connection:
+            return  # another call already reported this death
+        entry.connection = None
+        entry.deaths += 1
+        self._spawn(connection.close())
+        name = entry.config.name
+        if entry.deaths >= MAX_DEATHS:
+            self._set(entry, "disabled", why)
+            self._on_notice(
+                "error",
+                f'MCP server "{name}" died again and is disabled: {why}\n'
+                f"(/mcp reconnect {name} starts it again)",
+            )
+        else:
+            self._set(entry, "crashed", why)
+            self._on_notice(
+                "warning", f'MCP server "{name}" died; it restarts on the next call: {why}'
+            )
+
+    async def reconnect(self, name: str) -> bool:
+        """Stop the server if it runs and start it again (approval is not asked again)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            return False
+        async with entry.lock:
+            connection, entry.connection = entry.connection, None
+            if connection is not None:
+                await connection.close()
+            entry.deaths = 0
+            await self._connect(entry)
+        return True
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def _set(self, entry: _Entry, state: ServerState, error: str | None) -> None:
+        entry.state, entry.error = state, error
+        if state not in ("ready", "crashed"):  # a crashed server's tools restart it when called
+            entry.tools = ()
+        self._by_name = {
+            tool.name: tool for each in self._entries.values() for tool in each.tools
+        }
+        self._specs = tuple(tool.spec() for tool in self._by_name.values())
+        self._on_change()
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def aclose(self) -> None:
+        if self._started is not None and not self._started.done():
+            self._started.cancel()
+            await asyncio.gather(self._started, return_exceptions=True)
+        closing = [entry.connection.close() for entry in self._entries.values() if entry.connection]
+        for entry in self._entries.values():
+            entry.connection = None
+        await asyncio.gather(*closing, *self._tasks, return_exceptions=True)
