@@ -16,6 +16,7 @@ from tui_agent.session._attachments import (
     split_attachments,
 )
 from tui_agent.session._commands import load_custom_commands
+from tui_agent.session._file_index import FileIndex
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.vocab import AbortSignal
 
@@ -149,3 +150,31 @@ async def test_a_user_shell_command_can_be_stopped(tmp_path: Path) -> None:
         tmp_path, f"echo started; touch {gate}; sleep 30", signal, on_output
     )
     assert "stopped" in done.text
+
+
+# -- the file index ----------------------------------------------------------------------------
+
+
+async def test_the_file_index_lists_files_and_folders_without_ignored_ones(tmp_path: Path) -> None:
+    write(tmp_path / ".gitignore", "build/\n")
+    write(tmp_path / "src/app/main.py", "")
+    write(tmp_path / "src/app/util.py", "")
+    write(tmp_path / "build/out.o", "")
+    write(tmp_path / "README.md", "")
+    index = FileIndex(tmp_path)
+    await index.load()
+    assert "src/app/main.py" in index.entries and "src/app/" in index.entries
+    assert not any(entry.startswith("build") for entry in index.entries)
+    assert index.match("main")[0] == "src/app/main.py"
+    assert index.match("apmain") == ["src/app/main.py"]  # the letters in order
+    assert index.match("app")[0] == "src/app/"  # a name starting with the query ranks first
+    assert index.match("")[:2] == [".gitignore", "README.md"]
+
+
+def test_the_index_narrows_from_the_last_query_as_letters_are_typed() -> None:
+    index = FileIndex(Path("."))
+    index.set_files([f"pkg{i}/mod{j}.py" for i in range(50) for j in range(50)])
+    first = index.match("pkg4")
+    narrower = index.match("pkg42")
+    assert narrower[0] == "pkg42/" and all("pkg42" in e for e in narrower)
+    assert len(first) == 20

@@ -22,10 +22,12 @@ from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
+from tui_agent.tools._rg import rg_lines, rg_path
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell, command_prefix, prefix_allows
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
+from tui_agent.tools._walk import walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
@@ -68,6 +70,9 @@ __all__ = [
     "plan_in",
     "plan_summary",
     "prefix_allows",
+    "rg_lines",
+    "rg_path",
     "split_rule",
     "unified_diff",
+    "walk_files",
 ]
