@@ -3,9 +3,10 @@
 A prompt is sent as the user's words, then one `<context source="…">` section per attachment:
 a mentioned file's content with line numbers (bounded as `read_file` bounds it), a folder's
 listing, or a shell command the user ran with `!` and its output. The built-in tools read and
-run them, so the workspace's confinement, limits and process handling are the same. The
-transcript shows attachments as chips: `split_attachments` gives back the words and the
-sources, also for a resumed session.
+run them, so the workspace's confinement, limits and process handling are the same (they are
+imported when first used: the app draws its first frame without the tools). The transcript
+shows attachments as chips: `split_attachments` gives back the words and the sources, also for
+a resumed session.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ from tui_agent.tools import (
     Workspace,
     WorkspaceError,
 )
-from tui_agent.tools._files import ReadFileArgs
-from tui_agent.tools._search import GlobArgs
-from tui_agent.tools._shell import ShellArgs
 from tui_agent.vocab import AbortSignal, ToolUpdate
 
 SECTION = re.compile(r'\n\n<context source="(?P<source>[^"]*)">\n')
@@ -58,6 +56,8 @@ def mentioned_paths(text: str) -> list[str]:
 
 async def read_mentions(workspace: Path, text: str) -> Mentions:
     """Read every mentioned file or folder; a path that is not there is reported, not read."""
+    from tui_agent.tools import GlobArgs, ReadFileArgs, Workspace
+
     root = Workspace(workspace)
     attachments: list[Attachment] = []
     missing: list[str] = []
@@ -86,6 +86,8 @@ async def run_user_shell(
     timeout_s: float | None = None,
 ) -> Attachment:
     """Run a `!command` the way the `shell` tool runs one (process group, timeout, cancel)."""
+    from tui_agent.tools import ShellArgs, Workspace
+
     root = Workspace(workspace)
     ctx = _context(root, signal, on_output)
     try:
@@ -124,6 +126,8 @@ def _context(
     signal: AbortSignal | None = None,
     on_output: Callable[[str], None] | None = None,
 ) -> ToolContext:
+    from tui_agent.tools import ToolContext
+
     def update(part: ToolUpdate) -> None:
         if on_output is not None and part.text:
             on_output(part.text)
