@@ -434,7 +434,9 @@ class TuiAgentApp(App[None]):
         if message.key == "tab":
             chosen = self.completion.chosen
             if chosen is not None:
-                self.prompt_input.load_text(f"/{chosen.name}" + (" " if chosen.args else ""))
+                self.prompt_input.load_text(
+                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
+                )
                 self.prompt_input.move_cursor(self.prompt_input.document.end)
         else:
             self.completion.move(-1 if message.key == "up" else 1)
