@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from tui_agent.tools import rg_lines, rg_path, walk_files
+from tui_agent.tools import RG_TREE, rg_lines, rg_path, walk_files
 from tui_agent.vocab import AbortSignal
 
 LIST_TIMEOUT_S = 30.0
@@ -78,7 +78,7 @@ def _parents(path: str) -> list[str]:
 
 async def _list_files(root: str, signal: AbortSignal) -> list[str]:
     if rg_path() is not None:
-        args = ["--files", "--hidden", "--no-require-git", "--glob", "!.git", "--no-messages"]
+        args = ["--files", *RG_TREE, "--no-messages"]
         files: list[str] = []
         async for line in rg_lines(args, cwd=root, signal=signal, timeout_s=LIST_TIMEOUT_S):
             files.append(os.fsdecode(line.rstrip(b"\n")).removeprefix("./"))
