@@ -436,6 +436,22 @@ class ViewModel:
         self._close_streams()
         self._add(MarkerBlock(self._new_id(), kind, text))
 
+    def add_user_command(self, command: str) -> ToolBlock:
+        """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
+        self._close_streams()
+        block = ToolBlock(
+            self._new_id(), f"user-{self._next_id}", "!", json.dumps({"command": command})
+        )
+        block.state = "running"
+        self._add(block)
+        return block
+
+    def user_command_output(self, block: ToolBlock, text: str, *, state: str | None = None) -> None:
+        block.output = (block.output + text)[-OUTPUT_CAP:] if state is None else text[-OUTPUT_CAP:]
+        if state is not None:
+            block.state = state
+        self._emit(BlockUpdated(block))
+
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.status.approval_mode = mode
         self._emit(PaneChanged("status"))
