@@ -53,6 +53,7 @@ from tui_agent.tools import (
     Approvals,
     BatchExecutor,
     Decision,
+    EditorFiles,
     TodoWrite,
     Tool,
     ToolRegistry,
@@ -91,6 +92,7 @@ async def build_loop(
     echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
+    editor_files: EditorFiles | None = None,
     subagent_options: SubagentOptions = SubagentOptions(),
     depth: int = 0,
     tool_names: Sequence[str] | None = None,
@@ -117,7 +119,7 @@ async def build_loop(
         service.carry_on_from(transcript)
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
-    registry = default_registry(root)
+    registry = default_registry(root, editor_files)
     for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
     if depth < subagent_options.max_depth:
@@ -147,6 +149,7 @@ async def build_loop(
                 extra_tools=extra_tools,
                 subagent_options=subagent_options,
                 depth=depth + 1,
+                editor_files=editor_files,
                 tool_names=names,
                 approvals=shared_approvals,
                 owns_provider=False,

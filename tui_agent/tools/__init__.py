@@ -18,7 +18,14 @@ from tui_agent.tools._approvals import (
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
-from tui_agent.tools._files import EditFile, ReadFile, ReadFileArgs, WriteFile, unified_diff
+from tui_agent.tools._files import (
+    EditFile,
+    EditorFiles,
+    ReadFile,
+    ReadFileArgs,
+    WriteFile,
+    unified_diff,
+)
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
@@ -46,6 +53,7 @@ __all__ = [
     "Checkpointer",
     "Decision",
     "EditFile",
+    "EditorFiles",
     "FileAccess",
     "FileOp",
     "Glob",
