@@ -11,8 +11,10 @@ matches when it only added letters, so typing on stays cheap on a large tree.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import os
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tui_agent.tools import RG_TREE, rg_lines, rg_path, walk_files
@@ -28,6 +30,7 @@ class FileIndex:
         self.entries: list[str] = []  # files, and folders with a trailing "/", sorted
         self.ready = asyncio.Event()
         self._lower: list[str] = []
+        self._names: list[str] = []  # each entry's last part, lower case
         self._last: tuple[str, list[int]] | None = None  # the last query and its matches
 
     async def load(self, signal: AbortSignal | None = None) -> None:
@@ -38,6 +41,7 @@ class FileIndex:
         folders = {f"{parent}/" for path in files for parent in _parents(path)}
         self.entries = sorted(folders.union(files), key=lambda p: (p.count("/"), p))
         self._lower = [entry.lower() for entry in self.entries]
+        self._names = [entry.rstrip("/").rsplit("/", 1)[-1] for entry in self._lower]
         self._last = None
         self.ready.set()
 
@@ -46,29 +50,34 @@ class FileIndex:
         q = query.lower()
         if not q:
             return self.entries[:limit]
-        pool = range(len(self.entries))
+        pool: Sequence[int] = range(len(self.entries))
         if self._last is not None and q.startswith(self._last[0]):
-            pool = self._last[1]  # type: ignore[assignment]
-        lower = self._lower
+            pool = self._last[1]
+        lower, names = self._lower, self._names
         hits = [i for i in pool if q in lower[i]]
         if len(hits) < limit:
             letters = re.compile(".*?".join(map(re.escape, q)))
             seen = set(hits)
             hits += [i for i in pool if i not in seen and letters.search(lower[i])]
         self._last = (q, hits)
-        ranked = sorted(hits, key=lambda i: (_rank(lower[i], q), len(lower[i]), lower[i]))
-        return [self.entries[i] for i in ranked[:limit]]
-
-
-def _rank(path: str, q: str) -> int:
-    name = path.rstrip("/").rsplit("/", 1)[-1]
-    if name.startswith(q):
-        return 0
-    if q in name:
-        return 1
-    if q in path:
-        return 2
-    return 3
+        # Best first, tier by tier, taking only what is still needed from each: the first
+        # letter of a query can match most of a large tree, and sorting it all would show.
+        tiers: tuple[Callable[[int], bool], ...] = (
+            lambda i: names[i].startswith(q),
+            lambda i: q in names[i],
+            lambda i: q in lower[i],
+            lambda i: True,
+        )
+        chosen: list[int] = []
+        for in_tier in tiers:
+            taken = set(chosen)
+            members = [i for i in hits if i not in taken and in_tier(i)]
+            chosen += heapq.nsmallest(
+                limit - len(chosen), members, key=lambda i: (len(lower[i]), lower[i])
+            )
+            if len(chosen) >= limit:
+                break
+        return [self.entries[i] for i in chosen]
 
 
 def _parents(path: str) -> list[str]:
@@ -85,6 +94,7 @@ async def _list_files(root: str, signal: AbortSignal) -> list[str]:
             if len(files) >= MAX_ENTRIES:
                 break
         return files
+
     def walk() -> list[str]:
         real = os.path.realpath(root)
         found: list[str] = []
