@@ -50,9 +50,10 @@ class PromptPower:
         for problem in problems:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
         self._history = PromptHistory(workspace)
-        self.index = FileIndex(workspace)
         self.pending = []
-        asyncio.create_task(self._list_files(self.index), name="file-index")  # noqa: RUF006
+        if await asyncio.to_thread(workspace.is_dir):  # (a replayed scene's may not exist)
+            self.index = FileIndex(workspace)
+            asyncio.create_task(self._list_files(self.index), name="file-index")  # noqa: RUF006
         return await asyncio.to_thread(self._history.load)
 
     async def _list_files(self, index: FileIndex) -> None:
