@@ -8,7 +8,7 @@ name with a loop event (`loop.events`): the engine adapter is the one translatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from tui_agent.vocab import (
@@ -193,7 +193,6 @@ class Transitioned:
     event: str
     source: str
     target: str
-    tags: tuple[str, ...] = field(default=())
 
 
 KernelEvent = (

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from tui_agent.context import (
 )
 from tui_agent.llm import Provider
 from tui_agent.loop import events as ev
+from tui_agent.loop._policy import TurnPolicy
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
@@ -46,6 +47,7 @@ from tui_agent.loop.service import (
     LoopOptions,
     StepBeginContext,
     is_context_overflow,
+    mcp_server_infos,
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
@@ -61,7 +63,7 @@ from tui_agent.tools import (
     default_registry,
     plan_in,
 )
-from tui_agent.vocab import HistoryEntry, LLMRequest
+from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage
 
 if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
     from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
@@ -105,22 +107,30 @@ async def build_loop(
     transcript: Replay | None = None,
     checkpoint_dir: Path | None = None,
     checkpoints: Checkpoints | None = None,
+    on_close: Sequence[Callable[[], Awaitable[None]]] = (),
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
     A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
     and provider (`owns_provider=False`) and may be limited to `tool_names`; its writes are
     checkpointed by the parent's `checkpoints`, in the parent's log, inside the parent's turn.
-    A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents."""
+    A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
+    `on_close` runs, in order, after the loop's own parts have closed."""
     root = Workspace(workspace, readable=(spill_dir,))
     subagents = Subagents(Path(log.path).parent / "tasks")
-    service = AgentLoopService(info=info, options=options, subagents=subagents)
-    if transcript is not None:
-        service.carry_on_from(transcript)
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
+    journal = LogJournal(log)
+    # Built first: the engine reports to it, and the tools below publish through it.
+    policy = TurnPolicy(
+        journal=journal,
+        clock=time.time,
+        context_window=info.context_window,
+        usage=transcript.usage if transcript is not None else TokenUsage(),
+        context_tokens=transcript.context_tokens if transcript is not None else 0,
+    )
     registry = default_registry(root, editor_files)
-    for tool in (*extra_tools, TodoWrite(service.set_plan)):
+    for tool in (*extra_tools, TodoWrite(policy.set_plan)):
         registry.register(tool)
     if depth < subagent_options.max_depth:
 
@@ -157,9 +167,7 @@ async def build_loop(
                 checkpoints=checkpoints,
             )
 
-        registry.register(
-            Task(subagents, spawn, service.add_usage, service.publish, registry.names)
-        )
+        registry.register(Task(subagents, spawn, policy.add_usage, policy.publish, registry.names))
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     system = system_prompt(registry.names)
@@ -167,12 +175,12 @@ async def build_loop(
     mcp = shared_mcp if tool_names is None else None
     owned_mcp = None
     if shared_mcp is None and (mcp_servers or mcp_problems):
-        mcp = owned_mcp = _mcp_servers(service, mcp_servers, mcp_trust, mcp_problems, interactive)
+        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, interactive)
     if mcp is not None:
         registry.add_source(mcp)
 
     async def ask(request: ApprovalRequest) -> Decision:
-        kind, reason = await service.ask_approval(
+        kind, reason = await policy.approvals.ask(
             request.request_id,
             request.call_id,
             request.tool_name,
@@ -183,13 +191,7 @@ async def build_loop(
         return Decision(kind, reason)
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
-    service.bind_approval_mode(lambda mode: setattr(shared_approvals, "mode", mode))
-    executor = BatchExecutor(
-        registry, root, shared_approvals, spill_dir, checkpointer=checkpoints
-    )
-    if checkpoints is not None and depth == 0:
-        service.bind_checkpoints(checkpoints)
-    journal = LogJournal(log)
+    executor = BatchExecutor(registry, root, shared_approvals, spill_dir, checkpointer=checkpoints)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
 
@@ -197,19 +199,18 @@ async def build_loop(
         return LLMRequest(
             model=provider.model,
             system=system,
-            messages=tuple(project(service.view(history))),
+            messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
 
     runner = LoopToolRunner(executor)
-    requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
-        requester=requester,
+        requester=LoopRequester(provider, policy.gate, build_request),
         tool_runner=runner,
         journal=journal,
-        listener=service,
+        listener=policy,
         options=KernelOptions(
             max_steps=options.max_steps,
             max_attempts_per_step=options.max_attempts_per_step,
@@ -223,7 +224,7 @@ async def build_loop(
         history=history,
         clock=time.time,
     )
-    service.bind_engine(engine, journal)
+    policy.attach(engine)
 
     async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
         return await compact(
@@ -235,12 +236,6 @@ async def build_loop(
             context_window=info.context_window,
         )
 
-    service.set_compactor(summarise)
-    service.register_loop_error_handler(
-        LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
-    )
-    service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
-
     async def close() -> None:
         await runner.aclose()
         await executor.aclose()  # ends background shells
@@ -250,7 +245,24 @@ async def build_loop(
         if owns_provider:
             await provider.aclose()
 
-    service.on_close(close)
+    service = AgentLoopService(
+        info=info,
+        engine=engine,
+        policy=policy,
+        journal=journal,
+        options=options,
+        subagents=subagents,
+        compactor=summarise,
+        set_approval_mode=lambda mode: setattr(shared_approvals, "mode", mode),
+        on_close=(close, *on_close),
+        mcp=owned_mcp,
+        checkpoints=checkpoints if depth == 0 else None,
+        transcript=transcript.events if transcript is not None else (),
+    )
+    service.register_loop_error_handler(
+        LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
+    )
+    service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
     if plan := plan_in(history):
         service.set_plan(plan)
     await service.start()
@@ -260,7 +272,7 @@ async def build_loop(
 
 
 def _mcp_servers(
-    service: AgentLoopService,
+    policy: TurnPolicy,
     configs: Sequence[McpServerConfig],
     trust: TrustStore | None,
     problems: Sequence[str],
@@ -269,7 +281,7 @@ def _mcp_servers(
     from tui_agent.tools.mcp import McpServers
 
     async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
-        kind, _ = await service.ask_approval(
+        kind, _ = await policy.approvals.ask(
             uuid.uuid4().hex,
             "",
             "MCP servers from .mcp.json",
@@ -284,10 +296,9 @@ def _mcp_servers(
         trust=trust,
         ask_trust=ask_trust if interactive else None,
         problems=problems,
-        on_change=lambda: service.publish(ev.McpServersChanged(servers=service.mcp_servers())),
-        on_notice=lambda level, text: service.publish(ev.Notice(level=level, text=text)),
+        on_change=lambda: policy.publish(ev.McpServersChanged(servers=mcp_server_infos(servers))),
+        on_notice=lambda level, text: policy.publish(ev.Notice(level=level, text=text)),
     )
-    service.bind_mcp(servers)
     return servers
 
 

@@ -12,9 +12,11 @@ the rest of the chain twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from tui_agent.vocab import AbortSignal, FinishReason, HistoryEntry, Message, TokenUsage, TurnError
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -104,3 +106,56 @@ class OrderedHookSlot(OrderedRegistry[Handler[C]]):
             await handlers[index](current, next_)
 
         await step(0, ctx)
+
+
+# -- what each slot's handlers receive ---------------------------------------------------------
+@dataclass
+class StepBeginContext:
+    """`on_will_begin_step`, before every attempt; a handler that does not call `next` (or
+    sets `signal`) keeps the request from going out."""
+
+    turn_id: int
+    step: int  # 1 for the turn's first
+    signal: AbortSignal
+    history: Sequence[HistoryEntry]  # the kernel's; `service.view(history)` is the model's
+
+
+@dataclass
+class StepDoneContext:
+    """`on_did_finish_step`, after each step; `stop_turn` ends the turn before the next request
+    (the step gate waits for the whole chain)."""
+
+    turn_id: int
+    step: int
+    usage: TokenUsage | None
+    finish_reason: FinishReason | None
+    stop_turn: bool = False
+
+
+@dataclass
+class PromptContext:
+    """`on_before_submit_prompt`, before a queued prompt enters history: `block` drops it,
+    a new `message` replaces it."""
+
+    message: Message
+    block: bool = False
+
+
+@dataclass
+class ErrorContext:
+    """What an error handler gets: the failed turn's error, and `retry()` to continue it."""
+
+    turn_id: int
+    step: int
+    error: TurnError
+    retry: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class LoopErrorHandler:
+    """One link of the error-handler chain: the first whose `match` accepts the error runs;
+    `handle` returns whether it dealt with it (with `retry()` called, the turn goes on)."""
+
+    id: str
+    match: Callable[[TurnError], bool]
+    handle: Callable[[ErrorContext], Awaitable[bool]]

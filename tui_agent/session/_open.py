@@ -12,6 +12,7 @@ drive the machines.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from tui_agent import keys
@@ -70,17 +71,15 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         raise LoopSetupError(str(exc)) from exc
     # Folding a long session's log takes a while: keep it off the (UI's) event loop.
     opened = await asyncio.to_thread(_open_session, config)
+
+    async def unlock() -> None:  # the loop's last close step
+        opened.lock.release()
+
     try:
-        service = await _build(config, settings, resolved, provider, opened, mcp)
+        return await _build(config, settings, resolved, provider, opened, mcp, unlock)
     except BaseException:
         opened.lock.release()
         raise
-
-    async def unlock() -> None:
-        opened.lock.release()
-
-    service.on_close(unlock)
-    return service
 
 
 @dataclass(frozen=True)
@@ -98,6 +97,7 @@ async def _build(
     provider: Provider,
     opened: _Opened,
     mcp: McpSetup,
+    unlock: Callable[[], Awaitable[None]],
 ) -> AgentLoopService:
     session, records = opened.session, opened.records
     # Folding and replaying a long session's log takes a while: off the (UI's) event loop.
@@ -148,6 +148,7 @@ async def _build(
         mcp_servers=mcp.servers,
         editor_files=config.editor_files,
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
+        on_close=(unlock,),
         mcp_problems=mcp.problems,
     )
 

@@ -47,7 +47,6 @@ class StepFacts:
     step: int
     usage: TokenUsage | None
     finish: Finish | None
-    had_tool_calls: bool
 
 
 @dataclass(frozen=True)
@@ -486,9 +485,7 @@ class Engine:
             reason = FinishReason.OTHER
         self._journal.step_end(step.uuid, reason, finish.raw if finish else None, step.usage)
         self._open = None
-        self._listener.step_finished(
-            StepFacts(turn_id, step.step, step.usage, finish, had_tool_calls=had_calls)
-        )
+        self._listener.step_finished(StepFacts(turn_id, step.step, step.usage, finish))
 
     def _end_open_step(self, reason: FinishReason) -> None:
         if self._open is not None:

@@ -1,0 +1,622 @@
+"""The loop's private turn policy: what the engine calls back, and the state it keeps.
+
+`TurnPolicy` is built first (before the engine, before the service) and is the engine's
+`EngineListener`: it binds kernel turns to loop turns and their prompts, runs the step gate
+(before every attempt: the previous step's `on_did_finish_step` chain to its end, then the
+`on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the tool side channel
+(`delivery` steers, `stop_turn`), the error-handler chain with `retry()`, and settles each
+turn's prompt handles right after observers saw its end. It also holds what the service's
+collaborators need before the service exists: event delivery (`publish`, `subscribe`), the
+approval queue, the plan and the usage totals. `AgentLoopService` keeps the public `LoopApi`
+and delegates here; nothing outside `tui_agent.loop` imports this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from tui_agent.loop import events as ev
+from tui_agent.loop.adapters.engine import StepFacts, TurnFacts
+from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.requester import GateOutcome
+from tui_agent.loop.api import ApprovalDecision, PromptState
+from tui_agent.loop.hooks import (
+    ErrorContext,
+    LoopErrorHandler,
+    OrderedHookSlot,
+    OrderedRegistry,
+    PromptContext,
+    StepBeginContext,
+    StepDoneContext,
+)
+from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
+from tui_agent.vocab import (
+    AbortSignal,
+    EntryMeta,
+    ErrorCode,
+    FinishReason,
+    HistoryEntry,
+    LoopError,
+    Message,
+    PlanItem,
+    TokenUsage,
+    ToolCall,
+    ToolResult,
+    TurnError,
+    user_message,
+)
+
+if TYPE_CHECKING:
+    from tui_agent.loop.adapters.engine import Engine
+
+_log = logging.getLogger("tui_agent.loop.service")  # where these failures were always logged
+CONTINUE_AFTER_RETRY = (
+    "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
+)
+
+
+# -- prompts, turns and event delivery -------------------------------------------------------
+class Prompt:
+    def __init__(self, prompt_id: str, text: str) -> None:
+        self._id = prompt_id
+        self.text = text
+        self._state: PromptState = "pending"
+        self._result: asyncio.Future[ev.TurnResult] = asyncio.get_running_loop().create_future()
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def state(self) -> PromptState:
+        return self._state
+
+    def mark(self, state: PromptState) -> None:
+        if not self._result.done():
+            self._state = state
+
+    def settle(self, state: PromptState, result: ev.TurnResult) -> None:
+        if not self._result.done():
+            self._state = state
+            self._result.set_result(result)
+
+    async def result(self) -> ev.TurnResult:
+        return await asyncio.shield(self._result)
+
+
+@dataclass
+class Turn:
+    turn_id: int
+    started_at: float
+    prompts: list[Prompt] = field(default_factory=list)
+    steps: int = 0  # LLM steps across every machine turn bound to this loop turn
+    step_base: int = 0  # steps of earlier machine turns (error-handler continuations)
+    truncated: bool = False
+    filtered: bool = False
+    stop_requested: bool = False
+    stop_reason: str | None = None
+    failed_step: TurnError | None = None
+    abort_reason: str | None = None
+    continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
+    last_text: str = ""
+    after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
+
+
+@dataclass(eq=False)
+class _Held:
+    event: ev.LoopEvent
+    after: asyncio.Future[None] | None
+    then: Callable[[], None] | None
+
+
+class Outbox:
+    """Delivers loop events in order. An event may wait for a future (a durability barrier of
+    the event log); every later event waits behind it, so observers never see a turn's events
+    out of order. `then` runs right after its event is delivered (prompt handles settle there,
+    so a handle never resolves before observers saw its turn end)."""
+
+    def __init__(
+        self, deliver: Callable[[ev.LoopEvent], None], on_failed: Callable[[BaseException], None]
+    ) -> None:
+        self._deliver = deliver
+        self._on_failed = on_failed
+        self._held: collections.deque[_Held] = collections.deque()
+
+    def send(
+        self,
+        event: ev.LoopEvent,
+        after: asyncio.Future[None] | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        held = _Held(event, after, then)
+        if not self._held and (after is None or after.done()):
+            self._release(held)
+            return
+        self._held.append(held)
+        if after is not None:
+            after.add_done_callback(lambda _done: self._pump())
+
+    async def delivered(self) -> None:
+        """Resolves once every event sent so far has been delivered."""
+        while self._held:
+            waits = [h.after for h in self._held if h.after is not None and not h.after.done()]
+            if not waits:
+                self._pump()
+                continue
+            await asyncio.wait(waits)
+
+    def _pump(self) -> None:
+        while self._held and (self._held[0].after is None or self._held[0].after.done()):
+            self._release(self._held.popleft())
+
+    def _release(self, held: _Held) -> None:
+        after = held.after
+        error = after.exception() if after is not None and not after.cancelled() else None
+        if error is not None:
+            self._on_failed(error)
+        self._deliver(held.event)
+        if held.then is not None:
+            held.then()
+
+
+class Subscribers:
+    """The event fan-out. Each subscriber is called on its own: one that raises is reported to
+    `on_failure` (once per subscriber and error, not once per event) and every other subscriber
+    still gets the event, so a widget bug can neither hide events from the event log nor stop a
+    turn."""
+
+    def __init__(self, on_failure: Callable[[str, BaseException], None]) -> None:
+        self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
+        self._on_failure = on_failure
+        self._reported: set[tuple[int, str]] = set()
+
+    def add(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        self._callbacks.append(callback)
+
+        def remove() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return remove
+
+    def publish(self, event: ev.LoopEvent) -> None:
+        failed: list[BaseException] = []
+        for callback in list(self._callbacks):
+            try:
+                callback(event)
+            except Exception as error:
+                key = (id(callback), repr(error))
+                if key not in self._reported:
+                    self._reported.add(key)
+                    failed.append(error)
+        # Reported once everyone has the event, so the notice follows it for every subscriber.
+        for failure in failed:
+            self._on_failure(f"an event subscriber failed on {event.type}", failure)
+
+
+@dataclass(eq=False)
+class _PendingApproval:
+    request_id: str
+    call_id: str
+    future: asyncio.Future[tuple[ApprovalDecision, str | None]]
+
+
+class ApprovalQueue:
+    """Approvals as awaitable requests: `ask` publishes `approval.requested` and waits for
+    `answer` (or a denial when the turn is cancelled or the call stopped)."""
+
+    def __init__(self, publish: Callable[[ev.LoopEvent], None]) -> None:
+        self._publish = publish
+        self._pending: dict[str, _PendingApproval] = {}
+
+    async def ask(
+        self, request_id: str, call_id: str, name: str, summary: str, rule: str, preview: str
+    ) -> tuple[ApprovalDecision, str | None]:
+        future: asyncio.Future[tuple[ApprovalDecision, str | None]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._pending[request_id] = _PendingApproval(request_id, call_id, future)
+        self._publish(
+            ev.ApprovalRequested(
+                request_id=request_id,
+                call_id=call_id,
+                name=name,
+                summary=summary,
+                rule=rule,
+                preview=preview,
+            )
+        )
+        try:
+            decision, reason = await future
+        finally:
+            self._pending.pop(request_id, None)
+        self._publish(
+            ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision)
+        )
+        return decision, reason
+
+    def answer(self, request_id: str, decision: ApprovalDecision, reason: str | None) -> None:
+        pending = self._pending.get(request_id)
+        if pending is not None and not pending.future.done():
+            pending.future.set_result((decision, reason))
+
+    def deny(self, reason: str, *, call_id: str | None = None) -> None:
+        """Deny every pending request, or only those of `call_id`."""
+        for pending in list(self._pending.values()):
+            if (call_id is None or pending.call_id == call_id) and not pending.future.done():
+                pending.future.set_result(("deny", reason))
+
+
+# -- the policy ------------------------------------------------------------------------------
+class TurnPolicy:
+    """The engine's listener and the loop's step gate (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        journal: Journal,
+        clock: Callable[[], float],
+        context_window: int,
+        usage: TokenUsage = TokenUsage(),
+        context_tokens: int = 0,
+    ) -> None:
+        self._journal = journal
+        self._clock = clock
+        self._context_window = context_window
+        self._subscribers = Subscribers(self._report_error)
+        self._outbox = Outbox(self._subscribers.publish, self._log_failed)
+        self._log_failure_reported = False
+        self.approvals = ApprovalQueue(self.publish)
+        self.prompts: dict[str, Prompt] = {}
+        self._ids = itertools.count(1)
+        self.active: Turn | None = None  # the loop turn that runs, if any
+        self._turns_by_machine: dict[int, Turn] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()  # error handlers and after-step hooks
+        self.usage = usage
+        self.context_tokens = context_tokens
+        self.plan: tuple[PlanItem, ...] = ()
+        # A compaction's summary stands in for the first `replaced` kernel entries.
+        self.overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
+        self.closed = False
+        self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
+        self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
+        self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
+        self.error_handlers: OrderedRegistry[LoopErrorHandler] = OrderedRegistry()
+        self._engine: Engine | None = None
+
+    def attach(self, engine: Engine) -> None:
+        """The one cycle in the wiring: the engine reports to this policy, and the policy reads
+        the engine's step and continues its turn after an error handler's `retry()`."""
+        self._engine = engine
+
+    @property
+    def engine(self) -> Engine:
+        assert self._engine is not None, "TurnPolicy.attach was not called"
+        return self._engine
+
+    # -- event delivery ----------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        return self._subscribers.add(callback)
+
+    def publish(self, event: ev.LoopEvent, after: asyncio.Future[None] | None = None) -> None:
+        self._outbox.send(event, after)
+
+    async def delivered(self) -> None:
+        await self._outbox.delivered()
+
+    def _log_failed(self, error: BaseException) -> None:
+        """A durability barrier failed: the session log cannot be written. Said once."""
+        if not self._log_failure_reported:
+            self._log_failure_reported = True
+            self.publish(ev.Notice(level="error", text=f"The session log stopped: {error}"))
+
+    def internal_error(self, error: BaseException) -> None:
+        self._report_error("internal error", error)
+
+    def _report_error(self, what: str, error: BaseException) -> None:
+        """A failure the loop caught: logged with its traceback, written to the event log and
+        published as an error notice (the app shows it; headless mode prints it on stderr)."""
+        text = f"{what}: {error!r}"
+        _log.error("%s", text, exc_info=error)
+        self._journal.error(text)
+        self.publish(ev.Notice(level="error", text=text))
+
+    # -- what observers see besides turns ----------------------------------------------------
+    def view(self, history: Sequence[HistoryEntry]) -> Sequence[HistoryEntry]:
+        """The history the model sees: the kernel's, with the compaction overlay applied."""
+        if self.overlay is None:
+            return history
+        replaced, replacement = self.overlay
+        return (*replacement, *history[replaced:])
+
+    def set_plan(self, plan: tuple[PlanItem, ...]) -> None:
+        self.plan = plan
+        self.publish(ev.PlanUpdated(todos=plan))
+
+    def add_usage(self, usage: TokenUsage) -> None:
+        self.usage = self.usage + usage
+        self.publish(
+            ev.UsageChanged(
+                total=self.usage,
+                context_tokens=self.context_tokens,
+                context_window=self._context_window,
+            )
+        )
+
+    # -- prompts ---------------------------------------------------------------------------
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> Prompt:
+        if self.closed:
+            raise RuntimeError("the agent loop is closed")
+        prompt = Prompt(f"p{next(self._ids)}", text)
+        self.prompts[prompt.id] = prompt
+        agent = self.engine.agent
+        busy = self.active is not None or agent.paused or bool(agent.queue)
+        entry = HistoryEntry(
+            message=user_message(text),
+            meta=EntryMeta(source="input", prompt_id=prompt.id, created_at=self._clock()),
+        )
+        await agent.submit(entry)
+        if busy and prompt.state == "pending":
+            self.publish(ev.PromptQueued(prompt_id=prompt.id, text=text))
+            if steer_if_active and self.active is not None:
+                await self.steer([prompt.id])
+        return prompt
+
+    async def steer(self, prompt_ids: list[str]) -> bool:
+        if not prompt_ids or self.active is None:
+            return False
+        taken = await self.engine.agent.steer(prompt_ids)
+        if taken:
+            # A steered prompt joins the turn whose history it enters (at the next drain
+            # point, or as the opening of the next turn) and settles with that turn.
+            for prompt_id in prompt_ids:
+                prompt = self.prompts.get(prompt_id)
+                if prompt is not None and prompt.state == "pending":
+                    prompt.mark("steered")
+        return taken
+
+    # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
+    async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
+        # Write-ahead: nothing goes to the model before the history it sees is on disk.
+        await _until_done_or_aborted(self._journal.durable(), signal)
+        turn = self.active
+        if turn is not None and turn.after_step is not None:
+            # The previous step's `on_did_finish_step` hooks run to their end first: one that
+            # awaits before it sets `stop_turn` must still stop the next request.
+            await _until_done_or_aborted(turn.after_step, signal)
+        if turn is None or signal.aborted or turn.abort_reason is not None:
+            return GateOutcome(False)
+        if turn.stop_requested:
+            return GateOutcome(False)
+        step = turn.step_base + self.engine.step
+        ctx = StepBeginContext(
+            turn_id=self.engine.active_turn_id or turn.turn_id,
+            step=step,
+            signal=signal,
+            history=history,
+        )
+        try:
+            await self.on_will_begin_step.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            turn.failed_step = LoopError(
+                code=ErrorCode.HANDLER_FAILED, message=f"on_will_begin_step hook failed: {exc}"
+            )
+            return GateOutcome(False)
+        return GateOutcome(not signal.aborted)
+
+    # -- EngineListener ----------------------------------------------------------------------
+    async def gate_prompt(self, message: Message) -> tuple[bool, Message]:
+        """The `on_before_submit_prompt` hooks, run on each queued prompt before it enters
+        history: a hook may set `block` or replace `message` (a rewrite)."""
+        ctx = PromptContext(message=message)
+        await self.on_before_submit_prompt.run(ctx)
+        return ctx.block, ctx.message
+
+    def prompt_dropped(self, prompt_id: str, reason: Literal["blocked", "failed"]) -> None:
+        prompt = self.prompts.get(prompt_id)
+        if prompt is not None:
+            prompt.settle(reason, ev.TurnResult(type="cancelled", steps=0, reason=reason))
+
+    def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        turn = self.active
+        if turn is None or not turn.continuing:
+            turn = Turn(turn_id=turn_id, started_at=self._clock())
+            self.active = turn
+        else:
+            turn.continuing = False
+            turn.step_base = turn.steps
+        self._turns_by_machine[turn_id] = turn
+        self._adopt(turn, entries)
+
+    def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        turn = self._turns_by_machine.get(turn_id)
+        if turn is not None:
+            self._adopt(turn, entries)
+
+    def _adopt(self, turn: Turn, entries: tuple[HistoryEntry, ...]) -> None:
+        """The prompts behind `entries` are in the turn's history now: they run with it and
+        settle with its result."""
+        for entry in entries:
+            ids = entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
+            for prompt_id in ids:
+                prompt = self.prompts.get(prompt_id)
+                if prompt is not None and prompt not in turn.prompts:
+                    prompt.mark("running")
+                    turn.prompts.append(prompt)
+
+    def usage_recorded(self, usage: TokenUsage) -> None:
+        self.context_tokens = usage.total
+        self.add_usage(usage)
+
+    def step_finished(self, facts: StepFacts) -> None:
+        turn = self._turns_by_machine.get(facts.turn_id)
+        if turn is None:
+            return
+        turn.steps = turn.step_base + facts.step
+        reason = facts.finish.reason if facts.finish else None
+        turn.truncated = reason is FinishReason.MAX_TOKENS
+        if reason is FinishReason.FILTERED:
+            turn.filtered = True
+        turn.after_step = self._spawn(self._after_step(turn, facts, reason))
+
+    async def _after_step(self, turn: Turn, facts: StepFacts, reason: FinishReason | None) -> None:
+        ctx = StepDoneContext(facts.turn_id, turn.steps, facts.usage, reason)
+        try:
+            await self.on_did_finish_step.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an after-step hook cannot fail the turn
+            self.publish(ev.Notice(level="warning", text=f"on_did_finish_step hook failed: {exc}"))
+        if ctx.stop_turn:
+            turn.stop_requested = True
+
+    def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None:
+        turn = self.active
+        if result.stop_turn and turn is not None and not background:
+            turn.stop_requested = True
+            turn.stop_reason = result.stop_turn_reason
+
+    async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """A `delivery` is re-submitted as steer-if-active before the result reaches the turn,
+        so the steer drains with this step's results; the model never sees the field."""
+        if result.delivery is None:
+            return result
+        await self.submit(result.delivery.message.text, steer_if_active=True)
+        return result.model_copy(update={"delivery": None})
+
+    def turn_ended(self, facts: TurnFacts) -> None:
+        turn = self._turns_by_machine.pop(facts.turn_id, None)
+        if turn is None:
+            return
+        for entry in reversed(facts.produced):
+            if entry.message.role == "assistant" and entry.message.text.strip():
+                turn.last_text = entry.message.text
+                break
+        if facts.outcome != "aborted" and facts.error is not None:
+            handler = self._matching_handler(facts.error) if turn.failed_step is None else None
+            if handler is not None and turn.abort_reason is None:
+                turn.continuing = True  # the next machine turn belongs to this loop turn
+                self._spawn(self._run_error_handler(turn, facts, handler))
+                return
+        self._settle(turn, self._outcome(turn, facts))
+
+    # -- settling ----------------------------------------------------------------------------
+    def _outcome(self, turn: Turn, facts: TurnFacts) -> LoopRunResult:
+        steps = max(turn.steps, turn.step_base + facts.steps)
+        if turn.failed_step is not None and turn.abort_reason is None:
+            return Failed(steps, turn.failed_step)
+        if facts.outcome == "aborted" or turn.abort_reason is not None:
+            return Cancelled(steps, turn.abort_reason or facts.reason or "aborted")
+        if turn.filtered:
+            return Failed(
+                steps,
+                LoopError(
+                    code=ErrorCode.PROVIDER_FILTERED,
+                    message="Provider safety policy blocked the response.",
+                ),
+            )
+        if turn.stop_requested:
+            return Completed(steps, turn.truncated, turn.stop_reason)
+        if facts.outcome == "failed":
+            error = facts.error or LoopError(code=ErrorCode.INTERNAL, message="The turn failed.")
+            return Failed(steps, error)
+        return Completed(steps, turn.truncated, turn.stop_reason)
+
+    def _settle(self, turn: Turn, result: LoopRunResult) -> None:
+        if self.active is turn:
+            self.active = None
+        wire = to_turn_result(result)
+        state: PromptState = {
+            "completed": "completed",
+            "failed": "failed",
+            "cancelled": "cancelled",
+        }[wire.type]  # type: ignore[assignment]
+        prompts = tuple(turn.prompts)
+
+        def settle_prompts() -> None:
+            for prompt in prompts:
+                prompt.settle(state, wire)
+
+        self._journal.turn_end(turn.turn_id, wire)
+        self._outbox.send(
+            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire),
+            then=settle_prompts,
+        )
+
+    def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
+        return next((h for h in self.error_handlers.items() if h.match(error)), None)
+
+    async def _run_error_handler(
+        self, turn: Turn, facts: TurnFacts, handler: LoopErrorHandler
+    ) -> None:
+        error = facts.error
+        assert error is not None
+        retried = False
+
+        def retry() -> None:
+            nonlocal retried
+            retried = True
+
+        ctx = ErrorContext(turn_id=facts.turn_id, step=turn.steps, error=error, retry=retry)
+        try:
+            kept = await handler.handle(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            turn.continuing = False
+            self._settle(
+                turn,
+                Failed(
+                    turn.steps,
+                    LoopError(code=ErrorCode.HANDLER_FAILED, message=f"{handler.id}: {exc}"),
+                ),
+            )
+            return
+        if kept and retried and not self.closed:
+            await self.engine.agent.notify(
+                HistoryEntry(
+                    message=user_message(CONTINUE_AFTER_RETRY),
+                    meta=EntryMeta(source="notify", created_at=self._clock()),
+                )
+            )
+            return
+        turn.continuing = False
+        if turn not in self._turns_by_machine.values():
+            self._settle(turn, Failed(turn.steps, error))
+
+    # -- tasks -------------------------------------------------------------------------------
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[None]:
+        async def run() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.internal_error(exc)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+async def _until_done_or_aborted(work: asyncio.Future[None], signal: AbortSignal) -> None:
+    """Wait for `work` (never raising for it: its failure is reported where it happens), or
+    until `signal` aborts."""
+    if not work.done():
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            waits: set[asyncio.Future[Any]] = {work, aborted}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+    if work.done() and not work.cancelled():
+        work.exception()  # seen: the outbox reports a failed log, a failed hook says so itself
