@@ -6,7 +6,7 @@
 `on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the tool side channel
 (`delivery` steers, `stop_turn`), the error-handler chain with `retry()`, and settles each
 turn's prompt handles right after observers saw its end. It also holds what the service's
-collaborators need before the service exists: event delivery (`publish`, `subscribe`), the
+collaborators need before the service exists (from `_delivery.py`): event delivery, the
 approval queue, the plan and the usage totals. `AgentLoopService` keeps the public `LoopApi`
 and delegates here; nothing outside `tui_agent.loop` imports this module.
 """
@@ -14,7 +14,6 @@ and delegates here; nothing outside `tui_agent.loop` imports this module.
 from __future__ import annotations
 
 import asyncio
-import collections
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.loop import events as ev
+from tui_agent.loop._delivery import ApprovalQueue, Outbox, Subscribers
 from tui_agent.loop.adapters.engine import StepFacts, TurnFacts
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.requester import GateOutcome
-from tui_agent.loop.api import ApprovalDecision, PromptState
+from tui_agent.loop.api import PromptState
 from tui_agent.loop.hooks import (
     ErrorContext,
     LoopErrorHandler,
@@ -106,151 +106,6 @@ class Turn:
     continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
     last_text: str = ""
     after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
-
-
-@dataclass(eq=False)
-class _Held:
-    event: ev.LoopEvent
-    after: asyncio.Future[None] | None
-    then: Callable[[], None] | None
-
-
-class Outbox:
-    """Delivers loop events in order. An event may wait for a future (a durability barrier of
-    the event log); every later event waits behind it, so observers never see a turn's events
-    out of order. `then` runs right after its event is delivered (prompt handles settle there,
-    so a handle never resolves before observers saw its turn end)."""
-
-    def __init__(
-        self, deliver: Callable[[ev.LoopEvent], None], on_failed: Callable[[BaseException], None]
-    ) -> None:
-        self._deliver = deliver
-        self._on_failed = on_failed
-        self._held: collections.deque[_Held] = collections.deque()
-
-    def send(
-        self,
-        event: ev.LoopEvent,
-        after: asyncio.Future[None] | None = None,
-        then: Callable[[], None] | None = None,
-    ) -> None:
-        held = _Held(event, after, then)
-        if not self._held and (after is None or after.done()):
-            self._release(held)
-            return
-        self._held.append(held)
-        if after is not None:
-            after.add_done_callback(lambda _done: self._pump())
-
-    async def delivered(self) -> None:
-        """Resolves once every event sent so far has been delivered."""
-        while self._held:
-            waits = [h.after for h in self._held if h.after is not None and not h.after.done()]
-            if not waits:
-                self._pump()
-                continue
-            await asyncio.wait(waits)
-
-    def _pump(self) -> None:
-        while self._held and (self._held[0].after is None or self._held[0].after.done()):
-            self._release(self._held.popleft())
-
-    def _release(self, held: _Held) -> None:
-        after = held.after
-        error = after.exception() if after is not None and not after.cancelled() else None
-        if error is not None:
-            self._on_failed(error)
-        self._deliver(held.event)
-        if held.then is not None:
-            held.then()
-
-
-class Subscribers:
-    """The event fan-out. Each subscriber is called on its own: one that raises is reported to
-    `on_failure` (once per subscriber and error, not once per event) and every other subscriber
-    still gets the event, so a widget bug can neither hide events from the event log nor stop a
-    turn."""
-
-    def __init__(self, on_failure: Callable[[str, BaseException], None]) -> None:
-        self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
-        self._on_failure = on_failure
-        self._reported: set[tuple[int, str]] = set()
-
-    def add(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
-        self._callbacks.append(callback)
-
-        def remove() -> None:
-            if callback in self._callbacks:
-                self._callbacks.remove(callback)
-
-        return remove
-
-    def publish(self, event: ev.LoopEvent) -> None:
-        failed: list[BaseException] = []
-        for callback in list(self._callbacks):
-            try:
-                callback(event)
-            except Exception as error:
-                key = (id(callback), repr(error))
-                if key not in self._reported:
-                    self._reported.add(key)
-                    failed.append(error)
-        # Reported once everyone has the event, so the notice follows it for every subscriber.
-        for failure in failed:
-            self._on_failure(f"an event subscriber failed on {event.type}", failure)
-
-
-@dataclass(eq=False)
-class _PendingApproval:
-    request_id: str
-    call_id: str
-    future: asyncio.Future[tuple[ApprovalDecision, str | None]]
-
-
-class ApprovalQueue:
-    """Approvals as awaitable requests: `ask` publishes `approval.requested` and waits for
-    `answer` (or a denial when the turn is cancelled or the call stopped)."""
-
-    def __init__(self, publish: Callable[[ev.LoopEvent], None]) -> None:
-        self._publish = publish
-        self._pending: dict[str, _PendingApproval] = {}
-
-    async def ask(
-        self, request_id: str, call_id: str, name: str, summary: str, rule: str, preview: str
-    ) -> tuple[ApprovalDecision, str | None]:
-        future: asyncio.Future[tuple[ApprovalDecision, str | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._pending[request_id] = _PendingApproval(request_id, call_id, future)
-        self._publish(
-            ev.ApprovalRequested(
-                request_id=request_id,
-                call_id=call_id,
-                name=name,
-                summary=summary,
-                rule=rule,
-                preview=preview,
-            )
-        )
-        try:
-            decision, reason = await future
-        finally:
-            self._pending.pop(request_id, None)
-        self._publish(
-            ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision)
-        )
-        return decision, reason
-
-    def answer(self, request_id: str, decision: ApprovalDecision, reason: str | None) -> None:
-        pending = self._pending.get(request_id)
-        if pending is not None and not pending.future.done():
-            pending.future.set_result((decision, reason))
-
-    def deny(self, reason: str, *, call_id: str | None = None) -> None:
-        """Deny every pending request, or only those of `call_id`."""
-        for pending in list(self._pending.values()):
-            if (call_id is None or pending.call_id == call_id) and not pending.future.done():
-                pending.future.set_result(("deny", reason))
 
 
 # -- the policy ------------------------------------------------------------------------------

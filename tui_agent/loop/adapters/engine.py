@@ -1,9 +1,9 @@
 """The engine adapter: owns the kernel's agent machine and translates what it emits.
 
 Every kernel emission becomes (1) loop events for observers, (2) event-log records through the
-journal, and (3) plain facts for the service's policy (`EngineListener`): a step finished, a
-tool result arrived, a turn ended. The service never sees kernel types; this module and its
-siblings are the only code that imports the kernel.
+journal, and (3) plain facts for the loop's turn policy (`EngineListener`, in `loop._policy`): a
+step finished, a tool result arrived, a turn ended. The service never sees kernel types; this
+module and its siblings are the only code that imports the kernel.
 
 Step bookkeeping follows docs/loop-spec.md §7: `step.begin` when an attempt goes on the wire,
 content parts and tool calls when the step completes, a `tool.result` per call as it completes, and
