@@ -153,6 +153,14 @@ class RetryRecorded(_Record):
     status: int | None = None
 
 
+class ErrorReported(_Record):
+    """A failure the loop caught and told the user about (a subscriber that raised, an error a
+    machine recorded). Not part of history: folding skips it."""
+
+    type: Literal["error"] = "error"
+    text: str
+
+
 class FileCheckpoint(_Record):
     """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
     `checkpoints/` folder holding the prior content (None: the file did not exist), `after` is
@@ -223,6 +231,7 @@ Record = Annotated[
     | Compaction
     | TurnEnd
     | RetryRecorded
+    | ErrorReported
     | FileCheckpoint
     | FilesRestored
     | Rewind,

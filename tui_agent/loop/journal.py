@@ -2,15 +2,20 @@
 
 Implements `adapters.journal.Journal` over `context.EventLog`. Every write is queued and
 returns at once (the engine calls it from synchronous kernel emissions); the log's writer task
-keeps order, flushes per batch and fsyncs at step ends, turn ends and compactions.
+keeps order, flushes per batch and fsyncs at step ends, turn ends and compactions, and whenever
+the loop asks for `durable()` (write-ahead: before it reports a turn started or a tool result,
+and before each request to the model).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     EventLog,
     Notification,
     Prompt,
@@ -40,6 +45,9 @@ from tui_agent.vocab import (
 class LogJournal:
     def __init__(self, log: EventLog) -> None:
         self.log = log
+
+    def durable(self) -> asyncio.Future[None]:
+        return self.log.barrier()
 
     def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None:
         self.log.write(TurnBegin(turn_id=turn_id, prompt_ids=prompt_ids))
@@ -102,3 +110,6 @@ class LogJournal:
         self.log.write(
             Compaction(summary=summary, kept=kept, tokens_before=before, tokens_after=after)
         )
+
+    def error(self, text: str) -> None:
+        self.log.write(ErrorReported(text=text))

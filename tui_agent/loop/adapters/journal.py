@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal, Protocol
 
 from tui_agent.loop.events import Retrying, TurnResult
@@ -18,6 +19,10 @@ ToolOutcome = Literal["succeeded", "failed", "aborted"]
 
 
 class Journal(Protocol):
+    def durable(self) -> asyncio.Future[None]:
+        """Resolves once every record written so far is on disk (flushed and fsynced)."""
+        ...
+
     def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None: ...
 
     def entry(self, entry: HistoryEntry) -> None: ...
@@ -49,3 +54,7 @@ class Journal(Protocol):
     def compaction(
         self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int
     ) -> None: ...
+
+    def error(self, text: str) -> None:
+        """A failure the loop caught and reported (not part of history)."""
+        ...
