@@ -55,10 +55,19 @@ def make_app(loop: FakeLoop | None = None) -> tuple[TuiAgentApp, FakeLoop, Fixed
     return TuiAgentApp(loop, clock=clock), loop, clock
 
 
+SETTLE_FRAMES = 100  # at most this many short pauses for the screen to stop changing
+
+
 async def settle(app: TuiAgentApp, pilot: Pilot[None]) -> None:
+    """Wait until two frames in a row are the same: layout and anchoring have caught up."""
     app.prompt_input.cursor_blink = False
-    for _ in range(3):
+    await pilot.pause(0.05)
+    frame = app.export_screenshot()
+    for _ in range(SETTLE_FRAMES):
         await pilot.pause(0.05)
+        previous, frame = frame, app.export_screenshot()
+        if frame == previous:
+            return
 
 
 async def play_scene(

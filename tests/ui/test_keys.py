@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
@@ -182,17 +183,10 @@ async def test_up_in_a_draft_moves_the_cursor_instead_of_recalling_history() -> 
         assert app.prompt_input.text == "draft"
 
 
-def ask(loop: FakeLoop, n: int = 1) -> None:
-    loop.emit(
-        ev.ApprovalRequested(
-            request_id=f"r{n}",
-            call_id=f"c{n}",
-            name="shell",
-            summary="rm -rf build",
-            rule="shell: rm",
-            preview="rm -rf build",
-        )
-    )
+def ask(loop: FakeLoop, n: int = 1, **fields: str) -> None:
+    shell = {"name": "shell", "summary": "rm -rf build", "rule": "shell: rm"}
+    request = {**shell, "preview": "rm -rf build", **fields}
+    loop.emit(ev.ApprovalRequested(request_id=f"r{n}", call_id=f"c{n}", **request))
 
 
 async def shown(pilot: Pilot[None]) -> None:
@@ -433,7 +427,8 @@ async def test_submitted_text_appears_when_the_loop_starts_the_turn() -> None:
         assert app.vm.agent_label() == "step 1"
 
 
-async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one() -> None:
+@pytest.mark.parametrize("command", ["/new", "/clear"])
+async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one(command: str) -> None:
     old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
 
     async def new_session() -> FakeLoop:
@@ -441,7 +436,7 @@ async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one() -> None:
 
     app = TuiAgentApp(old, hooks=SessionHooks(new_session=new_session), clock=Clock())
     async with app.run_test(size=(120, 36)) as pilot:
-        await type_text(pilot, "/new")
+        await type_text(pilot, command)
         await pilot.press("enter")
         await pilot.pause()
         assert old.closed and app.loop is new

@@ -39,13 +39,14 @@ from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
-from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
@@ -141,6 +142,8 @@ class TuiAgentApp(App[None]):
         self.prompt_input = PromptInput(id="input")
         self.approval_bar = ApprovalBar(clock=clock, id="approval")
         self.completion = SlashCompletion(id="completion")
+        self.paths = PathCompletion(id="path-completion")
+        self.power = PromptPower(self.vm)
 
     # ------------------------------------------------------------ layout
 
@@ -152,6 +155,7 @@ class TuiAgentApp(App[None]):
                 yield self.tools_pane
                 yield self.queue_pane
         yield self.completion
+        yield self.paths
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
@@ -163,6 +167,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(self.loop)
         self.approval_bar.display = False
         self.completion.display = False
+        self.paths.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
         self.call_after_refresh(self._after_first_frame)
@@ -196,16 +201,22 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
+        transcript = loop.transcript()
+        # The welcome heads a resumed transcript too: the screen as it was when it began.
+        welcome = welcome_text(loop.info)
+        self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
+        self._call(self._open_prompt_power(Path(loop.info.workspace)), "loading the prompt extras")
         self._unsubscribe = loop.subscribe(self._on_loop_event)
-        if not self.vm.blocks:
-            self.vm.add_marker("welcome", welcome_text(loop.info))
-            if loop.info.demo:
-                self.vm.add_marker("notice", DEMO_NOTICE)
+        if not transcript and loop.info.demo:
+            self.vm.add_marker("notice", DEMO_NOTICE)
         for notice in loop.info.notices:
             self.vm.add_marker("notice", notice)
+
+    async def _open_prompt_power(self, workspace: Path) -> None:
+        history = await self.power.open(workspace)
+        self.prompt_input.prompt_history = history or self.vm.history
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -282,6 +293,7 @@ class TuiAgentApp(App[None]):
             self._mark("tools", "queue", "status", "approvals", "machines", "plan")
 
     def _mark(self, *panes: str) -> None:
+        """Coalesce pane refreshes: the events of one burst cost one redraw."""
         self._dirty.update(panes)
         self._wake()
 
@@ -391,8 +403,30 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _submit(self, text: str, *, steer: bool) -> None:
-        self.vm.remember_prompt(text)
+    def _send(self, words: str, *, steer: bool) -> None:
+        """Send what the user typed: mentions read and `!` outputs attached first."""
+        if "@" not in words and not self.power.pending:
+            self._submit(words, steer=steer)
+        else:
+            self._call(self._send_with_context(words, steer), "reading the mentioned files")
+
+    async def _send_with_context(self, words: str, steer: bool) -> None:
+        text, missing = await self.power.prepare(Path(self.loop.info.workspace), words)
+        if missing:
+            shown = ", ".join(f"@{path}" for path in missing)
+            self.vm.add_marker("warning", f"not in the workspace: {shown}; nothing was sent")
+            if not self.prompt_input.text:  # give the draft back to fix the mention
+                self.prompt_input.load_text(words)
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+            return
+        self._submit(text, steer=steer, words=words)
+
+    def _submit(self, text: str, *, steer: bool, words: str | None = None) -> None:
+        typed = text if words is None else words
+        self.vm.remember_prompt(typed)
+        if self.prompt_input.prompt_history is not self.vm.history:
+            self.prompt_input.prompt_history.append(typed)
+        self.power.remember(typed)
         self.transcript.action_follow()
         self._call(self.loop.submit(text, steer_if_active=steer), "submit")
 
@@ -411,21 +445,35 @@ class TuiAgentApp(App[None]):
             self._call(self.loop.edit_queued(prompt_id, text), "edit")
             self._leave_edit(clear=False)
             return
-        parsed = commands.parse(text)
+        if text.startswith("!") and text[1:].strip():
+            self._call(self._run_bang(text[1:].strip()), "!command")
+            return
+        parsed = commands.parse(text, self.power.commands)
         if isinstance(parsed, commands.UnknownCommand):
             self.vm.add_marker("warning", parsed.message())
+        elif parsed is not None and parsed[0].custom is not None:
+            self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
         elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
         else:
-            self._submit(text, steer=message.steer)
+            self._send(text, steer=message.steer)
+
+    async def _run_bang(self, command: str) -> None:
+        if self.power.shell_running:
+            self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
+            return
+        self.transcript.action_follow()
+        await self.power.run_shell(Path(self.loop.info.workspace), command)
+        self.vm.add_marker("info", "its output goes with your next prompt")
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
         if not self.prompt_input.is_attached:
             return  # a change that arrives while the app shuts down
         text = self.prompt_input.text
+        self._update_mentions()
         if text.startswith("/") and " " not in text and "\n" not in text:
-            shown = self.completion.filter(text)
+            shown = self.completion.filter(text, self.power.commands)
             self.completion.display = shown
             self.prompt_input.completion_open = shown
         elif self.completion.display:
@@ -437,7 +485,9 @@ class TuiAgentApp(App[None]):
         if message.key == "tab":
             chosen = self.completion.chosen
             if chosen is not None:
-                self.prompt_input.load_text(f"/{chosen.name}" + (" " if chosen.args else ""))
+                self.prompt_input.load_text(
+                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
+                )
                 self.prompt_input.move_cursor(self.prompt_input.document.end)
         else:
             self.completion.move(-1 if message.key == "up" else 1)
@@ -453,6 +503,57 @@ class TuiAgentApp(App[None]):
     @on(PromptInput.PageTranscript)
     def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
         self.transcript.page(message.pages)
+
+    def _update_mentions(self) -> None:
+        row, column = self.prompt_input.cursor_location
+        line = self.prompt_input.document.get_line(row)[:column]
+        query = self.power.mention_at(line)
+        shown = query is not None and self.paths.show_paths(self.power.complete(query))
+        self.paths.display = shown
+        self.prompt_input.mention_open = shown
+
+    @on(PromptInput.MentionMove)
+    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
+        if message.key in ("up", "down"):
+            self.paths.move(-1 if message.key == "up" else 1)
+            return
+        chosen = self.paths.chosen
+        if chosen is None:
+            return
+        row, column = self.prompt_input.cursor_location
+        line = self.prompt_input.document.get_line(row)[:column]
+        query = self.power.mention_at(line) or ""
+        start = (row, column - len(query))
+        path = f'"{chosen}"' if " " in chosen else chosen
+        self.prompt_input.replace(
+            path + ("" if chosen.endswith("/") else " "), start, (row, column)
+        )
+        self._update_mentions()  # a folder stays open to go deeper
+
+    @on(PromptInput.HistorySearchRequested)
+    def _on_history_search(self) -> None:
+        from tui_agent.ui.history_search import HistorySearch
+
+        def chosen(prompt: str | None) -> None:
+            if prompt is not None:
+                self.prompt_input.load_text(prompt)
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+            self.prompt_input.focus()
+
+        self.push_screen(HistorySearch(self.prompt_input.prompt_history), callback=chosen)
+
+    @on(PromptInput.EditorRequested)
+    def _on_editor(self) -> None:
+        from tui_agent.ui.editor import edit_in_editor
+
+        draft = self.prompt_input.unfolded(self.prompt_input.text)
+        try:
+            edited = edit_in_editor(self, draft)
+        except (OSError, RuntimeError) as exc:
+            self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
+            return
+        self.prompt_input.load_text(edited)
+        self.prompt_input.move_cursor(self.prompt_input.document.end)
 
     def _hide_completion(self) -> None:
         self.completion.display = False
@@ -536,6 +637,8 @@ class TuiAgentApp(App[None]):
         """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
         return (
             self.completion.display
+            or self.paths.display
+            or self.power.shell_running
             or self.approval_bar.asking_reason
             or self._editing is not None
         )
@@ -545,7 +648,12 @@ class TuiAgentApp(App[None]):
         self._call(self.loop.cancel(force=force), "cancel")
 
     def action_escape_idle(self) -> None:
-        if self.completion.display:
+        if self.paths.display:
+            self.paths.display = False
+            self.prompt_input.mention_open = False
+        elif self.power.shell_running:
+            self.power.stop_shell()
+        elif self.completion.display:
             self._hide_completion()
         elif self.approval_bar.asking_reason:
             self.approval_bar.cancel_reason()
@@ -647,7 +755,7 @@ class TuiAgentApp(App[None]):
     def run_slash(self, name: str, arg: str = "") -> None:
         match name:
             case "help":
-                self.vm.add_marker("info", commands.help_text())
+                self.vm.add_marker("info", commands.help_text(self.power.commands))
             case "new":
                 if self.hooks.new_session is not None:
                     self._call(self._swap(self.hooks.new_session()), "/new")

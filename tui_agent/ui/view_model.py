@@ -346,10 +346,16 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, transcript: Iterable[LoopEvent], snapshot: LoopSnapshot
+        self,
+        info: LoopInfo,
+        transcript: Iterable[LoopEvent],
+        snapshot: LoopSnapshot,
+        *,
+        welcome: str | None = None,
     ) -> None:
-        """Start over for a (new or resumed) session: the transcript's events replayed through
-        `apply`, as they were drawn live, then the panes from the snapshot."""
+        """Start over for a (new or resumed) session: the `welcome` block first, then the
+        transcript's events replayed through `apply`, as they were drawn live, then the panes
+        from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -360,6 +366,8 @@ class ViewModel:
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
+        if welcome is not None:
+            self.blocks.append(MarkerBlock(self._new_id(), "welcome", welcome))
         self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())
@@ -427,6 +435,22 @@ class ViewModel:
         """A line the UI itself writes (help, command results)."""
         self._close_streams()
         self._add(MarkerBlock(self._new_id(), kind, text))
+
+    def add_user_command(self, command: str) -> ToolBlock:
+        """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
+        self._close_streams()
+        block = ToolBlock(
+            self._new_id(), f"user-{self._next_id}", "!", json.dumps({"command": command})
+        )
+        block.state = "running"
+        self._add(block)
+        return block
+
+    def user_command_output(self, block: ToolBlock, text: str, *, state: str | None = None) -> None:
+        block.output = (block.output + text)[-OUTPUT_CAP:] if state is None else text[-OUTPUT_CAP:]
+        if state is not None:
+            block.state = state
+        self._emit(BlockUpdated(block))
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.status.approval_mode = mode

@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from tui_agent.session import split_attachments
 from tui_agent.ui.view_model import (
     Block,
     MarkerBlock,
@@ -49,10 +50,16 @@ SEGMENT_CHARS = 800  # assistant text per Markdown widget before a long answer c
 
 
 class UserPrompt(Static):
+    """The user's words; what went with them (`@file`, `!command` output) shows as chips."""
+
     def __init__(self, block: UserBlock) -> None:
         label = {"prompt": "❯ ", "steer": "↳ steer: ", "notification": "✉ "}[block.via]
+        words, sources = split_attachments(block.text)
         text = Text(label, style="bold")
-        text.append(block.text)
+        text.append(words)
+        for source in sources:
+            text.append(" ")
+            text.append(f" {source} ", style="reverse dim")
         super().__init__(text, classes=f"block user -{block.via}", markup=False)
 
 
