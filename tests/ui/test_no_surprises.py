@@ -322,7 +322,7 @@ async def test_repeated_page_up_keeps_going_and_home_end_work_from_the_prompt() 
     async with running(size=(100, 20)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(80)))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.transcript.settled and app.transcript.scroll_y > 0)
         bottom = app.transcript.scroll_y
         page = app.transcript.scrollable_content_region.height
         await feed(pilot, "\x1b[5~" * 3)  # three PageUps in one read, as a quick hand sends them
