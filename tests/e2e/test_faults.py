@@ -188,7 +188,6 @@ def test_every_history_folds_well_formed_after_a_kill(runs: list[Run]) -> None:
     assert [(run.number, run.log_problems) for run in runs if run.log_problems] == []
 
 
-@pytest.mark.xfail(reason="needs the write-ahead prompt record (issue 12, helper i9)")
 def test_no_acknowledged_prompt_is_lost(runs: list[Run]) -> None:
     lost = [run.number for run in runs if run.acknowledged and not run.prompt_on_disk]
     assert lost == []
