@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import scripted_loop, until
@@ -63,6 +64,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
         request = app.vm.approvals[0]
         assert request.name == "MCP servers from .mcp.json"
         assert f"fx: {sys.executable} {FIXTURE}" in request.preview
+        await until(pilot, lambda: app.approval_bar.armed)  # keys typed sooner are held
         await pilot.press("a")
         await until(pilot, lambda: fx_state(app) == "ready")
         await until(pilot, lambda: "mcp 1/1" in status_text(app))
@@ -74,7 +76,9 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
 async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> None:
     async with app_opening(workspace) as (app, pilot):
         await until(pilot, lambda: bool(app.vm.approvals))
+        await until(pilot, lambda: app.approval_bar.armed)  # keys typed sooner are held
         await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.focused, Input))  # the reason box
         await send(pilot, "")
         await until(pilot, lambda: fx_state(app) == "skipped")
         await until(pilot, lambda: "mcp 0/1" in status_text(app))
