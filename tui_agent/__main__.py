@@ -1,3 +1,3 @@
-from tui_agent.cli import main
+from tui_agent.entry import main
 
 raise SystemExit(main())

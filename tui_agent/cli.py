@@ -2,8 +2,9 @@
 
 The headless path never imports Textual and keeps imports lazy, so a one-shot run starts fast.
 Exit status (ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
-130 cancelled (SIGINT). The first SIGINT cancels the turn through the loop (tool processes
-ended, results back-filled, log sealed); a second one exits at once.
+130 cancelled (SIGINT; 143 for SIGTERM, 129 for SIGHUP). The first signal cancels the turn
+through the loop (tool processes ended, results back-filled, log sealed); a second one kills
+the tool processes and exits at once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import gc
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         "--print",
         dest="print_prompt",
         metavar="PROMPT",
-        help="run one turn headless and print the final answer",
+        help="run one turn headless and print the final answer ('-' reads the prompt from "
+        "stdin; otherwise piped stdin is attached to the prompt)",
     )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
     parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
+    if args_list[:1] == ["export"]:
+        from tui_agent.export import main as export
+
+        return export(args_list[1:])
     if args_list[:1] == ["acp"]:
         from tui_agent.acp import main as acp_main
 
@@ -87,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.fork and not (args.continue_latest or args.resume):
             raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
+        prompt = None if args.print_prompt is None else _headless_prompt(args.print_prompt)
     except _UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -95,9 +103,35 @@ def main(argv: list[str] | None = None) -> int:
     # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
     # is drawn (the app), with what exists by then frozen out of later collections.
     gc.disable()
-    if args.print_prompt is not None:
-        return asyncio.run(_headless(config, args.print_prompt, args.output_format))
+    if prompt is not None:
+        return asyncio.run(_headless(config, prompt, args.output_format))
     return _tui(config, args.prompt)
+
+
+def _headless_prompt(given: str) -> str:
+    """`-p -` takes the whole prompt from stdin (no argument-length limit); any other prompt
+    gets piped stdin attached as context. Only a pipe or a file is read, never a terminal."""
+    piped = _piped_stdin()
+    if given == "-":
+        if piped is None:
+            raise _UsageError("-p -: pipe the prompt into stdin (it is not a pipe or a file)")
+        if not piped.strip():
+            raise _UsageError("-p -: stdin held no prompt")
+        return piped
+    if piped is None or not piped.strip():
+        return given
+    return f"{given}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
+
+
+def _piped_stdin() -> str | None:
+    """All of stdin when it is a pipe or a regular file; None for a terminal or anything else."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
 
 
 def _config(args: argparse.Namespace) -> LoopConfig:
@@ -134,7 +168,7 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    interrupted = _install_sigint(service)
+    stopped = _install_signals(service)
     unsubscribe = _echo_events(service, output_format)
     for notice in service.info.notices:
         print(f"tui-agent: {notice}", file=sys.stderr)
@@ -152,7 +186,9 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
         await service.close()
     if result.type == "completed":
         return EXIT_OK
-    if result.type == "cancelled" or interrupted.is_set():
+    if stopped:
+        return 128 + stopped[0]
+    if result.type == "cancelled":
         return EXIT_CANCELLED
     if result.error is not None:
         print(
@@ -185,20 +221,28 @@ def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], 
     return service.subscribe(on_event)
 
 
-def _install_sigint(service: AgentLoopService) -> asyncio.Event:
-    interrupted = asyncio.Event()
+def _install_signals(service: AgentLoopService) -> list[int]:
+    """SIGINT, SIGTERM and SIGHUP cancel the turn, which ends the run; a second one exits at
+    once. Returns the list that receives the first signal's number (for the exit status)."""
+    received: list[int] = []
     loop = asyncio.get_running_loop()
     tasks: set[asyncio.Task[bool]] = set()
 
-    def on_sigint() -> None:
-        if interrupted.is_set():
-            os._exit(EXIT_CANCELLED)
-        interrupted.set()
-        print("\ntui-agent: cancelling (press Ctrl+C again to quit at once)", file=sys.stderr)
+    def on_signal(signum: int) -> None:
+        if received:
+            from tui_agent.tools import kill_tool_processes
+
+            kill_tool_processes()  # os._exit skips every finally and atexit hook
+            os._exit(128 + received[0])
+        received.append(signum)
+        again = "press Ctrl+C again" if signum == signal.SIGINT else "signal again"
+        print(f"\ntui-agent: cancelling ({again} to quit at once)", file=sys.stderr)
         tasks.add(loop.create_task(service.cancel()))
 
-    loop.add_signal_handler(signal.SIGINT, on_sigint)
-    return interrupted
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+            loop.add_signal_handler(signum, on_signal, signum)
+    return received
 
 
 def _tui(config: LoopConfig, prompt: str | None) -> int:

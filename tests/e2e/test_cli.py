@@ -43,6 +43,7 @@ def tui_agent(
         text=True,
         timeout=timeout,
         env=env or cli_env(),
+        stdin=subprocess.DEVNULL,  # piped stdin would be read as context
     )
 
 
@@ -187,7 +188,7 @@ def test_continue_resumes_the_latest_session_of_the_workspace(workspace: Path) -
     assert len(session_logs()) == 1
 
 
-def _wait_for(path: Path, timeout: float = 10) -> str:
+def _wait_for(path: Path, timeout: float = 30) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():
@@ -205,6 +206,14 @@ def _alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
+def wait_until_dead(pid: int, limit_s: float = 10) -> None:
+    """Bounded polling on an observable condition (a hang guard, not a timing assertion)."""
+    deadline = time.monotonic() + limit_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), f"process {pid} is still alive"
+
+
 def _start_shell_turn(server: ScriptedOpenAIServer, workspace: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
@@ -218,6 +227,7 @@ def _start_shell_turn(server: ScriptedOpenAIServer, workspace: Path) -> subproce
             "--output-format",
             "jsonl",
         ],
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -245,10 +255,7 @@ def test_sigint_during_a_shell_tool_cancels_exits_130_and_pairs_an_aborted_resul
         stdout, stderr = proc.communicate(timeout=20)
     assert proc.returncode == 130, stderr
     assert events_of(stdout)[-1]["result"]["type"] == "cancelled"
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
+    wait_until_dead(child)
     with scripted_openai_server([{"text": "Understood."}]) as server:
         again = run_cli(server, workspace, "--continue", "-p", "what happened?")
         assert again.returncode == 0, again.stderr
@@ -263,8 +270,7 @@ def test_kill_9_during_a_tool_is_repaired_on_continue(workspace: Path) -> None:
         child = int(_wait_for(workspace / "child.pid"))
         proc.kill()
         proc.communicate(timeout=10)
-    if _alive(child):  # a killed agent cannot end its tool's processes: clean up for it
-        os.killpg(os.getpgid(child), signal.SIGKILL)
+    wait_until_dead(child)  # the reaper ended the tool's processes for the killed agent
     with scripted_openai_server([{"text": "Recovered."}]) as server:
         again = run_cli(server, workspace, "--continue", "-p", "go on")
         assert again.returncode == 0, again.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,7 +13,13 @@ from tui_agent.kernel.accumulator import (
     empty_response_error,
 )
 from tui_agent.kernel.ids import ToolCallIds
-from tui_agent.kernel.retry import backoff_delay_s, retry_delay_s, should_retry
+from tui_agent.kernel.retry import (
+    RetryPolicy,
+    backoff_delay_s,
+    final_error,
+    retry_delay_s,
+    should_retry,
+)
 from tui_agent.vocab import (
     Finish,
     FinishReason,
@@ -46,16 +54,58 @@ def test_backoff_stays_within_base_and_a_quarter_more(index: int, r: float) -> N
 
 def test_retry_after_overrides_backoff() -> None:
     error = LLMError(kind=LLMErrorKind.RATE_LIMIT, message="slow down", retry_after_s=1.234)
-    assert retry_delay_s(error, 1, lambda: 0.5) == 1.234
+    assert retry_delay_s(error, 1, 0.0, RetryPolicy(), lambda: 0.5) == 1.234
 
 
 def test_retry_is_refused_for_non_retryable_kinds_and_at_the_attempt_limit() -> None:
     quota = LLMError(kind=LLMErrorKind.QUOTA, message="no", retry_after_s=3)
     busy = LLMError(kind=LLMErrorKind.OVERLOADED, message="busy")
-    assert not should_retry(quota, 1, 10)
-    assert should_retry(busy, 2, 3)
-    assert not should_retry(busy, 3, 3)
-    assert not should_retry(busy, 1, 0)  # at least one attempt, and no more
+    assert not should_retry(quota, 1, 0.0, RetryPolicy(max_attempts=10))
+    assert should_retry(busy, 2, 0.0, RetryPolicy(max_attempts=3))
+    assert not should_retry(busy, 3, 0.0, RetryPolicy(max_attempts=3))
+    assert not should_retry(busy, 1, 0.0, RetryPolicy(max_attempts=0))  # at least one, no more
+
+
+def _step_of_failures(error: LLMError, policy: RetryPolicy, jitter: float) -> tuple[int, float]:
+    """Attempts made and seconds waited by a step whose every attempt fails with `error`."""
+    attempt, waited = 1, 0.0
+    while should_retry(error, attempt, waited, policy):
+        waited += retry_delay_s(error, attempt, waited, policy, lambda: jitter)
+        attempt += 1
+    return attempt, waited
+
+
+@given(st.floats(min_value=0.0, max_value=1.0))
+def test_a_persistent_5xx_gives_up_once_the_waits_reach_the_budget(jitter: float) -> None:
+    error = LLMError(kind=LLMErrorKind.STATUS, message="bad gateway", status=502)
+    attempts, waited = _step_of_failures(error, RetryPolicy(max_attempts=100), jitter)
+    assert waited == 60.0  # the last backoff is cut to what the budget leaves
+    assert attempts <= 8
+    attempts, waited = _step_of_failures(error, RetryPolicy(max_attempts=100, budget_s=5), jitter)
+    assert waited == 5.0
+
+
+def test_an_unreachable_server_gets_three_attempts() -> None:
+    error = LLMError(kind=LLMErrorKind.UNREACHABLE, message="connection refused")
+    attempts, waited = _step_of_failures(error, RetryPolicy(), 0.0)
+    assert (attempts, waited) == (3, 1.5)
+
+
+def test_a_retry_after_beyond_the_cap_is_refused_and_says_when_to_retry() -> None:
+    error = LLMError(kind=LLMErrorKind.RATE_LIMIT, message="slow down", retry_after_s=100_000)
+    assert not should_retry(error, 1, 0.0, RetryPolicy())
+    now = time.mktime((2026, 3, 1, 10, 0, 0, 0, 0, -1))
+    shown = final_error(error, 0.0, RetryPolicy(), now)
+    assert shown.message == "slow down (retry after 2026-03-02 13:46)"
+    soon = error.model_copy(update={"retry_after_s": 600})
+    assert final_error(soon, 0.0, RetryPolicy(), now).message == "slow down (retry after 10:10)"
+
+
+def test_a_retry_after_within_the_cap_but_beyond_the_budget_left_is_refused() -> None:
+    error = LLMError(kind=LLMErrorKind.RATE_LIMIT, message="slow down", retry_after_s=30)
+    assert should_retry(error, 1, 30.0, RetryPolicy())
+    assert not should_retry(error, 1, 30.5, RetryPolicy())
+    assert final_error(error, 0.0, RetryPolicy(max_attempts=1), 0.0) == error  # attempts ran out
 
 
 def test_first_occurrence_of_an_unseen_id_is_kept() -> None:

@@ -70,14 +70,24 @@ async def test_stall_past_the_idle_timeout_is_a_timeout(server: LocalServer) -> 
     assert await server.wait_until_client_left()
 
 
-async def test_refused_connection_is_a_connection_error() -> None:
+async def test_refused_connection_is_unreachable() -> None:
     probe = LocalServer()
     await probe.start()
     await probe.stop()  # the port is now closed
     settings = ProviderSettings(kind="openai", model="m", base_url=f"{probe.url}/v1")
     out = await run_once(settings)
     assert out.error is not None
-    assert out.error.kind is LLMErrorKind.CONNECTION
+    assert out.error.kind is LLMErrorKind.UNREACHABLE
+    assert out.error.message == "cannot reach the server: connection refused"
+    assert out.error.retryable  # briefly: the retry policy gives it few attempts
+
+
+async def test_unknown_host_is_unreachable() -> None:
+    settings = ProviderSettings(kind="openai", model="m", base_url="http://no-such-host.invalid/v1")
+    out = await run_once(settings)
+    assert out.error is not None
+    assert out.error.kind is LLMErrorKind.UNREACHABLE
+    assert "host not found" in out.error.message
 
 
 async def test_html_page_with_status_200_is_a_protocol_error(server: LocalServer) -> None:

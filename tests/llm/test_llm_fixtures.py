@@ -81,14 +81,6 @@ OPENAI_STREAMS: dict[str, Want] = {
         usage=U(304, 49),
         message_id="chatcmpl-e35442a8-12c0-4fb4-8be4-0e51727ce7b7",
     ),
-    "kimi_k2_6_vllm_reasoning_eof_no_finish": Want(
-        text_starts=" 1\n2\n3\n4\n5\n",
-        text_ends="\n212\n213\n214",
-        thinking_starts=" The user wants every integer from 1 through 100000, one per line.",
-        thinking_ends="Since this is a large output, I'll generate it directly.",
-        finish=(R.END_TURN, None),  # clean EOF: no finish_reason, no usage, no [DONE]
-        message_id="chatcmpl-9243fc61d9fa3b4e",
-    ),
     "mistral_magistral_thinking_content_parts": Want(
         text_starts="To cross the street safely, follow these steps:\n\n1. Look both ways",
         text_ends="By following these steps, you can ensure a safe crossing.",
@@ -442,6 +434,10 @@ ERRORS: dict[str, WantError] = {
 }
 
 MIDSTREAM_ERRORS: dict[str, WantError] = {
+    # a clean EOF mid-answer: no finish_reason, no usage, no [DONE] (the text stops at "214")
+    "openai_chat/kimi_k2_6_vllm_reasoning_eof_no_finish": WantError(
+        LLMErrorKind.INCOMPLETE, None, None, "no finish reason and no [DONE]", True
+    ),
     # event: error with {"error": {..., "code": "tool_use_failed", "status_code": 400}}
     "openai_chat/groq_midstream_error_event": WantError(
         LLMErrorKind.PROVIDER, 400, None, "Tool call validation failed", True

@@ -65,6 +65,21 @@ def test_a_full_file_is_read(tmp_path: Path) -> None:
     assert model.echo_reasoning is True
 
 
+def test_retry_limits_and_secret_patterns_are_read_with_defaults(tmp_path: Path) -> None:
+    defaults = load_config(tmp_path / "absent.toml")
+    assert (defaults.retry_budget_s, defaults.max_retry_after_s) == (60.0, 60.0)
+    assert defaults.secret_env == ["*_API_KEY", "*_TOKEN", "*_SECRET"]
+    text = 'retry_budget_s = 300\nmax_retry_after_s = 5.5\nsecret_env = ["*_API_KEY"]\n'
+    config = load_config(_write(tmp_path, text))
+    assert (config.retry_budget_s, config.max_retry_after_s) == (300.0, 5.5)
+    assert config.secret_env == ["*_API_KEY"]
+
+
+def test_a_retry_budget_of_zero_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"config\.toml: retry_budget_s: "):
+        load_config(_write(tmp_path, "retry_budget_s = 0\n"))
+
+
 def test_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     path = _write(tmp_path, 'default_model = "gpt-4.1"\n\napproval_mode = \n')
 

@@ -8,9 +8,11 @@ client can talk to it. Each POST to `/v1/chat/completions` takes the next step:
   (arguments split across deltas) and `finish_reason: tool_calls`;
 - `{"status": 429, "headers": {"Retry-After": "1"}, "body": {...}}` answers with an error;
 - `{"empty": true}` streams a stop with no content at all;
+- `{"text": "...", "cut": true}` streams the text, then closes: no finish reason, no `[DONE]`;
 - `{"hang_s": 5, "text": ...}` waits before answering (for cancellation tests).
 
-Every request body is kept in `requests` for assertions; `times` holds arrival times.
+Every request body is kept in `requests` for assertions, its headers in `headers`; `times`
+holds arrival times.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class ScriptedOpenAIServer:
     def __init__(self, steps: list[dict[str, Any]]) -> None:
         self.steps = list(steps)
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, names in lower case
         self.times: list[float] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -47,9 +50,10 @@ class ScriptedOpenAIServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
+    def next_step(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers)
             self.times.append(time.monotonic())
             if not self.steps:
                 return {"text": "(the scripted server has no more steps)"}
@@ -67,7 +71,7 @@ class ScriptedOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                step = server.next_step(body)
+                step = server.next_step(body, {k.lower(): v for k, v in self.headers.items()})
                 if step.get("hang_s"):
                     time.sleep(float(step["hang_s"]))
                 if "status" in step:
@@ -83,8 +87,9 @@ class ScriptedOpenAIServer:
                     ):
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
+                    if not step.get("cut"):
+                        self.wfile.write(b"data: [DONE]\n\n")
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 self.close_connection = True
@@ -120,6 +125,8 @@ def _chunks(step: dict[str, Any], model: str, request_no: int) -> Iterator[dict[
     text = step.get("text", "")
     for start in range(0, len(text), 8):
         yield chunk({"content": text[start : start + 8]})
+    if step.get("cut"):
+        return
     calls = step.get("tool_calls", [])
     for index, call in enumerate(calls):
         arguments = json.dumps(call.get("arguments", {}))

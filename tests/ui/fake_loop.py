@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState
+from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState, RestorePlan
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
@@ -40,6 +40,8 @@ class FakeHandle:
 class FakeLoop:
     info: LoopInfo = INFO
     entries: list[HistoryEntry] = field(default_factory=list)
+    replayed: list[LoopEvent] = field(default_factory=list)
+    plans: list[RestorePlan] = field(default_factory=list)
     snap: LoopSnapshot = field(
         default_factory=lambda: LoopSnapshot("idle", None, None, 0, paused=False)
     )
@@ -56,6 +58,9 @@ class FakeLoop:
 
     def history(self) -> list[HistoryEntry]:
         return list(self.entries)
+
+    def transcript(self) -> list[LoopEvent]:
+        return list(self.replayed)
 
     def snapshot(self) -> LoopSnapshot:
         return self.snap
@@ -110,6 +115,19 @@ class FakeLoop:
 
     async def compact(self) -> None:
         self.calls.append(("compact", None))
+
+    async def undo_plan(self) -> RestorePlan | None:
+        return self.plans[-1] if self.plans else None
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        return list(self.plans)
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        self.calls.append(("restore_files", turn))
+        return ()
+
+    async def rewind_conversation(self, turn: int) -> None:
+        self.calls.append(("rewind_conversation", turn))
 
     async def settled(self) -> None:
         return None

@@ -18,7 +18,7 @@ from tui_agent.ui.view_model import (
     UserBlock,
     ViewModel,
 )
-from tui_agent.vocab import EntryMeta, HistoryEntry, Message, TextPart, TokenUsage, ToolCall
+from tui_agent.vocab import TokenUsage
 
 
 def make_vm() -> tuple[ViewModel, list[Change]]:
@@ -272,24 +272,15 @@ def test_machine_transitions_feed_the_inspector_table() -> None:
     assert len(vm.machines.transitions) == 1
 
 
-def test_reset_rebuilds_blocks_from_history_and_panes_from_the_snapshot() -> None:
-    vm, _ = make_vm()
-    entries = [
-        HistoryEntry(
-            message=Message(role="user", content=(TextPart(text="q"),)),
-            meta=EntryMeta(source="input"),
-        ),
-        HistoryEntry(
-            message=Message(
-                role="assistant",
-                content=(TextPart(text="a"),),
-                tool_calls=(ToolCall(id="c1", name="read_file", arguments='{"path": "x"}'),),
-            ),
-            meta=EntryMeta(source="llm"),
-        ),
-        HistoryEntry(
-            message=Message(role="tool", content=(TextPart(text="data"),), tool_call_id="c1"),
-            meta=EntryMeta(source="tool"),
+def test_reset_replays_the_transcript_and_takes_panes_from_the_snapshot() -> None:
+    vm, changes = make_vm()
+    transcript: list[ev.LoopEvent] = [
+        ev.TurnStarted(turn_id=1, prompt_ids=(), texts=("q",)),
+        ev.StepStarted(turn_id=1, step=1),
+        ev.StepCompleted(turn_id=1, step=1, text="a", thinking="", finish_reason=None, usage=None),
+        ev.ToolStarted(id="c1", name="read_file", arguments='{"path": "x"}'),
+        ev.ToolFinished(
+            id="c1", name="read_file", outcome="succeeded", output="data", is_error=False
         ),
     ]
     snapshot = LoopSnapshot(
@@ -301,8 +292,10 @@ def test_reset_rebuilds_blocks_from_history_and_panes_from_the_snapshot() -> Non
         queue=(QueuedPrompt("p9", "next"),),
         notifications=(PendingNotification("notify", "ping"),),
     )
-    vm.reset(INFO, entries, snapshot)
+    vm.reset(INFO, transcript, snapshot)
     assert [type(b) for b in vm.blocks] == [UserBlock, TextBlock, ToolBlock]
+    assert [type(c).__name__ for c in changes] == ["Reset"]
+    assert vm.status.activity == "idle" and not vm.tools
     tool = vm.blocks[2]
     assert isinstance(tool, ToolBlock) and (tool.output, tool.state) == ("data", "done")
     assert [(r.kind, r.prompt_id) for r in vm.queue] == [("notification", None), ("prompt", "p9")]

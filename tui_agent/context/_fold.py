@@ -1,12 +1,14 @@
 """Folding event-log records back into history, repairing what a crash or a cancel left open.
 
-The rules (spec section 7): a `step.begin` opens an assistant; its content parts and tool
+The rules (docs/loop-spec.md §7): a `step.begin` opens an assistant; its content parts and tool
 calls collect on it; results collect per call id. The open step is settled at a successful
 `step.end`, at the next `step.begin`, or at the end of the log: unanswered calls get an error
 result saying the tool was interrupted, an assistant with neither calls nor substantive
 content is dropped, and messages that arrived meanwhile (deferred, so they never split a tool
 exchange) follow it. `step.end{interrupted|error}` changes nothing: a failed attempt's partial
 stays open until the next step decides its fate. A `compaction` replaces everything before it.
+A `rewind` puts the history back as it was at the `turn.begin` it names (turns are counted from
+the start of the log, so a fold that must honour rewinds reads the whole log).
 """
 
 from __future__ import annotations
@@ -21,10 +23,15 @@ from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
+    FileCheckpoint,
+    FilesRestored,
     Notification,
     Prompt,
     Record,
     Reminder,
+    RetryRecorded,
+    Rewind,
     SessionMeta,
     Steer,
     StepBegin,
@@ -55,6 +62,7 @@ INTERRUPTED_TOOL_OUTPUT = (
 
 _UNSEALING = frozenset({FinishReason.INTERRUPTED, FinishReason.ERROR})
 _COMPACTION_LINE = b'{"type":"compaction"'
+_REWIND_LINE = b'{"type":"rewind"'
 
 
 @dataclass
@@ -105,6 +113,9 @@ class Fold:
         self._committed: list[HistoryEntry] = []
         self._open: _OpenStep | None = None
         self._deferred: list[HistoryEntry] = []
+        # Per turn.begin: the committed list then and its length (it is only ever appended
+        # to, or replaced), so a rewind can cut back to it without copying at every turn.
+        self._turn_starts: list[tuple[list[HistoryEntry], int]] = []
         self._reset(list(entries))
 
     @property
@@ -155,7 +166,22 @@ class Fold:
                 self._append(record.entry)
             case Compaction():
                 self._reset([summary_entry(record.summary, created_at=record.ts), *record.kept])
-            case SessionMeta() | TurnBegin() | TurnEnd():
+            case TurnBegin():
+                self.settle()
+                self._turn_starts.append((self._committed, len(self._committed)))
+            case Rewind():
+                if 0 <= record.turn < len(self._turn_starts):
+                    self.settle()
+                    entries, length = self._turn_starts[record.turn]
+                    self._committed = entries[:length]
+            case (
+                SessionMeta()
+                | TurnEnd()
+                | RetryRecorded()
+                | FileCheckpoint()
+                | FilesRestored()
+                | ErrorReported()
+            ):
                 pass
 
     def _end_step(self, record: StepEnd) -> None:
@@ -262,10 +288,10 @@ def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[H
     """The history of the session log at `path`: `fold(read_log(path))`, but cheaper.
 
     A compaction record replaces everything before it, so only the lines from the last one on
-    are parsed. One collector pause covers reading and folding: the records die as soon as
-    the fold is done and are freed by reference counting, never walked by the collector.
-    Damaged lines are skipped, their numbers added to `bad_lines`; a file that cannot be read
-    raises `EventLogError`.
+    are parsed (unless the log holds a rewind, which may reach back past it). One collector
+    pause covers reading and folding: the records die as soon as the fold is done and are freed
+    by reference counting, never walked by the collector. Damaged lines are skipped, their
+    numbers added to `bad_lines`; a file that cannot be read raises `EventLogError`.
     """
     path = Path(path)
     try:
@@ -274,7 +300,7 @@ def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[H
         return []
     except OSError as exc:
         raise EventLogError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    start = _last_compaction(data)
+    start = 0 if _REWIND_LINE in data else _last_compaction(data)
     first_line = data.count(b"\n", 0, start) + 1
     with gc_paused():
         return fold(parse_log(data[start:], bad_lines, first_line=first_line))

@@ -100,7 +100,8 @@ class ToolCallStarted(_Record):
 
 
 class ToolResultRecorded(_Record):
-    """A call's result as the model will see it; `display` is for the UI only."""
+    """A call's result as the model will see it; `display` and `outcome` are for the UI only
+    (`outcome` says a call the user stopped was aborted, not failed; absent in older logs)."""
 
     type: Literal["tool.result"] = "tool.result"
     call_id: str
@@ -109,6 +110,7 @@ class ToolResultRecorded(_Record):
     note: str | None = None
     display: dict[str, Any] | None = None
     duration_ms: float | None = None
+    outcome: Literal["succeeded", "failed", "aborted"] | None = None
 
 
 class StepEnd(_Record):
@@ -133,6 +135,61 @@ class Compaction(_Record):
     kept: tuple[HistoryEntry, ...] = ()
     tokens_before: int | None = None
     tokens_after: int | None = None
+
+    durable: ClassVar[bool] = True
+
+
+class RetryRecorded(_Record):
+    """An attempt of step `step` failed and attempt `attempt` follows after `delay_s`; only the
+    transcript needs it (the failed attempt's own `step.end` says `error`)."""
+
+    type: Literal["retry"] = "retry"
+    step: int
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error_code: str
+    message: str
+    status: int | None = None
+
+
+class ErrorReported(_Record):
+    """A failure the loop caught and told the user about (a subscriber that raised, an error a
+    machine recorded). Not part of history: folding skips it."""
+
+    type: Literal["error"] = "error"
+    text: str
+
+
+class FileCheckpoint(_Record):
+    """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
+    `checkpoints/` folder holding the prior content (None: the file did not exist), `after` is
+    the SHA-256 of what the call left (None: no file). The turn it belongs to is the last
+    `turn.begin` before it."""
+
+    type: Literal["file.checkpoint"] = "file.checkpoint"
+    call_id: str
+    path: str
+    before: str | None
+    after: str | None
+
+
+class FilesRestored(_Record):
+    """/undo or /rewind put `paths` back as they were before turn number `turn` (counting
+    `turn.begin` records from the start of the log, from 0). Each restored file also has its
+    own `file.checkpoint` (call id "restore") just before this record."""
+
+    type: Literal["files.restored"] = "files.restored"
+    turn: int
+    paths: tuple[str, ...]
+
+
+class Rewind(_Record):
+    """The conversation goes back to just before turn number `turn` (counted as in
+    `FilesRestored`); nothing before this line is deleted, folding skips the rewound turns."""
+
+    type: Literal["rewind"] = "rewind"
+    turn: int
 
     durable: ClassVar[bool] = True
 
@@ -172,7 +229,12 @@ Record = Annotated[
     | ToolResultRecorded
     | StepEnd
     | Compaction
-    | TurnEnd,
+    | TurnEnd
+    | RetryRecorded
+    | ErrorReported
+    | FileCheckpoint
+    | FilesRestored
+    | Rewind,
     Field(discriminator="type"),
 ]
 

@@ -18,7 +18,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
+from tui_agent.llm._errors import (
+    ErrorContext,
+    StreamFailure,
+    classify_stream_error,
+    incomplete_stream,
+    protocol_error,
+)
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
@@ -201,6 +207,8 @@ class AnthropicStreamParser:
 
     def end(self) -> list[StreamEvent]:
         raw = self._stop_reason
+        if raw is None and not self._done:
+            raise incomplete_stream(self._ctx, "no stop reason and no message_stop")
         if raw is None and not self._content:
             raise StreamFailure(
                 self._ctx.error(

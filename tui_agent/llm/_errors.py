@@ -1,12 +1,14 @@
 """Error classification: HTTP statuses, error bodies, stream error events and transport
 failures become `LLMError` values with a stable kind.
 
-The table follows section 8 of the loop spec (status first, then the provider's words), with
+The table follows docs/loop-spec.md §8 (status first, then the provider's words), with
 three refinements the recorded fixtures ask for: a 429 whose code or text says the account is
 out of quota is `quota` (retrying cannot help), a 429 that says "overloaded" is `overloaded`,
-and 401/403/404 have their own kinds. Messages are the provider's own words (HTML reduced to
-its `<title>`), cut to a readable length and always passed through `redact` so a key that a
-server echoes never reaches an error, a log or the screen.
+and 401/403/404 have their own kinds. A connection that cannot be made at all (refused, unknown
+host) is `unreachable`, which retries only briefly, and a stream that ends mid-answer is
+`incomplete`. Messages are the provider's own words (HTML reduced to its `<title>`), cut to a
+readable length and always passed through `redact` so a key that a server echoes never
+reaches an error, a log or the screen.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import email.utils
 import html
 import json
 import re
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -287,15 +290,42 @@ def classify_transport(ctx: ErrorContext, exc: httpx.HTTPError) -> LLMError:
     if isinstance(exc, httpx.ReadTimeout):
         return ctx.error(
             LLMErrorKind.TIMEOUT,
-            f"the server sent nothing for {ctx.idle_timeout_s:g} s (idle timeout)",
+            f"the server sent no data for {ctx.idle_timeout_s:g} s (idle timeout)",
         )
     if isinstance(exc, httpx.TimeoutException):
         return ctx.error(LLMErrorKind.TIMEOUT, f"timed out: {type(exc).__name__}")
     detail = str(exc) or type(exc).__name__
+    unreachable = _unreachable(exc)
+    if unreachable is not None:
+        return ctx.error(LLMErrorKind.UNREACHABLE, _clip(f"cannot reach the server: {unreachable}"))
     if isinstance(exc, httpx.TransportError):
         return ctx.error(LLMErrorKind.CONNECTION, _clip(f"connection failed: {detail}"))
     return ctx.error(LLMErrorKind.PROTOCOL, _clip(f"HTTP error: {detail}"))
 
 
+def _unreachable(exc: BaseException) -> str | None:
+    """Why no connection could be made at all (refused, or the host has no address), or None.
+
+    These will not mend in seconds the way a dropped connection can, so they retry briefly."""
+    if not isinstance(exc, httpx.ConnectError):
+        return None
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return f"host not found ({cause.strerror or cause})"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def protocol_error(ctx: ErrorContext, message: str) -> StreamFailure:
     return StreamFailure(ctx.error(LLMErrorKind.PROTOCOL, _clip(message)))
+
+
+def incomplete_stream(ctx: ErrorContext, missing: str) -> StreamFailure:
+    """A stream that ended (cleanly, as far as the socket knows) before the answer did."""
+    return StreamFailure(
+        ctx.error(LLMErrorKind.INCOMPLETE, f"the stream stopped before the answer was complete "
+                  f"({missing})")
+    )

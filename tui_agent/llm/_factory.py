@@ -11,6 +11,7 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING
 
+from tui_agent import keys
 from tui_agent.llm._settings import Provider, ProviderSettings
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None =
     key_name, url_name = _ENV[settings.kind]
     settings = dataclasses.replace(
         settings,
-        api_key=settings.api_key or os.environ.get(key_name) or None,
+        api_key=settings.api_key or keys.lookup(key_name),
         base_url=settings.base_url or os.environ.get(url_name) or None,
     )
     if settings.kind == "openai":

@@ -3,7 +3,8 @@ parsed events are yielded and every failure becomes a `StreamFailed` value.
 
 A protocol supplies a URL, headers, a JSON body and a fresh `StreamParser` per attempt; the
 parser turns server-sent events into stream events and raises `StreamFailure` for anything
-the provider reported as an error. Nothing below this edge escapes as an exception.
+the provider reported as an error; an event whose shape the parser did not expect is a
+protocol error (`parse_event`). Nothing below this edge escapes as an exception.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from typing import Any, Protocol
 
 import httpx
 
-from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_transport
+from tui_agent.llm._errors import (
+    ErrorContext,
+    StreamFailure,
+    classify_transport,
+    protocol_error,
+)
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
 from tui_agent.llm._transport import post_sse
@@ -42,6 +48,24 @@ class StreamParser(Protocol):
 
 
 _DRAIN_LIMIT_S = 0.5
+# What a parser raises when a well-formed JSON event has a shape it did not expect (a list
+# where an object was due, a number for a text, an unhashable index): a protocol error.
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+def parse_event(
+    parser: StreamParser, event: ServerSentEvent, ctx: ErrorContext
+) -> list[StreamEvent]:
+    """The parser's events for one SSE event; `StreamFailure` for any malformed shape."""
+    try:
+        return parser.feed(event)
+    except StreamFailure:
+        raise
+    except _SHAPE_ERRORS as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise protocol_error(
+            ctx, f"a stream event has an unexpected shape ({reason}): {event.data[:200]}"
+        ) from None
 
 
 async def _drain(events: AsyncGenerator[ServerSentEvent]) -> None:
@@ -113,7 +137,7 @@ class HTTPProvider(ABC):
             events = post_sse(self._client, self.url(), self.headers(), payload, self._ctx)
             try:
                 async for event in events:
-                    for item in parser.feed(event):
+                    for item in parse_event(parser, event, self._ctx):
                         yield item
                     if parser.done:
                         await _drain(events)

@@ -8,7 +8,8 @@ signature), `content` sent as an array of typed parts (Mistral's thinking), tool
 repeat an empty `id` (Qwen), usage in its own chunk, inside the finish chunk, or under
 `x_groq`, `n` choices (only choice 0 is ours), refusals (streamed as text, finish `refusal`),
 errors as `event: error` or as an `error` object in a chunk, and a stream that ends without
-`[DONE]` or without any finish reason. A provider that says `stop` after streaming tool
+`[DONE]` or without any finish reason (but not without both: that stream stopped mid-answer,
+an `incomplete` error that is retried). A provider that says `stop` after streaming tool
 calls is believed about the calls: the finish becomes `tool_use`, the raw value stays.
 """
 
@@ -18,7 +19,13 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from tui_agent.llm._errors import ErrorContext, StreamFailure, classify_stream_error, protocol_error
+from tui_agent.llm._errors import (
+    ErrorContext,
+    StreamFailure,
+    classify_stream_error,
+    incomplete_stream,
+    protocol_error,
+)
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
@@ -226,6 +233,8 @@ class OpenAIStreamParser:
 
     def end(self) -> list[StreamEvent]:
         raw = self._finish_raw
+        if raw is None and not self._done:
+            raise incomplete_stream(self._ctx, "no finish reason and no [DONE]")
         if raw is None and not self._content:
             raise StreamFailure(
                 self._ctx.error(

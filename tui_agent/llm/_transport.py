@@ -1,7 +1,7 @@
 """One streamed POST over httpx, turned into server-sent events or a classified failure.
 
 Both HTTP providers share this: it opens the request with the connect timeout and the idle
-timeout (httpx's read timeout is exactly "time allowed between two chunks"), turns an error
+timeout (the time allowed between two events: SSE comments do not count), turns an error
 status or a body that is not an event stream into a `StreamFailure`, and decodes the rest.
 The response lives inside `async with client.stream(...)`, so when the consumer cancels its
 task or closes the generator, the response is closed on the spot: the connection is dropped
@@ -10,7 +10,8 @@ task or closes the generator, the response is closed on the spot: the connection
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 
 import httpx
 
@@ -51,6 +52,35 @@ def _is_event_stream(content_type: str) -> bool:
     return "event-stream" in lowered or not ("json" in lowered or "html" in lowered)
 
 
+class _IdleClock:
+    """The idle timeout, restarted by events only.
+
+    httpx's own read timeout restarts on any byte, so a proxy's `: keep-alive` comment every
+    few seconds would hold a dead stream open forever; here only dispatched events (data)
+    restart the clock. Each wait is bounded on its own, never across a `yield`.
+    """
+
+    __slots__ = ("_deadline", "_idle_s", "_loop")
+
+    def __init__(self, idle_s: float) -> None:
+        self._idle_s = idle_s
+        self._loop = asyncio.get_running_loop()
+        self._deadline = self._loop.time() + idle_s
+
+    def restart(self) -> None:
+        self._deadline = self._loop.time() + self._idle_s
+
+    async def next(self, chunks: AsyncIterator[bytes]) -> bytes | None:
+        """The next chunk, None at the end; `httpx.ReadTimeout` once the clock runs out."""
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                return await anext(chunks)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            raise httpx.ReadTimeout(f"no data for {self._idle_s:g} s") from None
+
+
 async def post_sse(
     client: httpx.AsyncClient,
     url: str,
@@ -72,7 +102,8 @@ async def post_sse(
         # Until the first event, keep the start of the body: a stream that never yields one
         # may be an HTML page or a JSON error sent under an event-stream content type.
         head: list[bytes] | None = []
-        async for chunk in response.aiter_bytes():
+        chunks, idle = response.aiter_bytes(), _IdleClock(ctx.idle_timeout_s)
+        while (chunk := await idle.next(chunks)) is not None:
             events = decoder.feed(chunk)
             if head is not None:
                 if events:
@@ -81,6 +112,8 @@ async def post_sse(
                     head.append(chunk)
             for event in events:
                 yield event
+            if events:  # after the yields: the consumer's own time is not the server's
+                idle.restart()
         events = decoder.close()
         text = b"".join(head or ()).decode("utf-8", errors="replace").lstrip()
         if head is not None and not events and text.startswith(("<", "{")):

@@ -153,10 +153,12 @@ class ApprovalResolved(_Event):
 
 
 class Drained(_Event):
+    """Inputs entered the running turn's history at a drain point (before its next step)."""
+
     type: Literal["drained"] = "drained"
     turn_id: int
     texts: tuple[str, ...]
-    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them (their handles' ids)
+    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them, now in history
 
 
 class Compacted(_Event):
@@ -197,6 +199,21 @@ class TurnResult(BaseModel):
     stop_reason: str | None = None
     reason: str | None = None  # cancelled: why
     error: dict[str, Any] | None = None  # failed: {code, message}
+
+    def marker(self) -> tuple[Literal["interrupted", "error", "stopped"], str] | None:
+        """The line a transcript ends the turn with, if any (a plain completion says nothing)."""
+        if self.type == "cancelled":
+            # The user's own cancel needs no explanation; anything else (closing...) says why.
+            own = self.reason in (None, "user_cancelled")
+            return "interrupted", "interrupted" if own else f"interrupted ({self.reason})"
+        if self.type == "failed":
+            error = self.error or {}
+            code = error.get("code", "error")
+            message = error.get("message") or ""
+            return "error", f"turn failed: {code}: {message}".rstrip(": ")
+        if self.truncated:
+            return "stopped", f"stopped: {self.stop_reason or 'output limit'}"
+        return None
 
 
 class TurnFinished(_Event):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import (
     CompactionFailed,
+    CompactionResult,
     EventLog,
     SessionMeta,
     compact,
@@ -35,7 +36,9 @@ from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
     ErrorContext,
@@ -97,14 +100,23 @@ async def build_loop(
     mcp_trust: TrustStore | None = None,
     mcp_problems: Sequence[str] = (),
     shared_mcp: McpServers | None = None,
+    transcript: Replay | None = None,
+    checkpoint_dir: Path | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
     A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
-    and provider (`owns_provider=False`) and may be limited to `tool_names`."""
+    and provider (`owns_provider=False`) and may be limited to `tool_names`; its writes are
+    checkpointed by the parent's `checkpoints`, in the parent's log, inside the parent's turn.
+    A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents."""
     root = Workspace(workspace, readable=(spill_dir,))
     subagents = Subagents(Path(log.path).parent / "tasks")
     service = AgentLoopService(info=info, options=options, subagents=subagents)
+    if transcript is not None:
+        service.carry_on_from(transcript)
+    if checkpoints is None and checkpoint_dir is not None:
+        checkpoints = Checkpoints(checkpoint_dir, root, log)
     registry = default_registry(root)
     for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
@@ -139,6 +151,7 @@ async def build_loop(
                 approvals=shared_approvals,
                 owns_provider=False,
                 shared_mcp=mcp,
+                checkpoints=checkpoints,
             )
 
         registry.register(
@@ -168,7 +181,11 @@ async def build_loop(
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
     service.bind_approval_mode(lambda mode: setattr(shared_approvals, "mode", mode))
-    executor = BatchExecutor(registry, root, shared_approvals, spill_dir)
+    executor = BatchExecutor(
+        registry, root, shared_approvals, spill_dir, checkpointer=checkpoints
+    )
+    if checkpoints is not None and depth == 0:
+        service.bind_checkpoints(checkpoints)
     journal = LogJournal(log)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
@@ -183,9 +200,7 @@ async def build_loop(
             echo_reasoning=echo_reasoning,
         )
 
-    runner = LoopToolRunner(
-        executor, on_state=lambda call_id, state: engine.set_tool_state(call_id, state)
-    )
+    runner = LoopToolRunner(executor)
     requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
         requester=requester,
@@ -195,6 +210,8 @@ async def build_loop(
         options=KernelOptions(
             max_steps=options.max_steps,
             max_attempts_per_step=options.max_attempts_per_step,
+            retry_budget_s=options.retry_budget_s,
+            max_retry_after_s=options.max_retry_after_s,
             abort_timeout_s=options.abort_timeout_s,
             abort_grace_s=options.abort_grace_s,
             provider=info.provider,
@@ -205,23 +222,14 @@ async def build_loop(
     )
     service.bind_engine(engine, journal)
 
-    async def summarise(entries: Sequence[HistoryEntry]) -> Any:
-        result = await compact(
+    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
+        return await compact(
             entries,
             provider,
             provider.model,
             system=system,
             tools=tool_specs,
             context_window=info.context_window,
-        )
-        if isinstance(result, CompactionFailed):
-            return result.message
-        return (
-            result.history,
-            result.summary,
-            result.kept,
-            result.tokens_before,
-            result.tokens_after,
         )
 
     service.set_compactor(summarise)

@@ -23,11 +23,12 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from tui_agent.context import load_history
+from tui_agent.context import read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi
+from tui_agent.loop.replay import replay
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
-from tui_agent.vocab import HistoryEntry, TokenUsage, ToolResult, ToolUpdate, error_result
+from tui_agent.vocab import TokenUsage, ToolResult, ToolUpdate, error_result
 
 SubagentState = Literal["starting", "running", "completed", "failed", "cancelled"]
 
@@ -64,7 +65,7 @@ class SubagentRun:
     current_tool: str | None = None
     usage: TokenUsage = field(default_factory=TokenUsage)
     loop: LoopApi | None = None  # while the child runs
-    history: tuple[HistoryEntry, ...] = ()  # once it is done
+    transcript: tuple[ev.LoopEvent, ...] = ()  # once it is done: what it showed (replay)
     events: list[ev.LoopEvent] = field(default_factory=list)  # the child's, while it runs
     _watchers: list[Callable[[ev.LoopEvent], None]] = field(default_factory=list)
 
@@ -103,7 +104,8 @@ class Subagents:
         run = self._runs.get(call_id)
         path = self.log_path(call_id)
         if run is None and path.is_file():
-            run = SubagentRun(call_id, "", path, "completed", history=tuple(load_history(path)))
+            shown = replay(read_log(path), context_window=0).events
+            run = SubagentRun(call_id, "", path, "completed", transcript=shown)
             self._runs[call_id] = run
         return run
 
@@ -160,9 +162,9 @@ class Task(Tool[TaskArgs]):
             return await self._run(child, run, relay, args, ctx)
         finally:
             unsubscribe()
-            run.history = tuple(child.history())
+            run.transcript = tuple(run.events)
             run.loop = None
-            run.events = []  # the history holds it all now
+            run.events = []  # the transcript holds it all now
             await child.close()
             self._on_usage(run.usage)
 

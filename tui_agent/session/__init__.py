@@ -6,12 +6,21 @@ disk, and the system prompt with the workspace's `AGENTS.md`.
 endpoint and key from flags, environment and config; `Session` creates, opens and finds
 sessions per workspace; `build_system_prompt` writes the agent's instructions.
 
-`open_loop` (which imports the whole loop stack) loads on first use, so importing this package
-stays light for the command line's first steps.
+`open_loop` and `export_session` (which import the loop stack) load on first use, so importing
+this package stays light for the command line's first steps.
 """
 
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.session._attachments import (
+    Attachment,
+    attach,
+    mentioned_paths,
+    read_mentions,
+    run_user_shell,
+    split_attachments,
+)
+from tui_agent.session._commands import CommandProblem, CustomCommand, load_custom_commands
 from tui_agent.session._config import (
     ApprovalMode,
     Config,
@@ -31,6 +40,7 @@ from tui_agent.session._instructions import (
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._mcp import client_server
 from tui_agent.session._paths import HOME_ENV, AppPaths
+from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MODELS,
@@ -45,42 +55,74 @@ from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MODELS",
+    "FORMATS",
     "HOME_ENV",
     "INSTRUCTION_FILES",
     "MODEL_ENV",
+    "SUFFIX",
     "AppPaths",
     "ApprovalMode",
+    "Attachment",
+    "CommandProblem",
     "Config",
     "ConfigError",
+    "CustomCommand",
+    "ExportFormat",
+    "FileIndex",
     "LoopConfig",
     "LoopSetupError",
     "ModelConfig",
     "ProjectInstructions",
+    "PromptHistory",
     "ProviderConfig",
     "ProviderKind",
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "attach",
     "build_system_prompt",
     "client_server",
+    "export_file",
+    "export_session",
     "known_limits",
     "list_sessions",
     "load_config",
+    "load_custom_commands",
     "load_instructions",
+    "mentioned_paths",
     "new_session_id",
     "open_loop",
     "parse_config",
     "provider_for_model",
+    "read_mentions",
     "resolve",
+    "run_user_shell",
+    "split_attachments",
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._export import (
+        FORMATS,
+        SUFFIX,
+        ExportFormat,
+        export_file,
+        export_session,
+    )
+    from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
 
 
 def __getattr__(name: str) -> Any:
+    if name == "FileIndex":  # it runs ripgrep through the tools layer
+        from tui_agent.session._file_index import FileIndex
+
+        return FileIndex
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 
         return open_loop
+    if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
+        from tui_agent.session import _export
+
+        return getattr(_export, name)
     raise AttributeError(name)

@@ -6,6 +6,9 @@
     max_attempts_per_step = 10
     turn_end_notice = "bell+desktop"   # a turn ended while the terminal was unfocused:
                                        # bell+desktop | bell | desktop | off
+    retry_budget_s = 60                # a step stops retrying once its waits add up to this
+    max_retry_after_s = 60             # a longer Retry-After fails at once ("retry after HH:MM")
+    secret_env = ["*_API_KEY", "*_TOKEN", "*_SECRET"]  # kept from tools (with every api_key_env)
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # openai | anthropic | scripted
@@ -37,6 +40,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
 
+from tui_agent.keys import DEFAULT_SECRET_PATTERNS
 from tui_agent.session._paths import AppPaths
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
@@ -104,6 +108,9 @@ class Config(_Table):
     max_steps_per_turn: PositiveInt = 100
     max_attempts_per_step: PositiveInt = 10
     turn_end_notice: TurnEndNotice = "bell+desktop"
+    retry_budget_s: PositiveFloat = 60.0
+    max_retry_after_s: PositiveFloat = 60.0
+    secret_env: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRET_PATTERNS))
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

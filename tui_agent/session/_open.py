@@ -14,16 +14,20 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from tui_agent import keys
 from tui_agent.context import (
     EventLog,
     EventLogError,
+    Record,
     SessionMeta,
     describe_bad_lines,
-    load_history,
+    fold,
+    read_log,
 )
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import ApprovalMode, LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import Config, ConfigError, load_config
 from tui_agent.session._instructions import build_system_prompt, load_instructions
@@ -33,7 +37,6 @@ from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import HistoryEntry
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
@@ -56,6 +59,11 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         )
     except ConfigError as exc:
         raise LoopSetupError(str(exc)) from exc
+    # The command line did this before anything else (see `keys.protect`); again here for
+    # callers that skip it, so tools never inherit a key either way.
+    keys.configure(
+        settings.secret_env, [p.api_key_env for p in settings.providers.values() if p.api_key_env]
+    )
     try:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
@@ -79,7 +87,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
 class _Opened:
     session: Session
     lock: SessionLock
-    history: list[HistoryEntry]
+    records: list[Record]
     notices: tuple[str, ...]  # for the user: what was wrong with the log
 
 
@@ -91,11 +99,15 @@ async def _build(
     opened: _Opened,
     mcp: McpSetup,
 ) -> AgentLoopService:
-    session, history = opened.session, opened.history
+    session, records = opened.session, opened.records
+    # Folding and replaying a long session's log takes a while: off the (UI's) event loop.
+    history, transcript = await asyncio.to_thread(
+        lambda: (fold(records), replay(records, context_window=resolved.context_window))
+    )
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
     log = EventLog(session.events_path)
-    if not history:
+    if not records:
         log.write(
             SessionMeta(
                 session_id=session.session_id,
@@ -119,15 +131,19 @@ async def _build(
         ),
         workspace=config.workspace,
         spill_dir=session.spill_dir,
+        checkpoint_dir=session.checkpoint_dir,
         log=log,
         system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
         history=history,
+        transcript=transcript,
         interactive=config.interactive,
         max_output_tokens=resolved.max_output_tokens,
         echo_reasoning=resolved.echo_reasoning,
         options=LoopOptions(
             max_steps=max_steps or 0,
             max_attempts_per_step=settings.max_attempts_per_step,
+            retry_budget_s=settings.retry_budget_s,
+            max_retry_after_s=settings.max_retry_after_s,
         ),
         mcp_servers=mcp.servers,
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
@@ -151,7 +167,7 @@ def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
 
 
 def _open_session(config: LoopConfig) -> _Opened:
-    """The session to run (locked), its history and what the user should hear about its log."""
+    """The session to run (locked), its records and what the user should hear about its log."""
     if config.resume is not None:
         session = Session.open(config.resume)
         if session is None:
@@ -176,7 +192,7 @@ def _open_session(config: LoopConfig) -> _Opened:
         raise LoopSetupError(f"cannot lock session {session.session_id}: {exc}") from exc
     try:
         bad_lines: list[int] = []
-        history = load_history(session.events_path, bad_lines)
+        records = read_log(session.events_path, bad_lines)
     except EventLogError as exc:
         lock.release()
         raise LoopSetupError(str(exc)) from None
@@ -184,4 +200,4 @@ def _open_session(config: LoopConfig) -> _Opened:
         lock.release()
         raise
     notices = (describe_bad_lines(str(session.events_path), bad_lines),) if bad_lines else ()
-    return _Opened(session, lock, history, notices)
+    return _Opened(session, lock, records, notices)

@@ -5,16 +5,17 @@ The order for every setting is: an explicit command-line flag, then the environm
 or a provider's own `api_key_env`), then `config.toml`, then built-in defaults. With no key
 anywhere (and no non-default base URL, which means a local OpenAI-compatible server that may
 need none) the result is the built-in scripted demo, with a `notice` saying why. Keys are read
-from the environment only and are kept out of `repr`, so a logged `ResolvedModel` shows none.
+from the environment only (as `keys` holds it: taken out of `os.environ` so tools never inherit
+them) and are kept out of `repr`, so a logged `ResolvedModel` shows none.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_agent import keys
 from tui_agent.session._config import (
     BUILTIN_PROVIDERS,
     Config,
@@ -96,7 +97,7 @@ def resolve(
     environ: Mapping[str, str] | None = None,
 ) -> ResolvedModel:
     """Raises `ConfigError` for a `provider` that is neither configured nor built in."""
-    env = os.environ if environ is None else environ
+    env = keys.environ() if environ is None else environ
     if script is not None:
         return _scripted(Path(script))
     name = model or env.get(MODEL_ENV) or None

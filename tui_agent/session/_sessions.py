@@ -25,6 +25,7 @@ from tui_agent.session._paths import AppPaths
 
 EVENTS_FILE = "events.jsonl"
 SPILL_DIR = "spill"
+CHECKPOINT_DIR = "checkpoints"
 META_FILE = "session.json"
 TITLE_CHARS = 80
 
@@ -48,6 +49,11 @@ class Session:
     @property
     def spill_dir(self) -> Path:
         return self.dir / SPILL_DIR
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        """Prior contents of the files tools changed (see `loop.checkpoints`)."""
+        return self.dir / CHECKPOINT_DIR
 
     @classmethod
     def create(

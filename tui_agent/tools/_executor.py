@@ -5,6 +5,9 @@ once per call, and never raises for a call's sake:
 
 - preflight, in provider order: the tool must exist, the argument JSON must parse to an object
   (`null` or empty means `{}`) and validate against the tool's model;
+- a call whose tool says `stops_batch` for its arguments stops the batch before anything runs:
+  the calls after it never start. A result with `stop_batch_after_this` stops the calls after
+  it that have not started yet;
 - each valid call goes to the scheduler with its accesses; when its turn comes it is checked
   against stop-batch, approved (or denied), and run. A call that detaches (`ctx.detach`) frees its
   scheduler slot at once and yields its final result when the background work ends;
@@ -20,7 +23,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +45,15 @@ class CallContext:
     on_update: Callable[[ToolUpdate], None]
     detach: Callable[[str], None]
     on_state: Callable[[str], None]  # "queued" | "awaiting_approval" | "running"
+
+
+class Checkpointer(Protocol):
+    """Keeps what a call is about to overwrite: `before` runs before the tool (a failure fails
+    the call, which then writes nothing), `after` once it is over, whatever its outcome."""
+
+    async def before(self, call_id: str, paths: Sequence[str]) -> None: ...
+
+    async def after(self, call_id: str, paths: Sequence[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,14 @@ class _Run:
             pass
 
 
+def _first_stop(prepared: Sequence[_Prepared | ToolResult]) -> int | None:
+    """The index of the first call whose execution descriptor stops the batch."""
+    for index, prep in enumerate(prepared):
+        if isinstance(prep, _Prepared) and prep.tool.stops_batch(prep.args):
+            return index
+    return None
+
+
 def _futures(*futures: asyncio.Future[Any]) -> set[asyncio.Future[Any]]:
     return set(futures)
 
@@ -118,8 +138,10 @@ class BatchExecutor:
         *,
         abort_grace_s: float = ABORT_GRACE_S,
         scheduler: ToolScheduler | None = None,
+        checkpointer: Checkpointer | None = None,
     ) -> None:
         self.registry = registry
+        self.checkpointer = checkpointer
         self.workspace = workspace
         self.approvals = approvals
         self.spill_dir = spill_dir
@@ -134,7 +156,7 @@ class BatchExecutor:
             return
         prepared = [self._preflight(call) for call, _ in calls]
         accesses = await asyncio.to_thread(self._accesses, prepared)
-        batch = _Batch()
+        batch = _Batch(stopped_at=_first_stop(prepared))
         done: asyncio.Queue[tuple[str, ToolResult]] = asyncio.Queue()
         handlers = [
             asyncio.create_task(
@@ -275,7 +297,7 @@ class BatchExecutor:
         ctx = ToolContext(
             run.signal, run.update, run.detach, self.workspace, run.call.id, self.spill_dir
         )
-        run.task = asyncio.create_task(tool.execute(args, ctx))
+        run.task = asyncio.create_task(self._execute(tool, args, ctx))
         # A tool cancelled after its grace may still fail while nobody awaits it any more.
         run.task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
         await asyncio.wait(_futures(run.task, run.detached), return_when=asyncio.FIRST_COMPLETED)
@@ -283,6 +305,16 @@ class BatchExecutor:
             # Marked before the slot is released, so the calls it frees see the stop.
             return run.batch.note(run.index, self._outcome(run))
         return _DETACHED
+
+    async def _execute(self, tool: Tool[Any], args: BaseModel, ctx: ToolContext) -> ToolResult:
+        paths = tool.written_paths(args) if self.checkpointer is not None else ()
+        if not paths or self.checkpointer is None:
+            return await tool.execute(args, ctx)
+        await self.checkpointer.before(ctx.call_id, paths)
+        try:
+            return await tool.execute(args, ctx)
+        finally:
+            await self.checkpointer.after(ctx.call_id, paths)
 
     async def _grace_period(self, run: _Run) -> ToolResult:
         assert run.task is not None

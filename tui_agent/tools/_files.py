@@ -304,6 +304,9 @@ class WriteFile(Tool[WriteFileArgs]):
     def describe(self, args: WriteFileArgs) -> str:
         return args.path
 
+    def written_paths(self, args: WriteFileArgs) -> tuple[str, ...]:
+        return (args.path,)
+
     async def preview(self, args: WriteFileArgs) -> str:
         try:
             path = self.workspace.resolve(args.path, write=True)
@@ -404,6 +407,9 @@ class EditFile(Tool[EditFileArgs]):
 
     def describe(self, args: EditFileArgs) -> str:
         return args.path
+
+    def written_paths(self, args: EditFileArgs) -> tuple[str, ...]:
+        return (args.path,)
 
     async def preview(self, args: EditFileArgs) -> str:
         try:

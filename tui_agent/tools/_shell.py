@@ -1,15 +1,15 @@
 """The `shell` tool: `bash -c` in its own process group, streamed, bounded, and never orphaned.
 
 The command runs in the workspace root, in a new session (so its process group is its own),
-with stdin closed and the provider API keys removed from its environment. Output of both streams
-goes to `on_update` as it arrives; each stream keeps its first and last `CAPTURE_CHARS` in
-memory and, past that, streams to a part file in the session's spill folder, so a flood of
-output is kept whole: the result is then a pointer to one spill file holding all of it. When
-the command ends, times out or is cancelled, or the executor closes, the whole group gets
-SIGTERM and, after a short grace, SIGKILL; so does anything the command left running in the
-background. `background: true` detaches at once with the
-process id and reports the final result when the command ends. As a last resort, groups still
-alive when the interpreter exits are killed by an `atexit` hook.
+with stdin closed and every key variable removed from its environment (`tui_agent.keys`).
+Output of both streams goes to `on_update` as it arrives; each stream keeps its first and last
+`CAPTURE_CHARS` in memory and, past that, streams to a part file in the session's spill folder,
+so a flood of output is kept whole: the result is then a pointer to one spill file holding all
+of it. When the command ends, times out or is cancelled, or the executor closes, the whole
+group gets SIGTERM and, after a short grace, SIGKILL; so does anything the command left running
+in the background. `background: true` detaches at once with the process id and reports the
+final result when the command ends. Should the agent itself end without that (a second Ctrl+C,
+a crash, kill -9), `_groups` and its reaper still kill the group.
 
 Approval rules match a command by its leading words (`git status` allows `git status -s`, not
 `git statusx`); a command that chains, pipes, redirects or substitutes never matches a rule.
@@ -18,7 +18,6 @@ Approval rules match a command by its leading words (`git status` allows `git st
 from __future__ import annotations
 
 import asyncio
-import atexit
 import codecs
 import contextlib
 import os
@@ -33,82 +32,23 @@ import aiofiles
 import aiofiles.os
 from pydantic import Field
 
+from tui_agent import keys
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._groups import spawn_group, terminate_group
 from tui_agent.tools._results import spill_path, spilled
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolResult, ToolUpdate
 
 DEFAULT_TIMEOUT_S = 120.0
-KILL_GRACE_S = 1.0
 DRAIN_TIMEOUT_S = 1.0
 CAPTURE_CHARS = 1_000_000  # kept from each end of each stream
-SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
 _WITH_SUBCOMMANDS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "uv", "poetry", "hatch"}
     | {"docker", "kubectl", "gh", "make", "dotnet", "brew", "apt", "apt-get", "conda"}
 )
 _SUBCOMMAND = re.compile(r"[A-Za-z][\w:.-]*")
-
-_live_groups: set[int] = set()
-
-
-@atexit.register
-def _kill_live_groups() -> None:
-    for group in list(_live_groups):
-        try:
-            os.killpg(group, signals.SIGKILL)
-        except OSError:
-            pass
-
-
-def _group_members(group: int) -> list[int]:
-    """Live (non-zombie) processes of a process group, from /proc; killpg(0) where it is absent."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        try:
-            os.killpg(group, 0)
-        except OSError:
-            return []
-        return [group]
-    members = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == group and fields[0] != b"Z":
-            members.append(int(name))
-    return members
-
-
-def _signal_group(group: int, sig: int) -> None:
-    try:
-        os.killpg(group, sig)
-    except OSError:
-        pass
-
-
-async def terminate_group(group: int) -> None:
-    """SIGTERM the group, then SIGKILL whatever is left after `KILL_GRACE_S`."""
-    try:
-        if not _group_members(group):
-            return
-        _signal_group(group, signals.SIGTERM)
-        deadline = asyncio.get_running_loop().time() + KILL_GRACE_S
-        # Nothing notifies us when the last member of a group dies, so poll.
-        while _group_members(group) and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.02)
-    finally:  # also when cancelled while waiting: never leave the group behind
-        _signal_group(group, signals.SIGKILL)
-        _live_groups.discard(group)
-
 
 def command_prefix(command: str) -> str:
     """What "approve always" remembers: the program, plus its subcommand for git, npm, ..."""
@@ -252,7 +192,7 @@ class ShellArgs(ToolArgs):
 
 
 def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env = keys.tool_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     return env
 
@@ -317,19 +257,15 @@ class Shell(Tool[ShellArgs]):
         return args.command
 
     async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
+        process = await spawn_group(
             args.command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=self.workspace.root,
             env=_environment(),
-            start_new_session=True,
         )
         group = process.pid  # a new session: its leader's pid is the group id
-        _live_groups.add(group)
         part = None if ctx.spill_dir is None else spill_path(ctx.spill_dir, self.name, ctx.call_id)
         out = _Capture(None if part is None else part.with_suffix(".stdout.part"))
         err = _Capture(None if part is None else part.with_suffix(".stderr.part"))

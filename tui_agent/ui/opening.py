@@ -12,7 +12,14 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi, LoopInfo, PromptHandle
+from tui_agent.loop.api import (
+    ApprovalDecision,
+    ApprovalMode,
+    LoopApi,
+    LoopInfo,
+    PromptHandle,
+    RestorePlan,
+)
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
@@ -53,6 +60,9 @@ class OpeningLoop:
 
     def history(self) -> list[HistoryEntry]:
         return []
+
+    def transcript(self) -> tuple[LoopEvent, ...]:
+        return ()
 
     def snapshot(self) -> LoopSnapshot:
         return LoopSnapshot("starting", None, None, 0, paused=False)
@@ -110,6 +120,18 @@ class OpeningLoop:
 
     async def compact(self) -> None:
         await (await self._real()).compact()
+
+    async def undo_plan(self) -> RestorePlan | None:
+        return await (await self._real()).undo_plan()
+
+    async def rewind_plans(self) -> list[RestorePlan]:
+        return await (await self._real()).rewind_plans()
+
+    async def restore_files(self, turn: int) -> tuple[str, ...]:
+        return await (await self._real()).restore_files(turn)
+
+    async def rewind_conversation(self, turn: int) -> None:
+        await (await self._real()).rewind_conversation(turn)
 
     async def settled(self) -> None:
         await (await self._real()).settled()

@@ -10,15 +10,20 @@ open another loop the same way (`SessionHooks`); the app closes the one it repla
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.session import LoopConfig
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.opening import OpeningLoop
+
+if TYPE_CHECKING:
+    from tui_agent.ui.app import TuiAgentApp
 
 EXIT_OK = 0
 EXIT_SETUP = 2
@@ -33,6 +38,7 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
 
     opening = OpeningLoop(_starting(config), lambda: _open(config))
     app = TuiAgentApp(opening, initial_prompt=prompt, hooks=session_hooks(config))
+    stopped = _quit_on_signals(app)
     try:
         await app.run_async()
     finally:
@@ -40,7 +46,24 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
     if app.setup_error is not None:
         print(f"tui-agent: {app.setup_error}", file=sys.stderr)
         return EXIT_SETUP
-    return EXIT_OK
+    return 128 + stopped[0] if stopped else EXIT_OK
+
+
+def _quit_on_signals(app: TuiAgentApp) -> list[int]:
+    """SIGTERM and SIGHUP (the terminal went away) quit as Ctrl+Q does: the turn is cancelled,
+    its tools ended and the log sealed, then the app exits with 128 + the signal's number."""
+    received: list[int] = []
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            app.action_quit_app()
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+            loop.add_signal_handler(signum, on_signal, signum)
+    return received
 
 
 async def _open(config: LoopConfig) -> LoopApi:

@@ -1,6 +1,6 @@
 """A sub-agent's transcript (Enter on a `task` row): what the child loop said and did.
 
-The screen keeps a view model of its own: a finished child's history, or a running child's
+The screen keeps a view model of its own: a finished child's transcript, or a running child's
 events so far and then each new one (handed to Textual's queue, never applied inside the
 child's emission). Esc closes it; the child goes on.
 """
@@ -50,7 +50,7 @@ class SubagentScreen(ModalScreen[None]):
         self.vm.listen(self._on_change)
         idle = LoopSnapshot("idle", None, None, 0, paused=False)
         if self.run.loop is None:
-            self.vm.reset(self._info, self.run.history, idle)
+            self.vm.reset(self._info, self.run.transcript, idle)
         else:
             self.vm.reset(self._info, (), idle)
             for event in self.run.events:
@@ -70,7 +70,7 @@ class SubagentScreen(ModalScreen[None]):
 
     def _on_change(self, change: Change) -> None:
         if not isinstance(change, PaneChanged):
-            self.transcript.apply(change)
+            self.transcript.take(change)
 
     def _show_title(self) -> None:
         state = self.run.state

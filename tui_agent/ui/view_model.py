@@ -51,7 +51,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry, PlanItem
+from tui_agent.vocab import PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -346,9 +346,16 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, entries: Iterable[HistoryEntry], snapshot: LoopSnapshot
+        self,
+        info: LoopInfo,
+        transcript: Iterable[LoopEvent],
+        snapshot: LoopSnapshot,
+        *,
+        welcome: str | None = None,
     ) -> None:
-        """Start over for a (new or resumed) session: blocks from history, panes from snapshot."""
+        """Start over for a (new or resumed) session: the `welcome` block first, then the
+        transcript's events replayed through `apply`, as they were drawn live, then the panes
+        from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -359,38 +366,29 @@ class ViewModel:
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
-        self._load_history(entries)
+        if welcome is not None:
+            self.blocks.append(MarkerBlock(self._new_id(), "welcome", welcome))
+        self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())
 
-    def _load_history(self, entries: Iterable[HistoryEntry]) -> None:
-        for entry in entries:
-            message = entry.message
-            if message.role == "user":
-                via: UserVia = "prompt"
-                if entry.meta.source in ("notify", "reminder", "async-tool"):
-                    via = "notification"
-                elif entry.meta.in_turn:
-                    via = "steer"
-                self.blocks.append(UserBlock(self._new_id(), message.text, via))
-                if via == "prompt":
-                    self.history.append(message.text)
-            elif message.role == "assistant":
-                if message.thinking.strip():
-                    self.blocks.append(
-                        ThinkingBlock(self._new_id(), message.thinking, streaming=False)
-                    )
-                if message.text.strip():
-                    self.blocks.append(TextBlock(self._new_id(), message.text, streaming=False))
-                for call in message.tool_calls:
-                    block = ToolBlock(self._new_id(), call.id, call.name, call.arguments)
-                    self._tool_blocks[call.id] = block
-                    self.blocks.append(block)
-            elif message.role == "tool" and message.tool_call_id in self._tool_blocks:
-                block = self._tool_blocks[message.tool_call_id]
-                block.output = message.text[-OUTPUT_CAP:]
-                block.is_error = message.is_error
-                block.state = "failed" if message.is_error else "done"
+    def _load_transcript(self, transcript: Iterable[LoopEvent]) -> None:
+        listeners, self._listeners = self._listeners, []  # one Reset tells them afterwards
+        try:
+            for event in transcript:
+                self.apply(event)
+                if isinstance(event, TurnStarted):
+                    for text in event.texts:
+                        self.remember_prompt(text)
+            # Whatever a crash left running is over now; the snapshot says what still runs.
+            self._close_streams()
+        finally:
+            self._listeners = listeners
+        self.tools = {}
+        self.queue = []
+        self.approvals = []
+        self.status.activity = "idle"
+        self.status.step = 0
 
     def _load_snapshot(self, snapshot: LoopSnapshot) -> None:
         self._load_queue(snapshot)
@@ -437,6 +435,22 @@ class ViewModel:
         """A line the UI itself writes (help, command results)."""
         self._close_streams()
         self._add(MarkerBlock(self._new_id(), kind, text))
+
+    def add_user_command(self, command: str) -> ToolBlock:
+        """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
+        self._close_streams()
+        block = ToolBlock(
+            self._new_id(), f"user-{self._next_id}", "!", json.dumps({"command": command})
+        )
+        block.state = "running"
+        self._add(block)
+        return block
+
+    def user_command_output(self, block: ToolBlock, text: str, *, state: str | None = None) -> None:
+        block.output = (block.output + text)[-OUTPUT_CAP:] if state is None else text[-OUTPUT_CAP:]
+        if state is not None:
+            block.state = state
+        self._emit(BlockUpdated(block))
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.status.approval_mode = mode
@@ -491,7 +505,7 @@ class ViewModel:
             case ToolStarted():
                 self._on_tool_started(event)
             case ToolStateChanged():
-                self._on_tool_state(event.id, event.state)
+                self._on_tool_state(event.id, event.state, event.ts)
             case ToolUpdated():
                 self._on_tool_output(event)
             case ToolFinished():
@@ -687,7 +701,7 @@ class ViewModel:
         )
         self._emit(PaneChanged("tools"))
 
-    def _on_tool_state(self, call_id: str, state: str) -> None:
+    def _on_tool_state(self, call_id: str, state: str, ts: float) -> None:
         block = self._tool_blocks.get(call_id)
         if block is not None and block.state != state:
             block.state = state
@@ -695,7 +709,7 @@ class ViewModel:
         row = self.tools.get(call_id)
         if row is not None:
             if state == "running" and row.state != "running":
-                row.started_at = self.clock()  # elapsed counts from when it really started
+                row.started_at = ts  # elapsed counts from when it really started
             row.state = state
             self._emit(PaneChanged("tools"))
 
@@ -746,19 +760,9 @@ class ViewModel:
     def _on_turn_finished(self, event: TurnFinished) -> None:
         self._close_streams()
         self._resolve_retry()
-        result = event.result
-        if result.type == "cancelled":
-            # The user's own cancel needs no explanation; anything else (closing...) says why.
-            own = result.reason in (None, "user_cancelled")
-            text = "interrupted" if own else f"interrupted ({result.reason})"
-            self.add_marker("interrupted", text)
-        elif result.type == "failed":
-            error = result.error or {}
-            code = error.get("code", "error")
-            message = error.get("message") or ""
-            self.add_marker("error", f"turn failed: {code}: {message}".rstrip(": "))
-        elif result.truncated:
-            self.add_marker("stopped", f"stopped: {result.stop_reason or 'output limit'}")
+        marker = event.result.marker()
+        if marker is not None:
+            self.add_marker(*marker)
         self.status.activity = "idle"
         self.status.step = 0
         self.approvals = []

@@ -32,6 +32,8 @@ class ErrorCode(StrEnum):
     STATUS = "llm.status"
     TIMEOUT = "llm.timeout"
     CONNECTION = "llm.connection"
+    UNREACHABLE = "llm.unreachable"
+    INCOMPLETE = "llm.incomplete"
     FILTERED = "llm.filtered"
     ABORT = "llm.abort"
     PROTOCOL = "llm.protocol"
@@ -51,6 +53,8 @@ class LLMErrorKind(StrEnum):
     STATUS = "status"
     TIMEOUT = "timeout"
     CONNECTION = "connection"
+    UNREACHABLE = "unreachable"  # connection refused, host not found: retried only briefly
+    INCOMPLETE = "incomplete"  # the stream stopped mid-answer: no finish reason, no terminator
     EMPTY_RESPONSE = "empty_response"
     FILTERED = "filtered"
     ABORT = "abort"
@@ -67,6 +71,8 @@ _ALWAYS_RETRYABLE = frozenset(
         LLMErrorKind.OVERLOADED,
         LLMErrorKind.TIMEOUT,
         LLMErrorKind.CONNECTION,
+        LLMErrorKind.UNREACHABLE,
+        LLMErrorKind.INCOMPLETE,
         LLMErrorKind.PROVIDER,
         LLMErrorKind.PROTOCOL,
     }

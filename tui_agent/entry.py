@@ -1,0 +1,29 @@
+"""The console script's entry point (`tui-agent`, `python -m tui_agent`).
+
+Before the command line loads anything, keys leave the environment (`keys.protect`), which
+re-executes the process when the environment block held any: the fewer modules imported
+before that, the cheaper it is, so this module imports only `os` up front.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def main() -> int:
+    from tui_agent import keys
+
+    keys.protect(_config_file())
+    from tui_agent.cli import main as run
+
+    return run()
+
+
+def _config_file() -> str:
+    # The rule of `session.AppPaths`, without loading the session package this early.
+    home = os.environ.get("TUI_AGENT_HOME")
+    if home:
+        return os.path.join(os.path.expanduser(home), "config.toml")
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("tui-agent"), "config.toml")

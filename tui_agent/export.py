@@ -1,0 +1,62 @@
+"""`tui-agent export [SESSION_ID] [--format md|html|jsonl] [-o FILE]`: a session, written out.
+
+Without an id it exports the latest session of the workspace (the current directory, or
+`--workspace`); Markdown goes to stdout unless `-o` names a file. Exit status 0 on success,
+2 when the arguments are wrong, there is no such session, or the file cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tui_agent.context import EventLogError, read_log
+from tui_agent.session import FORMATS, Session, export_file, export_session
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tui-agent export", description="Export a session.")
+    parser.add_argument("session_id", nargs="?", help="default: the latest of the workspace")
+    parser.add_argument("--format", choices=FORMATS, default="md")
+    parser.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
+    parser.add_argument("--workspace", type=Path, default=None)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        session = _session(args)
+        if args.output is None:
+            sys.stdout.write(export_session(read_log(session.events_path), args.format))
+        else:
+            export_file(session.session_id, args.format, args.output)
+    except (_UsageError, ValueError, EventLogError, OSError) as exc:
+        print(f"tui-agent export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _session(args: argparse.Namespace) -> Session:
+    if args.session_id is not None:
+        session = Session.open(args.session_id)
+        if session is None:
+            raise _UsageError(f"no session {args.session_id!r}")
+    else:
+        workspace = (args.workspace or Path.cwd()).resolve()
+        session = Session.latest_for(workspace)
+        if session is None:
+            raise _UsageError(f"no session for {workspace}")
+    return session

@@ -1,0 +1,280 @@
+"""Exporting a session: its log as Markdown, one self-contained HTML page, or JSON lines.
+
+The export shows what the transcript showed, so it is rendered from the same replay of the log
+(`loop.replay`): the prompts, the answers and their thinking (folded in HTML), every tool call
+with its arguments and its result (an edit's diff as a diff block), the markers (interrupted,
+turn failed, context compacted) and the token usage. JSON lines are the replayed loop events, in
+the words `--output-format jsonl` uses.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tui_agent.context import Record, SessionMeta, read_log
+from tui_agent.loop import events as ev
+from tui_agent.loop.replay import replay
+from tui_agent.session._sessions import Session
+from tui_agent.vocab import TokenUsage
+
+ExportFormat = Literal["md", "html", "jsonl"]
+FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
+SUFFIX: dict[ExportFormat, str] = {"md": ".md", "html": ".html", "jsonl": ".jsonl"}
+
+_GLYPH = {"succeeded": "✓", "failed": "✗", "aborted": "⊘", None: "…"}
+_STATE = {"succeeded": "done", "failed": "failed", "aborted": "stopped", None: "no result"}
+
+
+# ---------------------------------------------------------------- the parts, in order
+
+
+@dataclass
+class _Said:
+    who: Literal["prompt", "steer", "notification"]
+    text: str
+
+
+@dataclass
+class _Answer:
+    thinking: str
+    text: str
+
+
+@dataclass
+class _Call:
+    name: str
+    arguments: str
+    outcome: str | None = None
+    output: str = ""
+    diff: str | None = None
+
+
+@dataclass
+class _Marker:
+    kind: str
+    text: str
+
+
+_Part = _Said | _Answer | _Call | _Marker
+
+
+@dataclass
+class _Session:
+    title: str
+    facts: list[tuple[str, str]]
+    parts: list[_Part]
+    usage: TokenUsage
+    context_tokens: int
+
+
+def _collect(records: list[Record]) -> tuple[_Session, tuple[ev.LoopEvent, ...]]:
+    meta = next((r for r in records if isinstance(r, SessionMeta)), None)
+    replayed = replay(records, context_window=0)
+    events = replayed.events
+    parts: list[_Part] = []
+    calls: dict[str, _Call] = {}
+    queued: dict[str, Literal["steer", "notification"]] = {}
+    for event in events:
+        match event:
+            case ev.TurnStarted():
+                parts.extend(_Said("prompt", text) for text in event.texts)
+            case ev.NotificationQueued():
+                queued[event.text] = "steer" if event.source == "steer" else "notification"
+            case ev.Drained():
+                parts.extend(_Said(queued.pop(t, "steer"), t) for t in event.texts)
+            case ev.StepCompleted():
+                if event.text.strip() or event.thinking.strip():
+                    parts.append(_Answer(event.thinking.strip(), event.text.strip()))
+            case ev.ToolStarted():
+                calls[event.id] = _Call(event.name, event.arguments)
+                parts.append(calls[event.id])
+            case ev.ToolFinished():
+                call = calls.get(event.id)
+                if call is not None:
+                    call.outcome = event.outcome
+                    call.output = event.output
+                    diff = (event.display or {}).get("diff")
+                    call.diff = diff if isinstance(diff, str) else None
+            case ev.TurnFinished():
+                marker = event.result.marker()
+                if marker is not None:
+                    parts.append(_Marker(*marker))
+            case ev.Compacted():
+                text = f"context compacted: {event.tokens_before} → {event.tokens_after} tokens"
+                parts.append(_Marker("compacted", text))
+            case ev.Notice():
+                parts.append(_Marker(event.level, event.text))
+            case _:
+                pass
+    facts: list[tuple[str, str]] = []
+    if meta is not None:
+        facts = [
+            ("workspace", meta.workspace),
+            ("model", f"{meta.provider or '?'}/{meta.model or '?'}"),
+            ("started", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(meta.ts))),
+        ]
+    title = f"Session {meta.session_id}" if meta is not None else "Session"
+    session = _Session(title, facts, parts, replayed.usage, replayed.context_tokens)
+    return session, events
+
+
+def _usage_line(session: _Session) -> str:
+    usage = session.usage
+    line = f"{usage.input} input tokens ({usage.input_cache_read} from cache), "
+    return line + f"{usage.output} output tokens; {session.context_tokens} in context at the end"
+
+
+def _pretty(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+def _fence(text: str, lang: str = "") -> str:
+    """A fenced block whose fence is longer than any backtick run inside the text."""
+    ticks = "`" * max(3, _longest_backticks(text) + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def _longest_backticks(text: str) -> int:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return longest
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _markdown(session: _Session) -> str:
+    out = [f"# {session.title}", ""]
+    out += [f"- {name}: {value}" for name, value in session.facts]
+    for part in session.parts:
+        out.append("")
+        match part:
+            case _Said():
+                out += [f"## {part.who.capitalize()}", "", part.text.strip()]
+            case _Answer():
+                if part.thinking:
+                    quoted = f"Thinking: {part.thinking}".split("\n")
+                    out += [f"> {line}".rstrip() for line in quoted]
+                    out.append("")
+                if part.text:
+                    out.append(part.text)
+            case _Call():
+                state = _STATE[part.outcome]
+                out += [f"**{_GLYPH[part.outcome]} `{part.name}`** ({state})", ""]
+                out += [_fence(_pretty(part.arguments), "json")]
+                if part.diff:
+                    out += ["", _fence(part.diff, "diff")]
+                elif part.output.strip():
+                    out += ["", _fence(part.output)]
+            case _Marker():
+                out.append(f"> **{part.text}**")
+    out += ["", "---", "", f"Usage: {_usage_line(session)}", ""]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- HTML
+
+_CSS = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+color:#1d1f21;background:#fdfdfd}
+h1{font-size:1.4rem}.facts{color:#666;font-size:.9rem}
+.prompt,.steer,.notification{border-left:4px solid #3b82f6;background:#eef4ff;padding:.5rem 1rem;
+margin:1.5rem 0 .5rem;white-space:pre-wrap}
+.steer{border-color:#a855f7;background:#f5efff}.notification{border-color:#999;background:#f3f3f3}
+.answer{white-space:pre-wrap;margin:.5rem 0}
+details{color:#555;margin:.5rem 0}details>div{white-space:pre-wrap;font-style:italic}
+.call{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}
+.call .head{font-family:ui-monospace,monospace}.failed .head{color:#b91c1c}
+.aborted .head{color:#92400e}
+pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;font:13px/1.4 ui-monospace,monospace}
+.add{color:#166534;background:#dcfce7}.del{color:#991b1b;background:#fee2e2}.hunk{color:#6b21a8}
+.marker{font-weight:bold;margin:.75rem 0}.marker.error{color:#b91c1c}
+.marker.interrupted,.marker.stopped,.marker.warning{color:#92400e}
+.usage{border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem;color:#666}
+"""
+
+
+def _diff_html(diff: str) -> str:
+    lines = []
+    for line in diff.rstrip("\n").split("\n"):
+        css = ""
+        if line.startswith("@@"):
+            css = "hunk"
+        elif line.startswith("+") and not line.startswith("+++"):
+            css = "add"
+        elif line.startswith("-") and not line.startswith("---"):
+            css = "del"
+        text = html.escape(line)
+        lines.append(f'<span class="{css}">{text}</span>' if css else text)
+    return "<pre>" + "\n".join(lines) + "</pre>"
+
+
+def _html(session: _Session) -> str:
+    e = html.escape
+    body = [f"<h1>{e(session.title)}</h1>", '<div class="facts">']
+    body += [f"<div>{e(name)}: {e(value)}</div>" for name, value in session.facts]
+    body.append("</div>")
+    for part in session.parts:
+        match part:
+            case _Said():
+                body.append(f'<div class="{part.who}">{e(part.text.strip())}</div>')
+            case _Answer():
+                if part.thinking:
+                    body.append(
+                        f"<details><summary>Thinking</summary><div>{e(part.thinking)}</div>"
+                        "</details>"
+                    )
+                if part.text:
+                    body.append(f'<div class="answer">{e(part.text)}</div>')
+            case _Call():
+                head = f"{_GLYPH[part.outcome]} {e(part.name)} ({_STATE[part.outcome]})"
+                body.append(f'<div class="call {part.outcome or ""}">')
+                body.append(f'<div class="head">{head}</div>')
+                body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
+                if part.diff:
+                    body.append(_diff_html(part.diff))
+                elif part.output.strip():
+                    body.append(f"<pre>{e(part.output.rstrip())}</pre>")
+                body.append("</div>")
+            case _Marker():
+                body.append(f'<div class="marker {part.kind}">{e(part.text)}</div>')
+    body.append(f'<div class="usage">Usage: {e(_usage_line(session))}</div>')
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{e(session.title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def export_file(session_id: str, fmt: ExportFormat, path: Path) -> Path:
+    """Write the session `session_id` to `path` (what /export does); returns the path written.
+    Raises `ValueError` for an unknown session, `OSError` when the file cannot be written."""
+    session = Session.open(session_id)
+    if session is None:
+        raise ValueError(f"no session {session_id!r}")
+    path.write_text(export_session(read_log(session.events_path), fmt), encoding="utf-8")
+    return path
+
+
+def export_session(records: list[Record], fmt: ExportFormat) -> str:
+    """The session whose log holds `records`, in format `fmt`."""
+    session, events = _collect(records)
+    if fmt == "jsonl":
+        return "".join(event.model_dump_json() + "\n" for event in events)
+    if fmt == "html":
+        return _html(session)
+    return _markdown(session)
