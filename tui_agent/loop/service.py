@@ -30,8 +30,9 @@ from tui_agent.loop.api import (
     ApprovalMode,
     LoopInfo,
     PromptState,
+    RestorePlan,
 )
-from tui_agent.loop.checkpoints import Checkpoints, RestorePlan
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.replay import Replay, restored_notice
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
