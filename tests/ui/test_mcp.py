@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import scripted_loop, until
@@ -75,6 +76,7 @@ async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> Non
     async with app_opening(workspace) as (app, pilot):
         await approval_shown(pilot)
         await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.focused, Input))  # the reason box
         await send(pilot, "")
         await until(pilot, lambda: fx_state(app) == "skipped")
         await until(pilot, lambda: "mcp 0/1" in status_text(app))

@@ -18,6 +18,21 @@ if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
 from tui_agent.vocab import HistoryEntry
 
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What going back to just before turn `turn` (counted from 0 in the log) would do.
+
+    Here rather than beside the checkpoints that compute it: the app names it before its first
+    frame, and the checkpoints module imports the tools."""
+
+    turn: int
+    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
+    files: tuple[str, ...]  # files whose content would change
+    shell: tuple[str, ...]  # shell commands run since, whose effects stay
+    changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
+
+
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 ApprovalDecision = Literal["once", "always", "deny"]
 PromptState = Literal[
