@@ -235,22 +235,12 @@ async def test_a_path_at_the_start_is_a_prompt_not_a_command() -> None:
         assert loop.calls == [("submit", ("/usr/lib is missing", False))]
 
 
-async def test_clear_is_new_and_exit_is_quit() -> None:
-    old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
-
-    async def new_session() -> FakeLoop:
-        return new
-
-    app = TuiAgentApp(old, hooks=SessionHooks(new_session=new_session), clock=Clock())
-    async with app.run_test(size=(120, 36)) as pilot:
-        await type_text(pilot, "/clear")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.loop is new and old.closed
+async def test_exit_is_quit() -> None:
+    async with running() as (_app, pilot, loop):
         await type_text(pilot, "/exit")
         await pilot.press("enter")
         await pilot.pause()
-        assert new.closed
+        assert loop.closed
 
 
 # ---------------------------------------------------------------- approvals
@@ -262,16 +252,7 @@ DIFF = "--- a/big.py\n+++ b/big.py\n@@ -1,40 +1,40 @@\n" + "".join(
 
 
 def ask_edit(loop: FakeLoop) -> None:
-    loop.emit(
-        ev.ApprovalRequested(
-            request_id="r1",
-            call_id="c1",
-            name="edit_file",
-            summary="big.py",
-            rule="edit_file: big.py",
-            preview=DIFF,
-        )
-    )
+    ask(loop, name="edit_file", summary="big.py", rule="edit_file: big.py", preview=DIFF)
 
 
 async def test_keys_typed_as_the_approval_appears_go_to_the_draft_not_the_answer() -> None:
