@@ -8,6 +8,7 @@ frame by frame, for something the user would see.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from textual.pilot import Pilot
 
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.session import LoopConfig, open_loop
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.approval_bar import GUARD_S
 
 
 async def scripted_loop(
@@ -51,3 +54,20 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
             return
         await pilot.pause(0.02)
     raise AssertionError("the app never reached the expected state")
+
+
+class StepClock:
+    """Wall time, plus what a test adds: lets the approval box's guard pass without waiting."""
+
+    def __init__(self) -> None:
+        self.added = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.added
+
+
+async def approval_shown(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp) and isinstance(app.clock, StepClock)
+    await until(pilot, lambda: bool(app.vm.approvals) and app.approval_bar.display)
+    app.clock.added += GUARD_S

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,11 +11,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from tests.ui.real_loop import scripted_loop, until
+from tests.ui.real_loop import StepClock, approval_shown, scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
 
 
 @pytest.fixture
@@ -49,23 +47,6 @@ async def app_on(
             yield app, pilot, loop
     finally:
         await app.loop.close()
-
-
-class StepClock:
-    """Wall time, plus what a test adds: lets the approval box's guard pass without waiting."""
-
-    def __init__(self) -> None:
-        self.added = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.added
-
-
-async def approval_shown(pilot: Pilot[None]) -> None:
-    app = pilot.app
-    assert isinstance(app, TuiAgentApp) and isinstance(app.clock, StepClock)
-    await until(pilot, lambda: bool(app.vm.approvals) and app.approval_bar.display)
-    app.clock.added += GUARD_S
 
 
 async def send(pilot: Pilot[None], text: str, key: str = "enter") -> None:

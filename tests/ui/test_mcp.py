@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import FakeLoop
-from tests.ui.real_loop import scripted_loop, until
+from tests.ui.real_loop import StepClock, approval_shown, scripted_loop, until
 from tests.ui.test_flows import send
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import McpServerInfo
@@ -39,7 +39,7 @@ async def app_opening(workspace: Path) -> AsyncIterator[tuple[TuiAgentApp, Pilot
     """As the command line starts it: first frame first, the loop attached once it is open."""
     info = LoopInfo("scripted", "starting", 0, "ask", "", str(workspace), False)
     opening = OpeningLoop(info, lambda: scripted_loop([{"text": "ok"}], workspace=workspace))
-    app = TuiAgentApp(opening)
+    app = TuiAgentApp(opening, clock=StepClock())
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             yield app, pilot
@@ -59,7 +59,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
     workspace: Path,
 ) -> None:
     async with app_opening(workspace) as (app, pilot):
-        await until(pilot, lambda: bool(app.vm.approvals))
+        await approval_shown(pilot)
         request = app.vm.approvals[0]
         assert request.name == "MCP servers from .mcp.json"
         assert f"fx: {sys.executable} {FIXTURE}" in request.preview
@@ -73,7 +73,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
 
 async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> None:
     async with app_opening(workspace) as (app, pilot):
-        await until(pilot, lambda: bool(app.vm.approvals))
+        await approval_shown(pilot)
         await pilot.press("n")
         await send(pilot, "")
         await until(pilot, lambda: fx_state(app) == "skipped")
