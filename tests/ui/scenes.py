@@ -20,6 +20,7 @@ from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import ApprovalMode
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.blocks import RetryNotice
 
 
 class FixedClock:
@@ -223,6 +224,8 @@ async def retry_play(recording: Recording) -> ev.LoopEvent:
 
 async def retry_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
     clock.now += 3  # three seconds into an eight-second wait
+    for notice in app.query(RetryNotice):  # now, not at its next half-second tick
+        notice.refresh_block()
 
 
 async def narrow_play(recording: Recording) -> ev.LoopEvent:

@@ -18,7 +18,7 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
-from tui_agent.ui.widgets.blocks import LIVE_SEGMENTS, AssistantText
+from tui_agent.ui.widgets.blocks import AssistantText, split_segments
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
 
@@ -480,7 +480,7 @@ async def test_commands_without_a_hook_say_they_are_not_available() -> None:
         assert loop.calls == []
 
 
-async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flattened() -> None:
+async def test_a_long_answer_streams_into_bounded_segments_and_far_ones_are_parked() -> None:
     paragraph = "word " * 120 + "\n\n"
     fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: no cut there
     text = paragraph * 20 + fence + paragraph * 20
@@ -488,20 +488,24 @@ async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flat
         turn_running(loop)
         for start in range(0, len(text), 50):
             loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + 50]))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
         answer = app.transcript.query_one(AssistantText)
-        assert "".join(answer.texts) == text
+        await until(pilot, lambda: "".join(answer.texts) == text)
+        assert answer.texts == split_segments(text)  # a redraw builds the same segments
         assert len(answer.texts) > 3
         assert all(part.count("```") % 2 == 0 for part in answer.texts)
-        flat = answer.query(".flat")
-        assert len(flat) == len(answer.texts) - LIVE_SEGMENTS
+        # The top is far above the view (parked), the tail in it; the live segment never parks.
+        await until(pilot, lambda: answer.segments[0].parked)
+        assert not answer.segments[-1].parked
+        app.transcript.scroll_home(animate=False)
+        await until(pilot, lambda: not answer.segments[0].parked and answer.segments[-2].parked)
 
 
 async def test_page_up_in_the_prompt_scrolls_the_transcript_back() -> None:
     async with running(size=(100, 20)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(60)))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.transcript.scroll_y > 0)  # drawn, and at the bottom
         bottom = app.transcript.scroll_y
         await pilot.press("pageup")
         await pilot.pause()

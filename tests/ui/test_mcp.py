@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import FakeLoop
-from tests.ui.real_loop import StepClock, approval_shown, scripted_loop, until
-from tests.ui.test_flows import send
+from tests.ui.real_loop import scripted_loop, until
+from tests.ui.test_flows import StepClock, approval_shown, send
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import McpServerInfo
 from tui_agent.session._mcp import WorkspaceTrust

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import (
     CompactionFailed,
+    CompactionResult,
     EventLog,
     SessionMeta,
     compact,
@@ -199,9 +200,7 @@ async def build_loop(
             echo_reasoning=echo_reasoning,
         )
 
-    runner = LoopToolRunner(
-        executor, on_state=lambda call_id, state: engine.set_tool_state(call_id, state)
-    )
+    runner = LoopToolRunner(executor)
     requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
         requester=requester,
@@ -223,23 +222,14 @@ async def build_loop(
     )
     service.bind_engine(engine, journal)
 
-    async def summarise(entries: Sequence[HistoryEntry]) -> Any:
-        result = await compact(
+    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
+        return await compact(
             entries,
             provider,
             provider.model,
             system=system,
             tools=tool_specs,
             context_window=info.context_window,
-        )
-        if isinstance(result, CompactionFailed):
-            return result.message
-        return (
-            result.history,
-            result.summary,
-            result.kept,
-            result.tokens_before,
-            result.tokens_after,
         )
 
     service.set_compactor(summarise)

@@ -22,6 +22,11 @@ from pathlib import Path
 
 from tui_agent.vocab import AbortSignal
 
+# The tree as `walk_files` sees it (see tools/_walk.py), for every rg that walks the workspace.
+RG_TREE = (
+    "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global",
+    "--glob", "!.git",
+)  # fmt: skip
 _LINE_LIMIT = 1 << 24  # one output line may be long (a minified file's match)
 
 
