@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
+from tui_agent import keys
 from tui_agent.session._config import Config, ConfigError, McpServerTable, toml_key
 from tui_agent.session._paths import AppPaths
 
@@ -64,7 +64,8 @@ def load_mcp_servers(
     workspace_file: bool = True,
 ) -> McpSetup:
     """`given` servers (a front end's) first, then config.toml's, then the workspace's."""
-    env = os.environ if environ is None else environ
+    # Keys left `os.environ` at start-up (`tui_agent.keys`); a server may still be given one.
+    env = keys.environ() if environ is None else environ
     servers: dict[str, McpServerConfig] = {server.name: server for server in given}
     for name, table in config.mcp_servers.items():
         if name in servers:
