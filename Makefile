@@ -1,18 +1,30 @@
-# Two set-up commands: `make run` and `make test`. Both bootstrap .venv idempotently:
-# the stamp file records the hash of pyproject.toml, so an unchanged project skips pip.
+# Two set-up commands: `make run` and `make test`. Both bootstrap .venv idempotently from the
+# locked set in constraints.txt: the stamp file records the hash of pyproject.toml and
+# constraints.txt, so an unchanged project skips pip. `make lock` refreshes the lock.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
+LOCK_VENV := .venv-lock
 
-.PHONY: run test lint bench diagrams screenshots clean
+.PHONY: run test lint lock bench diagrams screenshots clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@rm -f $(VENV)/.installed-*
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@touch $@
+
+# The newest versions pyproject.toml allows, installed in a scratch venv and written down.
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install -q -e '.[dev]'
+	{ echo "# The tested dependency set; \`make lock\` regenerates it, \`make\` installs from it."; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable; } > constraints.txt
+	rm -rf $(LOCK_VENV)
 
 run: $(STAMP)
 	$(BIN)/tui-agent $(ARGS)
@@ -39,4 +51,4 @@ screenshots: $(STAMP)
 	$(BIN)/python tests/ui/make_screenshots.py screenshots
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(LOCK_VENV)

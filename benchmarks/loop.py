@@ -11,6 +11,9 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
   one record in seven here, as in a real session).
 - session: one 200-step turn through the real service (kernel, adapters, executor, journal)
   with a zero-latency model and a no-op tool: loop overhead per step.
+- write-ahead: the same turn with the event log's fsync on and off. With fsync on, every step
+  waits for the log to reach the disk (the prompt before `turn.started`, each tool result
+  before `tool.finished`, the history before each request): the difference is its cost.
 - one-shot: `tui-agent -p "say hi"` as a whole process against a local OpenAI-compatible
   server: wall, CPU and peak RSS (median of 7). Target: < 0.34 s wall, < 0.38 s CPU, < 203 MiB.
 """
@@ -269,7 +272,8 @@ class _InstantModel:
         return None
 
 
-async def _session(directory: Path) -> Timing:
+async def _session(directory: Path, *, fsync: bool = False) -> tuple[Timing, int]:
+    """The turn's timing and how many fsyncs the log made."""
     workspace = directory / "ws"
     workspace.mkdir(exist_ok=True)
     service = await build_loop(
@@ -277,7 +281,7 @@ async def _session(directory: Path) -> Timing:
         info=LoopInfo("scripted", "bench", 1_000_000, "yolo", "bench", str(workspace), False),
         workspace=workspace,
         spill_dir=directory / "spill",
-        log=EventLog(directory / "session.jsonl", fsync=False),
+        log=(log := EventLog(directory / f"session-{fsync}.jsonl", fsync=fsync)),
         system_prompt=lambda tools: "bench",
         options=LoopOptions(max_steps=0),
         extra_tools=(_Noop(),),
@@ -287,11 +291,11 @@ async def _session(directory: Path) -> Timing:
     timing = Timing(time.perf_counter() - wall, time.process_time() - cpu)
     await service.close()
     assert result.type == "completed" and result.steps == SESSION_STEPS, result
-    return timing
+    return timing, log.fsyncs
 
 
 def bench_session(directory: Path) -> list[Row]:
-    timing = asyncio.run(_session(directory))
+    timing, _fsyncs = asyncio.run(_session(directory))
     per_step = Timing(timing.wall / SESSION_STEPS, timing.cpu / SESSION_STEPS)
     return [
         Row("session", f"{SESSION_STEPS}-step turn, zero-latency model", str(timing)),
@@ -302,6 +306,24 @@ def bench_session(directory: Path) -> list[Row]:
             f"{per_step.cpu * 1000:.2f} ms CPU; one tool call per step",
         ),
     ]
+
+
+def bench_write_ahead(directory: Path, runs: int = 5) -> list[Row]:
+    rows = []
+    for fsync in (False, True):
+        timings = [asyncio.run(_session(directory, fsync=fsync)) for _ in range(runs)]
+        wall = min(timing.wall for timing, _ in timings) / SESSION_STEPS
+        cpu = min(timing.cpu for timing, _ in timings) / SESSION_STEPS
+        fsyncs = timings[0][1] / SESSION_STEPS
+        rows.append(
+            Row(
+                "write-ahead",
+                f"per step, event-log fsync {'on' if fsync else 'off'}",
+                f"{cpu * 1000:.2f} ms CPU",
+                f"{wall * 1000:.2f} ms wall, {fsyncs:.1f} fsyncs; best of {runs}",
+            )
+        )
+    return rows
 
 
 class _SayHi(BaseHTTPRequestHandler):
@@ -374,6 +396,9 @@ def bench_oneshot(directory: Path, runs: int = 7) -> list[Row]:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tui-agent-bench-") as name:
         directory = Path(name)
+        if sys.argv[1:] == ["write-ahead"]:
+            print_table(bench_write_ahead(directory))
+            return
         print_table(
             [
                 # First: a child forked from a parent that already folded 100,000 events
@@ -382,6 +407,7 @@ def main() -> None:
                 *bench_fold(directory),
                 *bench_append(directory),
                 *bench_session(directory),
+                *bench_write_ahead(directory),
             ]
         )
 

@@ -7,7 +7,10 @@ Prints a table:
 - scheduler overhead per task for 10,000 tiny tasks (no accesses; reads of distinct files; a
   chain of 1,000 writes to one path), next to bare asyncio tasks doing the same nothing;
 - executor overhead per call for a batch of 1,000 calls of a tool that answers at once;
-- the `grep` tool over a generated 20,000-file tree vs `grep -rn` on the same tree (ratio).
+- on a generated tree of 100,000 files (plus 20,000 in .gitignore'd folders): `grep` for a
+  literal and for a regex and `glob` of every file, through ripgrep, through our own Python
+  walker (the fallback when `rg` is missing) and as `grep -r` / `find` do it; then the @ file
+  index: listing the tree and the slowest keystroke of a completion.
 
 Everything runs in a temporary folder. Run: `.venv/bin/python benchmarks/tools.py`.
 """
@@ -15,18 +18,22 @@ Everything runs in a temporary folder. Run: `.venv/bin/python benchmarks/tools.p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import subprocess
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
+from tui_agent.session import FileIndex
 from tui_agent.tools import (
     Approvals,
     BatchExecutor,
     CallContext,
+    Glob,
+    GlobArgs,
     Grep,
     Tool,
     ToolAccesses,
@@ -37,6 +44,7 @@ from tui_agent.tools import (
     Workspace,
     default_registry,
 )
+from tui_agent.tools import _search as search_module
 from tui_agent.tools._search import GrepArgs
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult
 
@@ -46,7 +54,8 @@ FILE_BYTES = 1_000_000
 TINY_TASKS = 10_000
 CHAIN = 1_000
 BATCH_CALLS = 1_000
-GREP_FILES = 20_000
+SEARCH_FILES = 100_000
+IGNORED = 20_000  # in .gitignore'd folders (node_modules/, build/)
 
 
 def best(samples: list[float]) -> float:
@@ -162,53 +171,103 @@ async def bench_executor(root: Path) -> float:
     return best(samples)
 
 
-# --- grep --------------------------------------------------------------------------------------
+# --- search: grep, glob and the @ index on a 100,000-file tree ------------------------------
 
 
 def make_tree(root: Path) -> None:
+    """SEARCH_FILES source files in 1,000 folders, plus IGNORED files in .gitignore'd folders."""
     body = "".join(f"line {n}: some ordinary source text, nothing to see here\n" for n in range(20))
-    for i in range(GREP_FILES):
+    (root / ".gitignore").write_text("node_modules/\nbuild/\n")
+    for i in range(SEARCH_FILES):
         folder = root / f"pkg{i // 100:03}"
         if i % 100 == 0:
             folder.mkdir(parents=True)
         extra = f"def needle_{i}(): pass\n" if i % 50 == 0 else ""
         (folder / f"mod{i % 100:03}.py").write_text(body + extra)
+    for i in range(IGNORED):
+        folder = root / ("node_modules" if i % 2 else "build") / f"dep{i // 200:03}"
+        if i % 200 < 2:
+            folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"file{i}.js").write_text(body + "def needle_ignored(): pass\n")
 
 
-async def bench_grep(root: Path) -> tuple[float, float, int]:
-    make_tree(root)
-    workspace = Workspace(root)
-    tool = Grep(workspace)
-    ctx = ToolContext(AbortSignal(), lambda u: None, lambda a: None, workspace, "g")
-    ours, theirs = [], []
-    matches = 0
+async def timed(action: Callable[[], Awaitable[object]]) -> float:
+    samples = []
     for _ in range(ROUNDS):
         start = time.perf_counter()
-        result = await tool.execute(GrepArgs(pattern=r"def needle_\d+"), ctx)
-        ours.append(time.perf_counter() - start)
-        matches = len([ln for ln in result.text.splitlines() if ":" in ln and "needle" in ln])
+        await action()
+        samples.append(time.perf_counter() - start)
+    return best(samples)
+
+
+async def command(argv: list[str], root: Path) -> None:
+    await asyncio.to_thread(subprocess.run, argv, cwd=root, capture_output=True, check=False)
+
+
+async def bench_search(root: Path) -> dict[str, tuple[float, float, float]]:
+    """(ripgrep, our Python walker, grep -r / find) seconds for each measure."""
+    make_tree(root)
+    workspace = Workspace(root)
+    ctx = ToolContext(AbortSignal(), lambda u: None, lambda a: None, workspace, "s")
+    results: dict[str, tuple[float, float, float]] = {}
+    cases = {
+        "grep, a literal": (
+            lambda: Grep(workspace).execute(GrepArgs(pattern="needle_4200"), ctx),
+            ["grep", "-rn", "needle_4200", "."],
+        ),
+        "grep, a regex": (
+            lambda: Grep(workspace).execute(GrepArgs(pattern=r"def needle_\d+0\(\)"), ctx),
+            ["grep", "-rnE", r"def needle_[0-9]+0\(\)", "."],
+        ),
+        "glob, every file": (
+            lambda: Glob(workspace).execute(GlobArgs(pattern="**/*"), ctx),
+            ["find", ".", "-type", "f"],
+        ),
+    }
+    for name, (tool_call, argv) in cases.items():
+        fast = await timed(tool_call)
+        with fallback():
+            slow = await timed(tool_call)
+        results[name] = (fast, slow, await timed(lambda argv=argv: command(argv, root)))
+    return results
+
+
+@contextlib.contextmanager
+def fallback() -> Iterator[None]:
+    """Within it, the tools run without ripgrep (our own walker and Python search)."""
+    saved = search_module.rg_path
+    search_module.rg_path = lambda: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        search_module.rg_path = saved  # type: ignore[assignment]
+
+
+async def bench_completion(root: Path) -> tuple[float, float, int]:
+    """Listing the tree for @ completion, and the slowest keystroke typing `@pkg042mod07`."""
+    index = FileIndex(root)
+    start = time.perf_counter()
+    await index.load()
+    listed = time.perf_counter() - start
+    worst = 0.0
+    query = "pkg042mod07"
+    for end in range(1, len(query) + 1):
         start = time.perf_counter()
-        done = await asyncio.to_thread(
-            subprocess.run,
-            ["grep", "-rnE", r"def needle_[0-9]+", "."],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        )
-        theirs.append(time.perf_counter() - start)
-        assert len(done.stdout.splitlines()) == GREP_FILES // 50
-    return best(ours), best(theirs), matches
+        index.match(query[:end])
+        worst = max(worst, time.perf_counter() - start)
+    return listed, worst, len(index.entries)
 
 
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        for name in ("reads", "exec", "grep"):
+        for name in ("reads", "exec", "search"):
             (base / name).mkdir()
         parallel, serial = await bench_reads(base / "reads")
         sched = await bench_scheduler()
         batch = await bench_executor(base / "exec")
-        ours, theirs, matches = await bench_grep(base / "grep")
+        search = await bench_search(base / "search")
+        listed, keystroke, entries = await bench_completion(base / "search")
 
     def us(seconds: float, count: int) -> str:
         return f"{seconds / count * 1e6:.1f} us/task"
@@ -230,10 +289,16 @@ async def main() -> None:
         ),
         (f"scheduler, one-path write chain ({CHAIN:,})", us(sched["chain"], CHAIN), "serial"),
         (f"executor, batch of {BATCH_CALLS:,} instant calls", us(batch, BATCH_CALLS), "per call"),
-        (f"grep tool, {GREP_FILES:,} files ({matches} matches)", f"{ours * 1e3:.0f} ms", ""),
-        (f"grep -rn, {GREP_FILES:,} files", f"{theirs * 1e3:.0f} ms", ""),
-        ("  ratio", f"{ours / theirs:.1f}x", "grep tool / grep -rn"),
     ]
+    tree = f"{SEARCH_FILES // 1000}k files + {IGNORED // 1000}k ignored"
+    for name, (fast, slow, gnu) in search.items():
+        other = "find -type f" if name.startswith("glob") else "grep -r"
+        rows.append((f"{name} ({tree}): ripgrep", f"{fast * 1e3:.0f} ms", ""))
+        rows.append(("  our Python walker (the fallback)", f"{slow * 1e3:.0f} ms", ""))
+        rows.append((f"  {other}", f"{gnu * 1e3:.0f} ms", ""))
+        rows.append(("  speed-up", f"{slow / fast:.1f}x", f"{gnu / fast:.1f}x vs {other}"))
+    rows.append((f"@ index: listing {entries:,} entries", f"{listed * 1e3:.0f} ms", "rg --files"))
+    rows.append(("@ completion: slowest keystroke", f"{keystroke * 1e3:.1f} ms", "target < 50 ms"))
     width = max(len(r[0]) for r in rows)
     print(f"{'measure'.ljust(width)}  {'result':>16}  note")
     print(f"{'-' * width}  {'-' * 16}  {'-' * 24}")

@@ -1,4 +1,5 @@
-"""Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys."""
+"""Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys, and
+property tests never fail for being slow (a busy machine is not a bug)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tui_agent import keys
+
+settings.register_profile(
+    "tui-agent", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("tui-agent")
 
 
 @pytest.fixture(autouse=True)

@@ -417,3 +417,66 @@ async def test_mcp_servers_the_client_gives_are_used_and_the_workspace_file_is_n
     assert final.status == "completed"
     assert '"timezone": "UTC"' in final.content[0].content.text
     assert client.permissions == []  # the workspace's server was never offered for approval
+
+
+class EditorClient(RecordingClient):
+    """A client that offers its buffers: reads and writes go to `buffers`, not the disk."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.writes: list[str] = []
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return acp.ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> None:
+        self.writes.append(path)
+        self.buffers[path] = content
+
+
+async def test_with_client_files_the_tools_read_and_write_the_editors_buffers(
+    tmp_path: Path, workspace: Path
+) -> None:
+    unsaved = str(workspace / "a.txt")
+    client = EditorClient({unsaved: "alpha (unsaved edit in the editor)\n"})
+    steps = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "edit_file",
+                    "arguments": {"path": "a.txt", "old_string": "alpha", "new_string": "omega"},
+                },
+                {"name": "write_file", "arguments": {"path": "new.txt", "content": "fresh\n"}},
+            ]
+        },
+        {"text": "done"},
+    ]
+    capabilities = acp.ClientCapabilities(
+        fs=acp.FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    )
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "tui_agent",
+        "acp",
+        "--provider",
+        "scripted",
+        "--script",
+        script(tmp_path, steps),
+        env=dict(os.environ),
+    ) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    read = next(u for u in client.of("tool_call_update") if u.status == "completed")
+    assert "unsaved edit in the editor" in read.content[0].content.text
+    assert client.buffers[unsaved] == "omega (unsaved edit in the editor)\n"
+    assert client.buffers[str(workspace / "new.txt")] == "fresh\n"
+    assert (workspace / "a.txt").read_text() == "alpha\n"  # the disk is the editor's to save
+    assert not (workspace / "new.txt").exists()

@@ -1,4 +1,4 @@
-"""Folding event-log records back into history (spec section 7 and its fold test list)."""
+"""Folding event-log records back into history (docs/loop-spec.md §7 and its fold test list)."""
 
 from __future__ import annotations
 

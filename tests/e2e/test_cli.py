@@ -188,7 +188,7 @@ def test_continue_resumes_the_latest_session_of_the_workspace(workspace: Path) -
     assert len(session_logs()) == 1
 
 
-def _wait_for(path: Path, timeout: float = 10) -> str:
+def _wait_for(path: Path, timeout: float = 30) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import events_of, run_cli, tool_messages
+from tests.e2e.test_cli import cli_args, cli_env, events_of, run_cli, tool_messages, tui_agent
 from tests.support.openai_server import scripted_openai_server
 
 BIN = Path(sys.executable).parent
@@ -98,6 +98,28 @@ def test_large_mcp_output_is_spilled_like_a_builtins(workspace: Path) -> None:
     assert "output_path:" in result["content"] and len(result["content"]) < 20_000
     spilled = result["content"].split("output_path: ", 1)[1].splitlines()[0]
     assert Path(spilled).stat().st_size > 200_000
+
+
+def test_a_key_variable_reaches_the_server_it_is_given_to_and_no_other(workspace: Path) -> None:
+    _config_toml(
+        f'[mcp_servers.fx]\ncommand = "{sys.executable}"\nargs = ["{FIXTURE}"]\n'
+        'env = { FX_TOKEN = "${FX_TOKEN}" }\n'
+        f'[mcp_servers.other]\ncommand = "{sys.executable}"\nargs = ["{FIXTURE}"]\n'
+    )
+    calls = [
+        {"name": "mcp__fx__env", "arguments": {"name": "FX_TOKEN"}},
+        {"name": "mcp__other__env", "arguments": {"name": "FX_TOKEN"}},
+    ]
+    steps = [{"tool_calls": calls}, {"text": "ok"}]
+    with scripted_openai_server(steps) as server:
+        done = tui_agent(
+            *cli_args(server, workspace), "-p", "env", "--yolo",
+            env={**cli_env(), "FX_TOKEN": "tok-123"}, timeout=60,
+        )
+
+    assert done.returncode == 0, done.stderr
+    given, other = tool_messages(server.requests[1])
+    assert (given["content"], other["content"]) == ("tok-123", "(unset)")
 
 
 def test_a_mistake_in_config_toml_names_the_file_server_and_key(workspace: Path) -> None:

@@ -1,4 +1,4 @@
-"""Agent machine behaviours (spec section 2 and the agent checklist of section 10)."""
+"""Agent machine behaviours (docs/loop-spec.md §2 and the agent checklist of §10)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,16 @@ from tests.kernel.fakes import (
     text,
 )
 from tui_agent.kernel import (
-    Drained,
+    AbortBegun,
     GateVerdict,
+    InputsDrained,
     PromptBlocked,
     PromptGateFailed,
-    PromptSteered,
+    SteerMerged,
     ToolDetached,
-    ToolFinished,
-    TurnAborting,
+    ToolSettled,
     TurnEnded,
-    TurnStarted,
+    TurnOpened,
 )
 from tui_agent.vocab import (
     EntryMeta,
@@ -69,7 +69,7 @@ async def test_prompts_queued_mid_turn_open_one_next_turn_in_fifo_order() -> Non
     assert [e.meta.prompt_id for e in r.agent.queue] == ["p1", "p2", "p3"]
     gate.open()
     await r.agent.idle()
-    started = r.of(TurnStarted)
+    started = r.of(TurnOpened)
     assert len(started) == 2
     assert [e.message.text for e in started[1].entries] == ["q1", "q2", "q3"]
     assert r.lines()[2:] == ["user:q1", "user:q2", "user:q3", "assistant:second"]
@@ -112,7 +112,7 @@ async def test_notify_while_a_tool_runs_lands_after_the_tool_message_in_the_same
     await r.agent.idle()
     assert r.lines() == ["user:hi", "assistant:[c1]", "tool:x", "user:ping", "assistant:final"]
     assert len(r.of(TurnEnded)) == 1
-    assert [e.message.text for e in r.of(Drained)[0].entries] == ["ping"]
+    assert [e.message.text for e in r.of(InputsDrained)[0].entries] == ["ping"]
 
 
 async def test_notify_during_a_text_only_step_starts_a_new_turn() -> None:
@@ -149,7 +149,7 @@ async def test_reminder_lands_after_the_tool_message_at_the_drain_point() -> Non
 async def test_steer_of_an_unknown_prompt_is_a_no_op() -> None:
     r = await rig()
     assert await r.agent.steer(["nope"]) is False
-    assert r.of(PromptSteered) == []
+    assert r.of(SteerMerged) == []
 
 
 async def test_steer_merges_taken_prompts_into_one_in_turn_notification() -> None:
@@ -161,7 +161,7 @@ async def test_steer_merges_taken_prompts_into_one_in_turn_notification() -> Non
     await r.agent.submit(prompt("keep", "p9"))
     await r.agent.submit(prompt("third", "p3"))
     assert await r.agent.steer(["p3", "p2"]) is True
-    [steered] = r.of(PromptSteered)
+    [steered] = r.of(SteerMerged)
     assert steered.prompt_ids == ("p2", "p3")
     assert [p.text for p in steered.entry.message.content] == ["p2 body", "third"]  # type: ignore[union-attr]
     assert steered.entry.meta.in_turn and steered.entry.meta.source == "input"
@@ -312,7 +312,7 @@ async def test_detached_tool_is_answered_with_its_ack_and_the_turn_goes_on() -> 
     ]
     assert r.agent.history[4].meta.source == "async-tool"
     assert r.agent.background == () and r.agent.state == "idle.ready"
-    assert r.of(ToolFinished)[-1].background
+    assert r.of(ToolSettled)[-1].background
 
 
 async def test_detached_tool_failure_becomes_an_async_failed_notification() -> None:
@@ -355,7 +355,7 @@ async def test_abort_while_streaming_salvages_partial_text_without_calls() -> No
     await r.agent.abort("user_cancelled")
     await r.agent.idle()
     assert r.requester.signals[0].aborted and r.requester.signals[0].reason == "user_cancelled"
-    assert len(r.of(TurnAborting)) == 1
+    assert len(r.of(AbortBegun)) == 1
     assert r.lines() == ["user:hi", "assistant:hello"]
     assert r.agent.history[1].meta.source == "salvaged"
     [ended] = r.of(TurnEnded)
@@ -514,7 +514,7 @@ async def test_abort_tool_aborts_one_call_and_the_turn_goes_on() -> None:
 async def test_abort_while_idle_is_a_no_op() -> None:
     r = await rig()
     await r.agent.abort()
-    assert r.agent.state == "idle.ready" and r.of(TurnAborting) == []
+    assert r.agent.state == "idle.ready" and r.of(AbortBegun) == []
 
 
 async def test_reset_while_idle_replaces_history_and_keeps_the_queue() -> None:
@@ -542,7 +542,7 @@ async def test_reset_while_a_request_is_in_flight_aborts_it_and_ignores_late_eve
     await r.agent.notify(note("ping"))
     await r.agent.idle()
     assert r.lines() == ["user:compacted", "user:ping", "assistant:fresh"]
-    assert [e.turn_id for e in r.of(TurnStarted)] == [0, 1]
+    assert [e.turn_id for e in r.of(TurnOpened)] == [0, 1]
 
 
 async def test_close_ends_a_running_turn_and_the_agent() -> None:
@@ -564,7 +564,7 @@ async def test_turn_started_lists_notifications_before_prompts() -> None:
     await r.agent.notify(note("notice"))
     await r.agent.resume()
     await r.agent.idle()
-    assert [e.message.text for e in r.of(TurnStarted)[0].entries] == ["notice", "prompt"]
+    assert [e.message.text for e in r.of(TurnOpened)[0].entries] == ["notice", "prompt"]
 
 
 async def test_tools_view_shows_running_calls_by_state() -> None:
@@ -597,7 +597,7 @@ async def test_continue_on_history_ending_with_a_tool_result_starts_a_continuati
     await r.agent.resume()
     await r.agent.idle()
     assert r.lines()[-1] == "assistant:continued"
-    assert r.of(TurnStarted)[0].entries == ()
+    assert r.of(TurnOpened)[0].entries == ()
 
 
 async def test_assistant_entry_meta_carries_model_usage_finish_and_message_id() -> None:

@@ -20,7 +20,7 @@ from tests.kernel.fakes import (
     settle,
     text,
 )
-from tui_agent.kernel import StepCompleted, ToolRunContext
+from tui_agent.kernel import StepAnswered, ToolRunContext
 from tui_agent.vocab import HistoryEntry, TokenUsage, ToolCall, ToolResult
 
 ACTIONS = ("succeed", "fail", "detach", "partial_on_abort", "raise_on_abort")
@@ -128,7 +128,7 @@ async def scenario(plan: Plan) -> None:
 
     history = rig.agent.history
     check_pairing(history)
-    for completed in rig.of(StepCompleted):
+    for completed in rig.of(StepAnswered):
         assert completed.entry in history
         assert completed.entry.meta.usage == USAGE
     assert rig.agent.errors == []

@@ -1,15 +1,14 @@
-"""Tool machine behaviours (spec section 4): hooks, outcomes, updates, abort via the signal."""
+"""Tool machine behaviours (docs/loop-spec.md §4): hooks, outcomes, updates, abort by signal."""
 
 from __future__ import annotations
 
-from tests.kernel.fakes import Gate, ScriptedRunner, calls, ok, prompt, rig, settle, text
+from tests.kernel.fakes import Gate, Rig, ScriptedRunner, calls, ok, prompt, rig, settle, text
 from tui_agent.kernel import (
     Deny,
     Proceed,
-    ToolFinished,
+    ToolOutput,
     ToolRunContext,
-    ToolStateChanged,
-    ToolUpdated,
+    ToolSettled,
     Transitioned,
 )
 from tui_agent.vocab import ToolCall, ToolResult, ToolUpdate
@@ -50,6 +49,11 @@ class Hooks:
         return result
 
 
+def tool_states(r: Rig) -> list[str]:
+    """The states the tool machine went through, from its transitions."""
+    return [e.target for e in r.of(Transitioned) if e.machine == "tool" and e.target != "live"]
+
+
 def _echo_args() -> ScriptedRunner:
     async def run(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
         return ToolResult(output=call.arguments)
@@ -60,9 +64,8 @@ def _echo_args() -> ScriptedRunner:
 async def test_tool_walks_preparing_executing_finishing_succeeded() -> None:
     r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
     await r.run("hi")
-    states = [e.state for e in r.of(ToolStateChanged)]
-    assert states == ["preparing", "executing", "finishing", "succeeded"]
-    [finished] = r.of(ToolFinished)
+    assert tool_states(r) == ["preparing", "executing", "finishing", "succeeded"]
+    [finished] = r.of(ToolSettled)
     assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
 
 
@@ -81,7 +84,7 @@ async def test_prepare_hook_may_deny_with_a_result_that_skips_execution() -> Non
     await r.run("hi")
     assert runner.runs == []
     assert r.lines()[2] == "tool:denied by user"
-    assert [e.state for e in r.of(ToolStateChanged)] == ["preparing", "finishing", "succeeded"]
+    assert tool_states(r) == ["preparing", "finishing", "succeeded"]
 
 
 async def test_prepare_hook_error_fails_the_call() -> None:
@@ -93,7 +96,7 @@ async def test_prepare_hook_error_fails_the_call() -> None:
     )
     await r.run("hi")
     assert r.lines()[2] == "tool:bad hook"
-    assert r.of(ToolFinished)[0].outcome == "failed"
+    assert r.of(ToolSettled)[0].outcome == "failed"
 
 
 async def test_finish_hook_may_rewrite_the_result() -> None:
@@ -128,7 +131,7 @@ async def test_abort_while_preparing_aborts_without_running() -> None:
     await r.agent.idle()
     assert runner.runs == []
     assert r.lines()[-1] == "tool:aborted"
-    assert r.of(ToolStateChanged)[-1].state == "aborted"
+    assert tool_states(r)[-1] == "aborted"
 
 
 async def test_runner_error_without_a_message_is_named_by_its_type() -> None:
@@ -158,7 +161,7 @@ async def test_tool_updates_are_emitted_while_executing() -> None:
 
     r = await rig(calls(("c1", "work")), text("ok"), runner=ScriptedRunner(work=run))
     await r.run("hi")
-    assert [(e.call_id, e.update.text) for e in r.of(ToolUpdated)] == [
+    assert [(e.call_id, e.update.text) for e in r.of(ToolOutput)] == [
         ("c1", "50%"),
         ("c1", "100%"),
     ]

@@ -1,4 +1,4 @@
-"""Turn machine behaviours (spec section 3 and the turn checklist of section 10)."""
+"""Turn machine behaviours (docs/loop-spec.md §3 and the turn checklist of §10)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ from tests.kernel.fakes import (
     think_only,
 )
 from tui_agent.kernel import (
-    AttemptDiscarded,
     AttemptSent,
-    Retrying,
-    StepCompleted,
+    AttemptVoided,
+    RetryScheduled,
+    StepAnswered,
+    StepBegun,
     StepFailed,
-    StepStarted,
     StreamPart,
     TurnEnded,
     UsageRecorded,
@@ -63,14 +63,14 @@ async def test_stream_parts_are_emitted_in_order_with_step_and_attempt() -> None
     await r.run("hi")
     parts = [e.event.text for e in r.of(StreamPart) if isinstance(e.event, TextDelta)]
     assert parts == ["a", "b"]
-    assert r.of(StepStarted)[0].step == 1
+    assert r.of(StepBegun)[0].step == 1
     assert r.of(AttemptSent)[0].attempt == 1
 
 
 async def test_retry_keeps_the_step_and_a_new_llm_step_after_tools_increments_it() -> None:
     r = await rig(fail(), calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
     await r.run("hi")
-    assert [e.step for e in r.of(StepStarted)] == [1, 2]
+    assert [e.step for e in r.of(StepBegun)] == [1, 2]
     assert [(e.step, e.attempt) for e in r.of(AttemptSent)] == [(1, 1), (1, 2), (2, 1)]
 
 
@@ -85,7 +85,7 @@ async def test_retries_walk_through_empty_think_only_and_remote_failures() -> No
         max_attempts_per_step=6,
     )
     await r.run("hi")
-    retries = r.of(Retrying)
+    retries = r.of(RetryScheduled)
     assert [e.failed_attempt for e in retries] == [1, 2, 3, 4, 5]
     assert r.requester.calls == 6
     assert "(no content, no tool calls)" in retries[0].error.message
@@ -98,7 +98,7 @@ async def test_retries_walk_through_empty_think_only_and_remote_failures() -> No
 async def test_failures_beyond_max_attempts_fail_the_turn_with_the_last_error() -> None:
     r = await rig(fail(status=503), fail(status=503), fail(status=503), max_attempts_per_step=3)
     await r.run("hi")
-    assert len(r.of(Retrying)) == 2
+    assert len(r.of(RetryScheduled)) == 2
     assert r.requester.calls == 3
     [ended] = r.of(TurnEnded)
     assert ended.outcome == "failed" and ended.error is not None
@@ -109,7 +109,7 @@ async def test_failures_beyond_max_attempts_fail_the_turn_with_the_last_error() 
 async def test_non_retryable_failure_fails_at_once() -> None:
     r = await rig(fail(LLMErrorKind.REQUEST_STRUCTURE, 400))
     await r.run("hi")
-    assert r.requester.calls == 1 and r.of(Retrying) == []
+    assert r.requester.calls == 1 and r.of(RetryScheduled) == []
     assert r.of(TurnEnded)[0].outcome == "failed"
 
 
@@ -127,7 +127,7 @@ async def test_retry_after_sets_the_delay_exactly() -> None:
     )
     await r.agent.submit(prompt("hi"))
     await settle()
-    assert r.of(Retrying)[0].delay_s == 2.0
+    assert r.of(RetryScheduled)[0].delay_s == 2.0
     assert r.agent.turn_state == "retrying"
     await r.clock.advance(2.0)
     await r.agent.idle()
@@ -155,13 +155,13 @@ async def test_an_unreachable_server_fails_after_three_attempts() -> None:
     r = await rig(*[fail(LLMErrorKind.UNREACHABLE, None)] * 5)
     await r.run("hi")
     assert r.requester.calls == 3
-    assert [e.max_attempts for e in r.of(Retrying)] == [3, 3]
+    assert [e.max_attempts for e in r.of(RetryScheduled)] == [3, 3]
 
 
 async def test_a_retry_after_longer_than_a_minute_fails_at_once_saying_when() -> None:
     r = await rig(fail(LLMErrorKind.RATE_LIMIT, 429, message="slow down", retry_after_s=100_000))
     await r.run("hi")
-    assert r.requester.calls == 1 and r.of(Retrying) == []
+    assert r.requester.calls == 1 and r.of(RetryScheduled) == []
     [failed] = r.of(StepFailed)
     assert failed.error.message.startswith("slow down (retry after ")
     assert r.of(TurnEnded)[0].error == failed.error
@@ -188,7 +188,7 @@ async def test_retry_discards_partial_output_and_never_leaks_it() -> None:
     r = await rig(partial, text("whole"))
     await r.run("hi")
     assert r.lines() == ["user:hi", "assistant:whole"]
-    assert len(r.of(AttemptDiscarded)) == 1
+    assert len(r.of(AttemptVoided)) == 1
 
 
 async def test_retry_rolls_back_claimed_ids_so_the_tool_runs_once_under_its_id() -> None:
@@ -206,7 +206,7 @@ async def test_second_request_sent_inside_one_attempt_voids_the_first_stream() -
     )
     await r.run("hi")
     assert r.lines()[-1] == "assistant:kept"
-    assert len(r.of(AttemptDiscarded)) == 1
+    assert len(r.of(AttemptVoided)) == 1
 
 
 async def test_duplicate_call_ids_in_one_response_are_renamed_with_the_raw_id_kept() -> None:
@@ -240,7 +240,7 @@ async def test_usage_is_in_the_assistant_entry_before_tools_run() -> None:
     )
     await r.agent.submit(prompt("hi"))
     await settle()
-    [completed] = r.of(StepCompleted)
+    [completed] = r.of(StepAnswered)
     assert completed.entry.meta.usage == usage
     assert r.of(UsageRecorded)[0].usage == usage
     gate.open()
@@ -317,7 +317,7 @@ async def test_text_split_across_think_and_text_keeps_both_parts() -> None:
 async def test_one_retry_reports_attempts_limit_and_delay() -> None:
     r = await rig(fail(), text("ok"), max_attempts_per_step=3)
     await r.run("hi")
-    [retry] = r.of(Retrying)
+    [retry] = r.of(RetryScheduled)
     assert (retry.failed_attempt, retry.next_attempt, retry.max_attempts) == (1, 2, 3)
     assert retry.delay_s == 0.5 and retry.error.status == 500
     assert r.of(StepFailed) == [] and r.of(TurnEnded)[0].outcome == "done"

@@ -1,4 +1,4 @@
-"""Error classification by status and the provider's words (section 8 of the loop spec)."""
+"""Error classification by status and the provider's words (docs/loop-spec.md §8)."""
 
 from __future__ import annotations
 

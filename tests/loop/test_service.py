@@ -1,4 +1,4 @@
-"""AgentLoopService behaviour (spec section 5), driven by a fake model and the real kernel."""
+"""AgentLoopService behaviour (docs/loop-spec.md §5), driven by a fake model and the real kernel."""
 
 from __future__ import annotations
 
@@ -51,8 +51,9 @@ def held(step: Step) -> tuple[Step, asyncio.Event]:
 
 
 async def until(predicate: Any) -> None:
-    """Wait (at most 5 s) until the loop's observable state satisfies `predicate`."""
-    async with asyncio.timeout(5):
+    """Wait until the loop's observable state satisfies `predicate` (the cap only turns a hang
+    into a failure that names this wait; nothing is expected to take long)."""
+    async with asyncio.timeout(30):
         while not predicate():  # noqa: ASYNC110 - the state has no event of its own to wait on
             await asyncio.sleep(0.005)
 

@@ -2,8 +2,8 @@
 successor in mcp 2): `python mcp_server.py stdio` or `python mcp_server.py http` (streamable
 HTTP on 127.0.0.1, an ephemeral port, printed as `PORT <n>` on stdout once it listens).
 
-Tools: `echo` (read-only), `fail` (an error result), `big` (200 KB of text), `image` (a PNG),
-`structured` (structuredContent), `hang` (never returns; a cancel is remembered),
+Tools: `echo` and `env` (read-only), `fail` (an error result), `big` (200 KB of text),
+`image` (a PNG), `structured` (structuredContent), `hang` (never returns; a cancel is remembered),
 `was_cancelled` (waits until `hang` saw its cancellation), `crash` (writes to stderr and dies).
 """
 
@@ -79,6 +79,12 @@ async def was_cancelled() -> str:
     with anyio.move_on_after(30):
         await _cancelled.wait()
     return "cancelled" if _cancelled.is_set() else "not cancelled"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def env(name: str) -> str:
+    """One variable of the server's environment."""
+    return os.environ.get(name, "(unset)")
 
 
 @server.tool()

@@ -15,6 +15,7 @@ from tests.tools.tool_fakes import (
     collect,
     echo,
     executor,
+    inline_threads,
     make_tool,
 )
 from tui_agent.tools import EMPTY_OUTPUT, SKIPPED, ToolContext
@@ -30,6 +31,11 @@ from tui_agent.vocab import (
 
 def read_text(path: Path) -> str:
     return path.read_text()
+
+
+@pytest.fixture(autouse=True)
+async def _no_worker_threads() -> None:
+    inline_threads()
 
 
 async def settle() -> None:

@@ -15,10 +15,16 @@ from tests.tools.tool_fakes import (
     collect,
     echo,
     executor,
+    inline_threads,
     make_tool,
 )
 from tui_agent.tools import Approvals, ToolAborted, ToolContext
 from tui_agent.vocab import AbortSignal, ToolResult
+
+
+@pytest.fixture(autouse=True)
+async def _no_worker_threads() -> None:
+    inline_threads()
 
 
 async def settle() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,24 @@ class Gates:
 
     def started(self) -> list[str]:
         return [entry.split(" ", 1)[1] for entry in self.log if entry.startswith("start")]
+
+
+class _Inline(ThreadPoolExecutor):
+    """Runs each job on the spot, in the event loop's thread (asyncio wants this base class)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:
+            future.set_exception(error)
+        return future
+
+
+def inline_threads() -> None:
+    """Make `asyncio.to_thread` run inline in the running loop, so a test that lets ready tasks
+    run (`settle`) never races a worker thread (the executor resolves accesses in one)."""
+    asyncio.get_running_loop().set_default_executor(_Inline())
 
 
 def call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:

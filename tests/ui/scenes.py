@@ -20,6 +20,7 @@ from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import ApprovalMode
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.blocks import RetryNotice
 
 
 class FixedClock:
@@ -54,10 +55,19 @@ def make_app(loop: FakeLoop | None = None) -> tuple[TuiAgentApp, FakeLoop, Fixed
     return TuiAgentApp(loop, clock=clock), loop, clock
 
 
+SETTLE_FRAMES = 100  # at most this many short pauses for the screen to stop changing
+
+
 async def settle(app: TuiAgentApp, pilot: Pilot[None]) -> None:
+    """Wait until two frames in a row are the same: layout and anchoring have caught up."""
     app.prompt_input.cursor_blink = False
-    for _ in range(3):
+    await pilot.pause(0.05)
+    frame = app.export_screenshot()
+    for _ in range(SETTLE_FRAMES):
         await pilot.pause(0.05)
+        previous, frame = frame, app.export_screenshot()
+        if frame == previous:
+            return
 
 
 async def play_scene(
@@ -214,6 +224,8 @@ async def retry_play(recording: Recording) -> ev.LoopEvent:
 
 async def retry_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
     clock.now += 3  # three seconds into an eight-second wait
+    for notice in app.query(RetryNotice):  # now, not at its next half-second tick
+        notice.refresh_block()
 
 
 async def narrow_play(recording: Recording) -> ev.LoopEvent:

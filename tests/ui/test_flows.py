@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from tests.ui.real_loop import scripted_loop, until
+from tests.ui.real_loop import gated, release, scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
@@ -27,7 +28,6 @@ def workspace(tmp_path: Path) -> Path:
 
 
 WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done"  # runs until the test creates `go`
-SLOW_TEXT = {"text": "word " * 400, "chunk_delay_s": 0.02, "chunk_chars": 5}
 
 
 def shell(command: str) -> dict[str, Any]:
@@ -40,9 +40,14 @@ def write(path: str, content: str) -> dict[str, Any]:
 
 @asynccontextmanager
 async def app_on(
-    steps: list[dict[str, Any]], workspace: Path, approval_mode: ApprovalMode = "yolo"
+    steps: list[dict[str, Any]],
+    workspace: Path,
+    approval_mode: ApprovalMode = "yolo",
+    holds: dict[int, asyncio.Event] | None = None,
 ) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], LoopApi]]:
-    loop = await scripted_loop(steps, workspace=workspace, approval_mode=approval_mode)
+    loop = await scripted_loop(
+        steps, workspace=workspace, approval_mode=approval_mode, holds=holds
+    )
     app = TuiAgentApp(loop, clock=StepClock())
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -90,13 +95,20 @@ def idle_after(app: TuiAgentApp, blocks: int) -> bool:
     return not app.vm.busy and len(app.vm.blocks) >= blocks
 
 
+def steer_pending(app: TuiAgentApp, text: str) -> bool:
+    """The loop took `text` as a steer (it waits for the next drain point)."""
+    return any(row.kind == "steer" and row.text == text for row in app.vm.queue)
+
+
 async def test_steer_lands_after_the_tool_results_and_before_the_next_step(workspace: Path) -> None:
-    steps = [{"text": "checking", "tool_calls": [shell("sleep 0.5; echo hi")]}, {"text": "done"}]
+    steps = [{"text": "checking", "tool_calls": [gated("check")]}, {"text": "done"}]
     async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "go")
         await until(pilot, lambda: tool_running(app))
         await send(pilot, "only the reader", key="ctrl+s")
-        await until(pilot, lambda: idle_after(app, 5))
+        await until(pilot, lambda: steer_pending(app, "only the reader"))
+        release(workspace, "check")
+        await until(pilot, lambda: idle_after(app, 5) and not app.vm.queue)
         assert [role for role, _ in roles(loop)] == [
             "user",
             "assistant",
@@ -110,15 +122,14 @@ async def test_steer_lands_after_the_tool_results_and_before_the_next_step(works
 async def test_enter_while_running_queues_the_text_and_it_runs_as_the_next_turn(
     workspace: Path,
 ) -> None:
-    async with app_on([SLOW_TEXT, {"text": "second answer"}], workspace) as (
-        app,
-        pilot,
-        loop,
-    ):
+    hold = asyncio.Event()
+    steps = [{"text": "first answer"}, {"text": "second answer"}]
+    async with app_on(steps, workspace, holds={0: hold}) as (app, pilot, loop):
         await send(pilot, "first")
         await until(pilot, lambda: app.vm.busy)
         await send(pilot, "second")
         await until(pilot, lambda: [r.text for r in app.vm.queue] == ["second"])
+        hold.set()
         await until(pilot, lambda: idle_after(app, 4) and not app.vm.queue)
         assert [text for role, text in roles(loop) if role == "user"] == ["first", "second"]
         assert roles(loop)[-1] == ("assistant", "second answer")
@@ -127,7 +138,8 @@ async def test_enter_while_running_queues_the_text_and_it_runs_as_the_next_turn(
 async def test_escape_cancels_a_streaming_answer_and_says_it_was_interrupted(
     workspace: Path,
 ) -> None:
-    async with app_on([SLOW_TEXT], workspace) as (app, pilot, _):
+    steps = [{"text": "a long story that never ends"}]
+    async with app_on(steps, workspace, holds={0: asyncio.Event()}) as (app, pilot, _):
         await send(pilot, "talk")
         await until(pilot, lambda: any(b.__class__.__name__ == "TextBlock" for b in app.vm.blocks))
         await pilot.press("escape")
@@ -137,7 +149,7 @@ async def test_escape_cancels_a_streaming_answer_and_says_it_was_interrupted(
 
 
 async def test_escape_cancels_a_running_tool(workspace: Path) -> None:
-    async with app_on([{"tool_calls": [shell("sleep 30")]}], workspace) as (app, pilot, _):
+    async with app_on([{"tool_calls": [gated("never")]}], workspace) as (app, pilot, _):
         await send(pilot, "wait")
         await until(pilot, lambda: tool_running(app))
         await pilot.press("escape")
@@ -149,14 +161,14 @@ async def test_escape_cancels_a_running_tool(workspace: Path) -> None:
 
 async def test_delete_stops_one_call_and_the_turn_goes_on(workspace: Path) -> None:
     steps = [
-        {"tool_calls": [shell("sleep 30"), shell("echo quick")]},
+        {"tool_calls": [gated("slow"), shell("echo quick")]},
         {"text": "carried on"},
     ]
     async with app_on(steps, workspace) as (app, pilot, loop):
         await send(pilot, "both")
         await until(pilot, lambda: tool_running(app))
         await pilot.press("ctrl+t")
-        slow = next(r.call_id for r in app.vm.tools.values() if "sleep" in r.summary)
+        slow = next(r.call_id for r in app.vm.tools.values() if "slow" in r.summary)
         while app.tools_pane.highlighted_call_id != slow:
             await pilot.press("down")
         await pilot.press("delete")

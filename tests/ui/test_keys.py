@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
@@ -17,7 +18,7 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
-from tui_agent.ui.widgets.blocks import LIVE_SEGMENTS, AssistantText
+from tui_agent.ui.widgets.blocks import AssistantText, split_segments
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
 
@@ -182,17 +183,10 @@ async def test_up_in_a_draft_moves_the_cursor_instead_of_recalling_history() -> 
         assert app.prompt_input.text == "draft"
 
 
-def ask(loop: FakeLoop, n: int = 1) -> None:
-    loop.emit(
-        ev.ApprovalRequested(
-            request_id=f"r{n}",
-            call_id=f"c{n}",
-            name="shell",
-            summary="rm -rf build",
-            rule="shell: rm",
-            preview="rm -rf build",
-        )
-    )
+def ask(loop: FakeLoop, n: int = 1, **fields: str) -> None:
+    shell = {"name": "shell", "summary": "rm -rf build", "rule": "shell: rm"}
+    request = {**shell, "preview": "rm -rf build", **fields}
+    loop.emit(ev.ApprovalRequested(request_id=f"r{n}", call_id=f"c{n}", **request))
 
 
 async def shown(pilot: Pilot[None]) -> None:
@@ -433,7 +427,8 @@ async def test_submitted_text_appears_when_the_loop_starts_the_turn() -> None:
         assert app.vm.agent_label() == "step 1"
 
 
-async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one() -> None:
+@pytest.mark.parametrize("command", ["/new", "/clear"])
+async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one(command: str) -> None:
     old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
 
     async def new_session() -> FakeLoop:
@@ -441,7 +436,7 @@ async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one() -> None:
 
     app = TuiAgentApp(old, hooks=SessionHooks(new_session=new_session), clock=Clock())
     async with app.run_test(size=(120, 36)) as pilot:
-        await type_text(pilot, "/new")
+        await type_text(pilot, command)
         await pilot.press("enter")
         await pilot.pause()
         assert old.closed and app.loop is new
@@ -485,7 +480,7 @@ async def test_commands_without_a_hook_say_they_are_not_available() -> None:
         assert loop.calls == []
 
 
-async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flattened() -> None:
+async def test_a_long_answer_streams_into_bounded_segments_and_far_ones_are_parked() -> None:
     paragraph = "word " * 120 + "\n\n"
     fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: no cut there
     text = paragraph * 20 + fence + paragraph * 20
@@ -493,20 +488,24 @@ async def test_a_long_answer_streams_into_bounded_segments_and_old_ones_are_flat
         turn_running(loop)
         for start in range(0, len(text), 50):
             loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + 50]))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
         answer = app.transcript.query_one(AssistantText)
-        assert "".join(answer.texts) == text
+        await until(pilot, lambda: "".join(answer.texts) == text)
+        assert answer.texts == split_segments(text)  # a redraw builds the same segments
         assert len(answer.texts) > 3
         assert all(part.count("```") % 2 == 0 for part in answer.texts)
-        flat = answer.query(".flat")
-        assert len(flat) == len(answer.texts) - LIVE_SEGMENTS
+        # The top is far above the view (parked), the tail in it; the live segment never parks.
+        await until(pilot, lambda: answer.segments[0].parked)
+        assert not answer.segments[-1].parked
+        app.transcript.scroll_home(animate=False)
+        await until(pilot, lambda: not answer.segments[0].parked and answer.segments[-2].parked)
 
 
 async def test_page_up_in_the_prompt_scrolls_the_transcript_back() -> None:
     async with running(size=(100, 20)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(60)))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.transcript.scroll_y > 0)  # drawn, and at the bottom
         bottom = app.transcript.scroll_y
         await pilot.press("pageup")
         await pilot.pause()

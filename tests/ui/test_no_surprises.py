@@ -235,22 +235,12 @@ async def test_a_path_at_the_start_is_a_prompt_not_a_command() -> None:
         assert loop.calls == [("submit", ("/usr/lib is missing", False))]
 
 
-async def test_clear_is_new_and_exit_is_quit() -> None:
-    old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
-
-    async def new_session() -> FakeLoop:
-        return new
-
-    app = TuiAgentApp(old, hooks=SessionHooks(new_session=new_session), clock=Clock())
-    async with app.run_test(size=(120, 36)) as pilot:
-        await type_text(pilot, "/clear")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.loop is new and old.closed
+async def test_exit_is_quit() -> None:
+    async with running() as (_app, pilot, loop):
         await type_text(pilot, "/exit")
         await pilot.press("enter")
         await pilot.pause()
-        assert new.closed
+        assert loop.closed
 
 
 # ---------------------------------------------------------------- approvals
@@ -262,16 +252,7 @@ DIFF = "--- a/big.py\n+++ b/big.py\n@@ -1,40 +1,40 @@\n" + "".join(
 
 
 def ask_edit(loop: FakeLoop) -> None:
-    loop.emit(
-        ev.ApprovalRequested(
-            request_id="r1",
-            call_id="c1",
-            name="edit_file",
-            summary="big.py",
-            rule="edit_file: big.py",
-            preview=DIFF,
-        )
-    )
+    ask(loop, name="edit_file", summary="big.py", rule="edit_file: big.py", preview=DIFF)
 
 
 async def test_keys_typed_as_the_approval_appears_go_to_the_draft_not_the_answer() -> None:
@@ -300,7 +281,7 @@ async def test_the_whole_diff_is_in_the_preview_with_line_numbers_and_it_scrolls
         shown_text = str(app.approval_bar._preview.render())
         assert "+new 40" in shown_text and "more lines" not in shown_text
         assert "40    -old 40" in shown_text and "   40 +new 40" in shown_text
-        assert preview.max_scroll_y > 0
+        await until(pilot, lambda: preview.max_scroll_y > 0)  # more lines than the box shows
         await pilot.press("pagedown")
         assert preview.scroll_y > 0
         assert app.status_bar.region.height == 1 and app.status_bar.region.y < 20
@@ -341,7 +322,7 @@ async def test_repeated_page_up_keeps_going_and_home_end_work_from_the_prompt() 
     async with running(size=(100, 20)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(80)))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.transcript.settled and app.transcript.scroll_y > 0)
         bottom = app.transcript.scroll_y
         page = app.transcript.scrollable_content_region.height
         await feed(pilot, "\x1b[5~" * 3)  # three PageUps in one read, as a quick hand sends them

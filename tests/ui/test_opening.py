@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
 from tui_agent.loop.api import LoopApi
 from tui_agent.session import LoopSetupError
 from tui_agent.ui.app import TuiAgentApp
@@ -30,8 +31,7 @@ async def test_a_prompt_sent_while_the_loop_opens_reaches_the_real_loop() -> Non
         await pilot.pause()
         assert real.calls == []  # still opening
         gate.set()
-        await pilot.pause(0.05)
-        assert app.loop is real
+        await until(pilot, lambda: app.loop is real and bool(real.calls))
         assert real.calls == [("submit", ("hi", False))]
 
 
@@ -40,7 +40,7 @@ async def test_the_initial_prompt_is_sent_once_the_loop_is_open() -> None:
     app = TuiAgentApp(opening(gate, real), initial_prompt="start here")
     async with app.run_test(size=(120, 36)) as pilot:
         gate.set()
-        await pilot.pause(0.05)
+        await until(pilot, lambda: bool(real.calls))
         assert real.calls == [("submit", ("start here", False))]
 
 
@@ -50,6 +50,6 @@ async def test_a_setup_error_ends_the_app_with_status_2() -> None:
 
     app = TuiAgentApp(OpeningLoop(INFO, broken))
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.05)
+        await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 2
     assert app.setup_error == "config.toml, line 1: bad value"

@@ -1,8 +1,8 @@
 """A resumed session shows what was on screen before it was closed.
 
-The person works through a session on the scripted model (an edit with its diff, a call they
-stop, a turn that fails, a turn they interrupt), quits, and comes back with `--continue`: the
-screen, transcript and status bar alike, must be the same picture.
+The person works through a session on the scripted model (a retried attempt, an edit with its
+diff, a call they stop, a turn that fails, turns they interrupt), quits, and comes back with
+`--continue`: the screen, transcript and status bar alike, must be the same picture.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from tui_agent.ui.view_model import MarkerBlock, TextBlock, ToolBlock
 
 USAGE = {"input_other": 1200, "output": 300}
 STEPS: list[dict[str, Any]] = [
-    # 1: an edit, shown with its diff
+    # 1: a refused attempt, retried; then an edit, shown with its diff
+    {"error": {"kind": "rate_limit", "message": "slow down", "status": 429, "retry_after_s": 0.1}},
     {
         "text": "Fixing the greeting.",
         "tool_calls": [
@@ -68,6 +69,7 @@ async def screen_after(loop: LoopApi, drive: Any) -> str:
     try:
         async with app.run_test(size=(120, 60)) as pilot:
             await drive(app, pilot)
+            await until(pilot, lambda: app.transcript.settled)
             app.set_focus(None)  # no cursor, no focused block: the keys pressed are not the picture
             app.transcript.action_follow()
             await pilot.pause()
@@ -127,5 +129,5 @@ async def test_continue_shows_the_screen_the_person_left(tmp_path: Path) -> None
     after = await screen_after(await open_loop(config(workspace, resume=True)), nothing)
 
     assert after == before
-    for seen in ("+1 −1", "turn failed", "interrupted", "stopped"):
+    for seen in ("+1 −1", "turn failed", "interrupted", "stopped", "retried"):
         assert seen in before or seen.replace(" ", "&#160;") in before, seen

@@ -20,6 +20,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, Client, RequestError
 from acp import schema as acp
 
+from tui_agent.acp._files import ClientFiles, offers_files
 from tui_agent.acp._prompt import prompt_text
 from tui_agent.acp._translate import Translator, Update
 from tui_agent.loop import events as ev
@@ -58,6 +59,7 @@ class AcpAgent:
         self._defaults = defaults
         self._version = version
         self._client: Client | None = None
+        self._client_files = False  # the client offered fs/read_text_file and write_text_file
         self._sessions: dict[str, _Session] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -66,6 +68,7 @@ class AcpAgent:
     async def initialize(
         self, protocol_version: int, client_capabilities: Any = None, **_: Any
     ) -> acp.InitializeResponse:
+        self._client_files = offers_files(client_capabilities)
         return acp.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=acp.AgentCapabilities(
@@ -125,6 +128,7 @@ class AcpAgent:
         workspace = Path(cwd) if cwd else (self._defaults.workspace or Path.cwd())
         if not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"{workspace} is not a directory"})
+        files = ClientFiles(self._client) if self._client_files else None
         config = LoopConfig(
             workspace=workspace.resolve(),
             provider=self._defaults.provider,
@@ -136,11 +140,14 @@ class AcpAgent:
             interactive=True,
             mcp_servers=_mcp_servers(mcp_servers or (), workspace.resolve()),
             workspace_mcp=False,  # the client says which MCP servers this session has
+            editor_files=files,
         )
         try:
             loop = await open_loop(config)
         except LoopSetupError as exc:
             raise RequestError.invalid_params({"reason": str(exc)}) from exc
+        if files is not None:
+            files.session_id = loop.info.session_id
         await loop.mcp_started()  # the first prompt already sees the servers' tools
         session = _Session(loop, self._client)
         self._sessions[session.id] = session

@@ -1,6 +1,6 @@
 """Folding event-log records back into history, repairing what a crash or a cancel left open.
 
-The rules (spec section 7): a `step.begin` opens an assistant; its content parts and tool
+The rules (docs/loop-spec.md §7): a `step.begin` opens an assistant; its content parts and tool
 calls collect on it; results collect per call id. The open step is settled at a successful
 `step.end`, at the next `step.begin`, or at the end of the log: unanswered calls get an error
 result saying the tool was interrupted, an assistant with neither calls nor substantive
@@ -23,12 +23,14 @@ from tui_agent.context._records import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     FileCheckpoint,
     FilesRestored,
     Notification,
     Prompt,
     Record,
     Reminder,
+    RetryRecorded,
     Rewind,
     SessionMeta,
     Steer,
@@ -172,7 +174,14 @@ class Fold:
                     self.settle()
                     entries, length = self._turn_starts[record.turn]
                     self._committed = entries[:length]
-            case SessionMeta() | TurnEnd() | FileCheckpoint() | FilesRestored():
+            case (
+                SessionMeta()
+                | TurnEnd()
+                | RetryRecorded()
+                | FileCheckpoint()
+                | FilesRestored()
+                | ErrorReported()
+            ):
                 pass
 
     def _end_step(self, record: StepEnd) -> None:

@@ -51,6 +51,7 @@ class EventLog:
         self._closed = False
         self.records_written = 0
         self.fsyncs = 0
+        self._unsynced = False  # bytes written since the last fsync
 
     @property
     def error(self) -> EventLogError | None:
@@ -81,9 +82,21 @@ class EventLog:
         """Wait until every record queued so far is written, flushed and fsynced."""
         if self._task is None and self._error is None:
             return
-        done = asyncio.get_running_loop().create_future()
-        self._put(_Item(b"", True, done))
-        await done
+        await self.barrier()
+
+    def barrier(self) -> asyncio.Future[None]:
+        """A future that resolves once every record queued so far is written, flushed and
+        fsynced (at once when nothing was ever queued); it fails like `append` when the log
+        cannot be written. Synchronous, for callers inside state-machine callbacks."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._task is None and self._error is None:
+            done.set_result(None)
+            return done
+        try:
+            self._put(_Item(b"", True, done))
+        except EventLogError as error:
+            done.set_exception(error)
+        return done
 
     async def close(self) -> None:
         if self._closed:
@@ -134,10 +147,12 @@ class EventLog:
                 await file.write(chunk)
                 await file.flush()
                 self.records_written += sum(1 for item in batch if item.data)
-            if self._fsync_enabled and any(item.durable for item in batch):
+                self._unsynced = True
+            if self._fsync_enabled and self._unsynced and any(item.durable for item in batch):
                 # Resolved at call time (not bound at import) so tests can observe it.
                 await asyncio.to_thread(os.fsync, file.fileno())
                 self.fsyncs += 1
+                self._unsynced = False  # a barrier with nothing new to sync costs nothing
         except Exception as exc:
             for item in batch:
                 if item.done is not None and not item.done.done():

@@ -1,6 +1,6 @@
 """Context memory: the session's history entries and how many tokens they are likely to cost.
 
-The estimate follows the spec: the provider's own count for everything up to the last
+The estimate (docs/loop-spec.md §3): the provider's own count for everything up to the last
 assistant that reported usage (its input plus its output), plus about a quarter token per
 character of what came after; with no usage anywhere, a quarter token per character of the
 system prompt, the tool specs and every message. It is deliberately cheap: the loop asks it

@@ -139,6 +139,28 @@ class Compaction(_Record):
     durable: ClassVar[bool] = True
 
 
+class RetryRecorded(_Record):
+    """An attempt of step `step` failed and attempt `attempt` follows after `delay_s`; only the
+    transcript needs it (the failed attempt's own `step.end` says `error`)."""
+
+    type: Literal["retry"] = "retry"
+    step: int
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error_code: str
+    message: str
+    status: int | None = None
+
+
+class ErrorReported(_Record):
+    """A failure the loop caught and told the user about (a subscriber that raised, an error a
+    machine recorded). Not part of history: folding skips it."""
+
+    type: Literal["error"] = "error"
+    text: str
+
+
 class FileCheckpoint(_Record):
     """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
     `checkpoints/` folder holding the prior content (None: the file did not exist), `after` is
@@ -208,6 +230,8 @@ Record = Annotated[
     | StepEnd
     | Compaction
     | TurnEnd
+    | RetryRecorded
+    | ErrorReported
     | FileCheckpoint
     | FilesRestored
     | Rewind,

@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The agent machine and its facade `Agent`: inputs, one turn at a time, tools (spec section 2).
+"""The agent machine and its facade `Agent`: inputs, one turn at a time, tools.
+
+The seed's rules: docs/loop-spec.md §2.
 
     live.idle(ready, gating, waiting) <-> live.running(active, aborting) ; closed (final)
 
@@ -24,23 +26,23 @@ the facade is only a thin, typed skin over the machine's events and views (the a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from statemachine import Event, State
 
-from tui_agent.kernel.chart import Emit, KernelChart, guarded_emit
+from tui_agent.kernel.chart import Emit, ErrorLog, KernelChart, guarded_emit
 from tui_agent.kernel.events import (
+    AbortBegun,
     Machine,
     PromptBlocked,
     PromptGateFailed,
-    PromptSteered,
-    ToolFinished,
+    SteerMerged,
+    ToolSettled,
     ToolState,
-    TurnAborting,
     TurnEnded,
-    TurnStarted,
+    TurnOpened,
 )
 from tui_agent.kernel.inputs import async_tool_notification, ends_mid_tool_chain, merge_steer
 from tui_agent.kernel.options import KernelOptions
@@ -268,7 +270,7 @@ class AgentMachine(KernelChart):
         self._turn_reported = False
         self._turn_scope = AbortSignal(self._root)
         opening, self._opening = self._opening, ()
-        self._emit(TurnStarted(self.turn_id, opening))
+        self._emit(TurnOpened(self.turn_id, opening))
 
     async def on_invoke_running(self) -> TurnMachine:
         turn = self.turn = TurnMachine(
@@ -345,6 +347,9 @@ class AgentMachine(KernelChart):
             self.turn_tools.add(call.id)
             self._spawn(self._drive_tool(tool))
 
+    def steer_waiting(self) -> bool:
+        return any(entry.meta.in_turn for entry in self.notifications)
+
     def drain(self) -> tuple[HistoryEntry, ...]:
         entries = (*self.notifications, *self.reminders.values())
         self.notifications.clear()
@@ -391,13 +396,13 @@ class AgentMachine(KernelChart):
         if call_id in self.background:
             self.background.discard(call_id)
             self.tools.pop(call_id, None)
-            self._emit(ToolFinished(call_id, name, _final(outcome), result, background=True))
+            self._emit(ToolSettled(call_id, name, _final(outcome), result, background=True))
             succeeded = outcome == "succeeded"
             self.notifications.append(async_tool_notification(call_id, name, succeeded, result))
         elif call_id in self.turn_tools:
             self.turn_tools.discard(call_id)
             self.tools.pop(call_id, None)
-            self._emit(ToolFinished(call_id, name, _final(outcome), result))
+            self._emit(ToolSettled(call_id, name, _final(outcome), result))
             if self.turn is not None:
                 await self.turn.send("tool.settled", call_id=call_id, result=result)
 
@@ -427,7 +432,7 @@ class AgentMachine(KernelChart):
 
     async def begin_abort(self, reason: str = "user_cancelled") -> None:
         self.abort_reason = reason
-        self._emit(TurnAborting(self.turn_id, reason))
+        self._emit(AbortBegun(self.turn_id, reason))
         self._turn_scope.abort(reason)
         if self.turn is not None:
             await self.turn.send("turn.abort", reason=reason)
@@ -473,7 +478,7 @@ class AgentMachine(KernelChart):
         self.queue = [item for item in self.queue if item.meta.prompt_id not in wanted]
         merged = merge_steer(taken)
         self.notifications.append(merged)
-        self._emit(PromptSteered(merged.meta.prompt_ids, merged))
+        self._emit(SteerMerged(merged.meta.prompt_ids, merged))
 
     def cancel_prompt(self, prompt_id: str) -> None:
         self.queue = [item for item in self.queue if item.meta.prompt_id != prompt_id]
@@ -559,8 +564,10 @@ class Agent:
         tool_hooks: ToolHooks | None = None,
         prompt_gate: PromptGate | None = None,
         history: Sequence[HistoryEntry] = (),
+        on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        self.errors: list[BaseException] = []  # errors the machines caught; should stay empty
+        # Errors the machines caught (should stay empty), each also handed to `on_error`.
+        self.errors = ErrorLog(on_error)
         self._args = (requester, tool_runner, emit)
         self._options = options
         self._hooks = tool_hooks
@@ -637,6 +644,9 @@ class Agent:
         await self._m.send("input.abort_tool", call_id=call_id, reason=reason)
         return True
 
+    # Not driven by the product yet (kept with the seed's machine and covered by the kernel
+    # tests): pause/continue at the next drain point, and reset to a new history.
+
     async def pause(self) -> None:
         await self._m.send("input.pause")
 
@@ -699,6 +709,7 @@ class Agent:
 
     @property
     def next_turn_id(self) -> int:
+        """For the kernel tests (the product does not read it)."""
         return self._m.turn_id
 
     @property

@@ -2,13 +2,15 @@
 
 python-statemachine turns any exception in a callback into an `error.execution` event and drops
 it when nothing handles it. Each machine binds that event on its live wrapper state to
-`record_error`, which keeps the error in a list shared by every machine of one agent (tests
-assert it stays empty) and never lets it escape. Every state change is also emitted as
+`record_error`, which keeps the error in an `ErrorLog` shared by every machine of one agent (tests
+assert it stays empty) and never lets it escape; the log hands each error to its `report`
+callback as it comes, so the loop can tell the user. Every state change is also emitted as
 `Transitioned`, for the live inspector.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -18,6 +20,25 @@ from statemachine.engines.async_ import AsyncEngine
 from tui_agent.kernel.events import KernelEvent, Machine, Transitioned
 
 Emit = Callable[[KernelEvent], None]
+_log = logging.getLogger(__name__)
+
+
+class ErrorLog(list[BaseException]):
+    """The errors an agent's machines caught. Each one is kept and handed to `report`; a report
+    that fails is logged, never raised into the machine that recorded the error."""
+
+    def __init__(self, report: Callable[[BaseException], None] | None = None) -> None:
+        super().__init__()
+        self._report = report
+
+    def append(self, error: BaseException) -> None:
+        super().append(error)
+        if self._report is None:
+            return
+        try:
+            self._report(error)
+        except Exception:
+            _log.exception("reporting a kernel error failed (the error: %r)", error)
 
 
 def guarded_emit(emit: Emit, errors: list[BaseException]) -> Emit:

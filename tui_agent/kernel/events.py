@@ -2,7 +2,8 @@
 
 The agent machine passes every emission to one `emit` callback; the loop's engine adapter turns
 them into loop events and event-log records. Emissions are facts about the past: the callback
-must not call back into the machine synchronously (queue work instead).
+must not call back into the machine synchronously (queue work instead). No emission shares a
+name with a loop event (`loop.events`): the engine adapter is the one translation between them.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ Machine = Literal["agent", "turn", "tool"]
 
 
 @dataclass(frozen=True)
-class TurnStarted:
+class TurnOpened:
     turn_id: int
     entries: tuple[HistoryEntry, ...]  # committed on entry: notifications first, then prompts
 
 
 @dataclass(frozen=True)
-class StepStarted:
+class StepBegun:
     turn_id: int
     step: int
 
@@ -58,7 +59,7 @@ class StreamPart:
 
 
 @dataclass(frozen=True)
-class AttemptDiscarded:
+class AttemptVoided:
     """Partial output of the current attempt is void (retry, transport retry)."""
 
     turn_id: int
@@ -73,7 +74,7 @@ class UsageRecorded:
 
 
 @dataclass(frozen=True)
-class Retrying:
+class RetryScheduled:
     turn_id: int
     step: int
     failed_attempt: int
@@ -84,7 +85,7 @@ class Retrying:
 
 
 @dataclass(frozen=True)
-class StepCompleted:
+class StepAnswered:
     """The assistant entry of a step, with usage and finish, before any tool runs."""
 
     turn_id: int
@@ -108,14 +109,17 @@ class ToolsSpawned:
 
 
 @dataclass(frozen=True)
-class ToolStateChanged:
+class ToolProgress:
+    """The runner's word on a live call: queued, awaiting_approval or running. The tool
+    machine's own phases are `Transitioned`; its final state comes with `ToolSettled`."""
+
     call_id: str
     name: str
-    state: ToolState
+    status: str
 
 
 @dataclass(frozen=True)
-class ToolUpdated:
+class ToolOutput:
     call_id: str
     update: ToolUpdate
 
@@ -128,7 +132,7 @@ class ToolDetached:
 
 
 @dataclass(frozen=True)
-class ToolFinished:
+class ToolSettled:
     """A call's outcome. `result` is what enters history (errors and aborts as text)."""
 
     call_id: str
@@ -139,7 +143,7 @@ class ToolFinished:
 
 
 @dataclass(frozen=True)
-class Drained:
+class InputsDrained:
     """Notifications, reminders and steers that entered history at a drain point."""
 
     turn_id: int
@@ -148,7 +152,7 @@ class Drained:
 
 
 @dataclass(frozen=True)
-class PromptSteered:
+class SteerMerged:
     prompt_ids: tuple[str, ...]
     entry: HistoryEntry
 
@@ -165,7 +169,7 @@ class PromptGateFailed:
 
 
 @dataclass(frozen=True)
-class TurnAborting:
+class AbortBegun:
     turn_id: int
     reason: str
 
@@ -193,25 +197,25 @@ class Transitioned:
 
 
 KernelEvent = (
-    TurnStarted
-    | StepStarted
+    TurnOpened
+    | StepBegun
     | AttemptSent
     | StreamPart
-    | AttemptDiscarded
+    | AttemptVoided
     | UsageRecorded
-    | Retrying
-    | StepCompleted
+    | RetryScheduled
+    | StepAnswered
     | StepFailed
     | ToolsSpawned
-    | ToolStateChanged
-    | ToolUpdated
+    | ToolProgress
+    | ToolOutput
     | ToolDetached
-    | ToolFinished
-    | Drained
-    | PromptSteered
+    | ToolSettled
+    | InputsDrained
+    | SteerMerged
     | PromptBlocked
     | PromptGateFailed
-    | TurnAborting
+    | AbortBegun
     | TurnEnded
     | Transitioned
 )

@@ -1,4 +1,6 @@
-"""`KernelOptions`: the knobs of the three machines, with the spec's defaults."""
+"""`KernelOptions`: the knobs of the three machines, with the seed's defaults.
+
+The retry numbers are those of docs/loop-spec.md §8."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 - `Requester`: streams ONE LLM attempt for the history so far. It yields `RequestSent` once the
   request is on the wire (after the loop's step gate), then deltas, and ends with `Finished` or
   `StreamFailed`. Cancelling the consuming task must close the attempt at once.
-- `ToolRunner`: runs one call. `begin_batch` announces every call of a step first, so the
-  runner can hand the whole batch to the scheduler; `run` is then called once per call.
+- `ToolRunner`: runs one call, reporting where it is through `ctx.on_state`. `begin_batch`
+  announces every call of a step first, so the runner can hand the whole batch to the
+  scheduler; `run` is then called once per call.
 - `ToolHooks`: optional `prepare` (replace or deny a call) and `finish` (rewrite a result).
 - `PromptGate`: optional verdict per queued prompt: pass, block, or pass rewritten.
 - `Sleep` / `Random` / `Clock`: the only time and randomness the kernel uses, so tests control
@@ -43,6 +44,10 @@ class ToolRunContext(Protocol):
     def signal(self) -> AbortSignal: ...
 
     def on_update(self, update: ToolUpdate) -> None: ...
+
+    def on_state(self, state: str) -> None:
+        """Where the call is in the runner: queued, awaiting_approval or running."""
+        ...
 
     def detach(self, ack: str) -> None: ...
 

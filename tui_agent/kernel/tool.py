@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The tool machine: the life of one tool call (spec section 4).
+"""The tool machine: the life of one tool call.
+
+The seed's rules: docs/loop-spec.md §4.
 
     preparing --(hook: proceed, maybe with a replaced call)--> executing
     preparing --(hook: deny with a result)-------------------> finishing
@@ -32,9 +34,9 @@ from tui_agent.kernel.chart import Emit, KernelChart
 from tui_agent.kernel.events import (
     Machine,
     ToolDetached,
+    ToolOutput,
+    ToolProgress,
     ToolState,
-    ToolStateChanged,
-    ToolUpdated,
 )
 from tui_agent.kernel.ports import Deny, Proceed, ToolHooks, ToolRunner
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
@@ -58,7 +60,7 @@ def _error_text(error: BaseException) -> str:
 
 
 class ToolContext:
-    """What the runner gets for one call: the signal, `on_update` and `detach`.
+    """What the runner gets for one call: the signal, `on_update`, `on_state` and `detach`.
 
     Bound to one life of the machine: once the machine is reused for another call, a runner
     that kept this context reaches nothing through it."""
@@ -71,6 +73,10 @@ class ToolContext:
     def on_update(self, update: ToolUpdate) -> None:
         if self._tool.life == self._life:
             self._tool.emit_update(update)
+
+    def on_state(self, state: str) -> None:
+        if self._tool.life == self._life:
+            self._tool.emit_progress(state)
 
     def detach(self, ack: str) -> None:
         if self._tool.life == self._life:
@@ -208,18 +214,10 @@ class ToolMachine(KernelChart):
     def take_abort(self) -> None:
         self.result = error_result(ABORTED_TEXT)
 
-    async def activate(self) -> None:
-        self._emit(ToolStateChanged(self.original_id, self.call.name, "preparing"))
-        await super().activate()
-
     def after_transition(self, event: Any, source: Any, target: Any) -> None:
         # A transition callback, not a state-entry one, so the diagram stays uncluttered.
         super().after_transition(event, source, target)
-        if target is None or target.id == "live":
-            return
-        state: ToolState = target.id
-        self._emit(ToolStateChanged(self.original_id, self.call.name, state))
-        if target.final and not self.settled.done():
+        if target is not None and target.final and not self.settled.done():
             self.settled.set_result(self)
 
     # -- what the runner calls ------------------------------------------------------------------
@@ -230,7 +228,11 @@ class ToolMachine(KernelChart):
         return name
 
     def emit_update(self, update: ToolUpdate) -> None:
-        self._emit(ToolUpdated(self.original_id, update))
+        self._emit(ToolOutput(self.original_id, update))
+
+    def emit_progress(self, status: str) -> None:
+        if not self.is_terminated:
+            self._emit(ToolProgress(self.original_id, self.call.name, status))
 
     def detach(self, ack: str) -> None:
         """The first detach moves the call to the background; later ones are ignored."""

@@ -1,7 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The turn machine: the steps of one turn, with retries, tools, drain points and abort (spec 3).
+"""The turn machine: the steps of one turn, with retries, tools, drain points and abort.
+
+The seed's rules: docs/loop-spec.md §3.
 
     gating -> streaming(requesting, retrying) -> acting(running, aborting) -> draining -> gating
     final: done | failed | aborted, delivered as a value (the machine itself, via `ended`)
@@ -10,8 +12,9 @@ Whether to go on is decided by the tool calls of the finished message, never by 
 reason. The stream of one attempt is consumed inside the `requesting` invoke: deltas go through
 the accumulator and straight out as `StreamPart`s (a machine event per chunk would cost ~80 µs
 each for nothing the chart decides on); the invoke returns one `_Attempt` value that the chart
-routes: calls -> acting, text -> done, retryable failure (empty responses included) ->
-retrying, anything else -> failed. A generation token drops a stale attempt's result.
+routes: calls -> acting, text -> done (or draining when a steer waits), retryable failure
+(empty responses included) -> retrying, anything else -> failed. A generation token drops a
+stale attempt's result.
 
 The owner (the agent) is reached through `TurnHost`: it spawns the tool machines and, at each
 drain point, hands over the queued notifications and reminders, which the turn then takes as
@@ -31,14 +34,14 @@ from statemachine import Event, State
 from tui_agent.kernel.accumulator import MessageAccumulator, empty_response_error
 from tui_agent.kernel.chart import Emit, KernelChart
 from tui_agent.kernel.events import (
-    AttemptDiscarded,
     AttemptSent,
-    Drained,
+    AttemptVoided,
+    InputsDrained,
     Machine,
-    Retrying,
-    StepCompleted,
+    RetryScheduled,
+    StepAnswered,
+    StepBegun,
     StepFailed,
-    StepStarted,
     StreamPart,
     ToolsSpawned,
     TurnOutcome,
@@ -75,6 +78,10 @@ class TurnHost(Protocol):
     def spawn_tools(self, calls: tuple[ToolCall, ...]) -> None: ...
 
     def drain(self) -> tuple[HistoryEntry, ...]: ...
+
+    def steer_waiting(self) -> bool:
+        """A steer waits for the next drain point (it arrived while this step ran)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,7 @@ class TurnMachine(KernelChart):
     done_invoke_requesting = (
         live.streaming.requesting.to(None, cond="stale")
         | live.streaming.requesting.to(live.acting, cond="has_calls", on="take_step")
+        | live.streaming.requesting.to(live.draining, cond="answered_steer_waits", on="take_step")
         | live.streaming.requesting.to(done, cond="answered", on="take_step")
         | live.streaming.requesting.to(
             live.streaming.retrying, cond="can_retry", on="schedule_retry"
@@ -197,7 +205,7 @@ class TurnMachine(KernelChart):
         self._signal = signal
         self._options = options
         self._ids = ToolCallIds(_history_call_ids(history))
-        self._budget = 1  # steps since the last injected input (the spec's `steps`)
+        self._budget = 1  # steps since the last injected input (`steps` in docs/loop-spec.md §3)
         self._gen = 0
         self._acc: MessageAccumulator | None = None
         self._llm_signal: AbortSignal | None = None
@@ -226,7 +234,7 @@ class TurnMachine(KernelChart):
                 if isinstance(event, RequestSent):
                     if acc.has_output or acc.usage is not None:
                         # A transport-level retry inside the requester: void what we have.
-                        emit(AttemptDiscarded(turn_id, step))
+                        emit(AttemptVoided(turn_id, step))
                         self._ids.rollback()
                         acc = self._acc = MessageAccumulator(self._ids)
                     emit(AttemptSent(turn_id, step, self.attempt))
@@ -269,6 +277,11 @@ class TurnMachine(KernelChart):
     def answered(self, data: _Attempt) -> bool:
         return data.entry is not None
 
+    def answered_steer_waits(self, data: _Attempt) -> bool:
+        """A text answer ends the turn, unless a steer came in meanwhile: the user is owed a
+        step that sees it, so the turn drains and goes on."""
+        return data.entry is not None and self._host.steer_waiting()
+
     def can_retry(self, data: _Attempt) -> bool:
         error = data.error
         return error is not None and should_retry(
@@ -295,7 +308,7 @@ class TurnMachine(KernelChart):
         self.step += 1
         self.attempt = 1
         self._waited_s = 0.0
-        self._emit(StepStarted(self.turn_id, self.step))
+        self._emit(StepBegun(self.turn_id, self.step))
 
     def on_enter_retrying(self) -> None:
         self.attempt += 1
@@ -303,7 +316,7 @@ class TurnMachine(KernelChart):
     def _discard_attempt(self) -> None:
         self._ids.rollback()
         if self._acc is not None and self._acc.has_output:
-            self._emit(AttemptDiscarded(self.turn_id, self.step))
+            self._emit(AttemptVoided(self.turn_id, self.step))
         self._acc = None
 
     def take_step(self, data: _Attempt) -> None:
@@ -314,7 +327,7 @@ class TurnMachine(KernelChart):
         self.produced.append(entry)
         self._pending = entry.message.tool_calls
         self._outcomes = {}
-        self._emit(StepCompleted(self.turn_id, self.step, entry, data.finish))
+        self._emit(StepAnswered(self.turn_id, self.step, entry, data.finish))
 
     def schedule_retry(self, data: _Attempt) -> None:
         error = data.error
@@ -327,7 +340,7 @@ class TurnMachine(KernelChart):
         self._waited_s += self._delay_s
         limit = attempt_limit(error, options.retry_policy)
         self._emit(
-            Retrying(
+            RetryScheduled(
                 self.turn_id, self.step, self.attempt, self.attempt + 1, limit, self._delay_s, error
             )
         )
@@ -397,7 +410,7 @@ class TurnMachine(KernelChart):
     def take_drained(self, entries: tuple[HistoryEntry, ...] = ()) -> None:
         self.produced.extend(entries)
         if entries:
-            self._emit(Drained(self.turn_id, self.step, entries))
+            self._emit(InputsDrained(self.turn_id, self.step, entries))
 
     def next_step(self, entries: tuple[HistoryEntry, ...] = ()) -> None:
         self.take_drained(entries)

@@ -1,7 +1,7 @@
 """Error classification: HTTP statuses, error bodies, stream error events and transport
 failures become `LLMError` values with a stable kind.
 
-The table follows section 8 of the loop spec (status first, then the provider's words), with
+The table follows docs/loop-spec.md §8 (status first, then the provider's words), with
 three refinements the recorded fixtures ask for: a 429 whose code or text says the account is
 out of quota is `quota` (retrying cannot help), a 429 that says "overloaded" is `overloaded`,
 and 401/403/404 have their own kinds. A connection that cannot be made at all (refused, unknown

@@ -11,13 +11,27 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tui_agent.loop.checkpoints import RestorePlan as RestorePlan
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
-from tui_agent.vocab import HistoryEntry
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What going back to just before turn `turn` (counted from 0 in the log) would do.
+
+    Here rather than beside the checkpoints that compute it: the app names it before its first
+    frame, and the checkpoints module imports the tools."""
+
+    turn: int
+    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
+    files: tuple[str, ...]  # files whose content would change
+    shell: tuple[str, ...]  # shell commands run since, whose effects stay
+    changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
+
 
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 ApprovalDecision = Literal["once", "always", "deny"]
@@ -39,27 +53,42 @@ class LoopInfo:
 
 
 class PromptHandle(Protocol):
-    @property
-    def id(self) -> str: ...
+    """One submitted prompt. It settles once, with the result of the turn that answered it."""
 
     @property
-    def state(self) -> PromptState: ...
+    def id(self) -> str:
+        """The prompt id (`p1`, `p2`, ...) that events and queue commands name."""
+        ...
 
-    async def result(self) -> TurnResult: ...
+    @property
+    def state(self) -> PromptState:
+        """pending (queued) -> running (in a turn's history) or steered (waiting to join the
+        running turn at its next drain point) -> completed | failed | cancelled | blocked."""
+        ...
+
+    async def result(self) -> TurnResult:
+        """The result of the turn that answered this prompt (a steer shares its turn's)."""
+        ...
 
 
 class LoopApi(Protocol):
     @property
-    def info(self) -> LoopInfo: ...
+    def info(self) -> LoopInfo:
+        """What runs: provider, model, context window, approval mode, session, workspace."""
+        ...
 
-    def history(self) -> list[HistoryEntry]: ...
+    def history(self) -> list[HistoryEntry]:
+        """The conversation as the model sees it (compaction applied), oldest first."""
+        ...
 
     def transcript(self) -> Sequence[LoopEvent]:
         """The events that drew this session before it was opened (empty for a new one):
         replayed, they rebuild the screen as it was (see `loop.replay`)."""
         ...
 
-    def snapshot(self) -> LoopSnapshot: ...
+    def snapshot(self) -> LoopSnapshot:
+        """The current picture: machine states, queue, pending notifications, live tools."""
+        ...
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         """The sub-agent that the `task` call `call_id` started, live or done."""
@@ -69,33 +98,59 @@ class LoopApi(Protocol):
         """Call `callback` for every event from now on; returns an unsubscribe function."""
         ...
 
-    def events(self) -> AsyncIterator[LoopEvent]: ...
+    def events(self) -> AsyncIterator[LoopEvent]:
+        """The same events as `subscribe`, as an async iterator (for scripts and tests)."""
+        ...
 
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle: ...
+    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle:
+        """Queue a prompt; it opens the next turn, or with `steer_if_active` joins the running
+        one at its next drain point (the turn then takes at least one more step)."""
+        ...
 
-    async def steer(self, prompt_ids: list[str]) -> bool: ...
+    async def steer(self, prompt_ids: list[str]) -> bool:
+        """Move queued prompts into the running turn, merged into one user message; False when
+        no turn runs or none of them is queued."""
+        ...
 
     async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
         """No id: cancel the active turn (`force` ends it at once). An id: drop a queued prompt."""
         ...
 
-    async def cancel_tool(self, call_id: str) -> bool: ...
+    async def cancel_tool(self, call_id: str) -> bool:
+        """Stop one running (or queued) tool call; the turn goes on with its aborted result."""
+        ...
 
-    async def edit_queued(self, prompt_id: str, text: str) -> bool: ...
+    async def edit_queued(self, prompt_id: str, text: str) -> bool:
+        """Replace the text of a queued prompt; False when it is no longer queued."""
+        ...
 
-    async def move_queued(self, prompt_id: str, offset: int) -> bool: ...
+    async def move_queued(self, prompt_id: str, offset: int) -> bool:
+        """Move a queued prompt `offset` places (negative: earlier); False when nothing moved."""
+        ...
 
-    async def notify(self, text: str) -> None: ...
+    async def notify(self, text: str) -> None:
+        """Add a user-visible note to the history at the next drain point (or turn start)."""
+        ...
 
-    async def remind(self, key: str, text: str) -> None: ...
+    async def remind(self, key: str, text: str) -> None:
+        """Set the reminder `key` (one per key, the latest wins), injected at the next drain
+        point of a running turn."""
+        ...
 
     async def answer_approval(
         self, request_id: str, decision: ApprovalDecision, reason: str | None = None
-    ) -> None: ...
+    ) -> None:
+        """Answer an `approval.requested` event: once, always (the rule), or deny with a
+        reason the model reads."""
+        ...
 
-    def set_approval_mode(self, mode: ApprovalMode) -> None: ...
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        """Switch between ask, auto-edit and yolo for the calls that come next."""
+        ...
 
-    async def compact(self) -> None: ...
+    async def compact(self) -> None:
+        """Summarise the history now; a `compacted` event or a notice says how it went."""
+        ...
 
     async def undo_plan(self) -> RestorePlan | None:
         """What /undo would put back: the files of the last turn that changed some."""
@@ -114,7 +169,9 @@ class LoopApi(Protocol):
         it (the kernel's history only grows). Only idle."""
         ...
 
-    async def settled(self) -> None: ...
+    async def settled(self) -> None:
+        """Resolves when no turn runs, nothing would start one and every event is delivered."""
+        ...
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         """The MCP servers' states now (`McpServersChanged` events follow every change)."""
@@ -128,4 +185,6 @@ class LoopApi(Protocol):
         """Restart one MCP server; False when no server has that name."""
         ...
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Cancel what runs, stop the tools, flush the session log; idempotent."""
+        ...

@@ -153,10 +153,12 @@ class ApprovalResolved(_Event):
 
 
 class Drained(_Event):
+    """Inputs entered the running turn's history at a drain point (before its next step)."""
+
     type: Literal["drained"] = "drained"
     turn_id: int
     texts: tuple[str, ...]
-    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them (their handles' ids)
+    prompt_ids: tuple[str, ...] = ()  # the steered prompts among them, now in history
 
 
 class Compacted(_Event):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import (
     CompactionFailed,
+    CompactionResult,
     EventLog,
     SessionMeta,
     compact,
@@ -52,6 +53,7 @@ from tui_agent.tools import (
     Approvals,
     BatchExecutor,
     Decision,
+    EditorFiles,
     TodoWrite,
     Tool,
     ToolRegistry,
@@ -90,6 +92,7 @@ async def build_loop(
     echo_reasoning: bool = False,
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
+    editor_files: EditorFiles | None = None,
     subagent_options: SubagentOptions = SubagentOptions(),
     depth: int = 0,
     tool_names: Sequence[str] | None = None,
@@ -116,7 +119,7 @@ async def build_loop(
         service.carry_on_from(transcript)
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
-    registry = default_registry(root)
+    registry = default_registry(root, editor_files)
     for tool in (*extra_tools, TodoWrite(service.set_plan)):
         registry.register(tool)
     if depth < subagent_options.max_depth:
@@ -146,6 +149,7 @@ async def build_loop(
                 extra_tools=extra_tools,
                 subagent_options=subagent_options,
                 depth=depth + 1,
+                editor_files=editor_files,
                 tool_names=names,
                 approvals=shared_approvals,
                 owns_provider=False,
@@ -199,9 +203,7 @@ async def build_loop(
             echo_reasoning=echo_reasoning,
         )
 
-    runner = LoopToolRunner(
-        executor, on_state=lambda call_id, state: engine.set_tool_state(call_id, state)
-    )
+    runner = LoopToolRunner(executor)
     requester = LoopRequester(provider, service.gate, build_request)
     engine = Engine(
         requester=requester,
@@ -223,23 +225,14 @@ async def build_loop(
     )
     service.bind_engine(engine, journal)
 
-    async def summarise(entries: Sequence[HistoryEntry]) -> Any:
-        result = await compact(
+    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
+        return await compact(
             entries,
             provider,
             provider.model,
             system=system,
             tools=tool_specs,
             context_window=info.context_window,
-        )
-        if isinstance(result, CompactionFailed):
-            return result.message
-        return (
-            result.history,
-            result.summary,
-            result.kept,
-            result.tokens_before,
-            result.tokens_after,
         )
 
     service.set_compactor(summarise)

@@ -1,4 +1,4 @@
-"""Ordered registrations (spec 5.4): hook slots, and the error-handler chain.
+"""Ordered registrations (docs/loop-spec.md §5.4): hook slots, and the error-handler chain.
 
 `OrderedRegistry` holds `(id, item)` entries. `register` places an entry before or after another
 id, replaces an entry with the same id in place, and returns a disposable that removes exactly

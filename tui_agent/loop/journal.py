@@ -2,19 +2,25 @@
 
 Implements `adapters.journal.Journal` over `context.EventLog`. Every write is queued and
 returns at once (the engine calls it from synchronous kernel emissions); the log's writer task
-keeps order, flushes per batch and fsyncs at step ends, turn ends and compactions.
+keeps order, flushes per batch and fsyncs at step ends, turn ends and compactions, and whenever
+the loop asks for `durable()` (write-ahead: before it reports a turn started or a tool result,
+and before each request to the model).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
+    ErrorReported,
     EventLog,
     Notification,
     Prompt,
     Reminder,
+    RetryRecorded,
     Steer,
     StepBegin,
     StepEnd,
@@ -25,7 +31,7 @@ from tui_agent.context import (
     TurnOutcome,
 )
 from tui_agent.loop.adapters.journal import ToolOutcome
-from tui_agent.loop.events import TurnResult
+from tui_agent.loop.events import Retrying, TurnResult
 from tui_agent.vocab import (
     ContentPart,
     FinishReason,
@@ -39,6 +45,9 @@ from tui_agent.vocab import (
 class LogJournal:
     def __init__(self, log: EventLog) -> None:
         self.log = log
+
+    def durable(self) -> asyncio.Future[None]:
+        return self.log.barrier()
 
     def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None:
         self.log.write(TurnBegin(turn_id=turn_id, prompt_ids=prompt_ids))
@@ -88,6 +97,10 @@ class LogJournal:
     ) -> None:
         self.log.write(StepEnd(uuid=uuid, finish_reason=reason, raw_finish_reason=raw, usage=usage))
 
+    def retrying(self, event: Retrying) -> None:
+        # The record keeps the event's words (the turn is the one the log is in).
+        self.log.write(RetryRecorded(**event.model_dump(exclude={"type", "ts", "turn_id"})))
+
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))
 
@@ -97,3 +110,6 @@ class LogJournal:
         self.log.write(
             Compaction(summary=summary, kept=kept, tokens_before=before, tokens_after=after)
         )
+
+    def error(self, text: str) -> None:
+        self.log.write(ErrorReported(text=text))

@@ -24,6 +24,7 @@ from tui_agent.context import (
     Prompt,
     Record,
     Reminder,
+    RetryRecorded,
     Rewind,
     Steer,
     StepBegin,
@@ -142,6 +143,20 @@ class _Replayer:
                         summary=record.summary,
                         tokens_before=record.tokens_before or 0,
                         tokens_after=record.tokens_after or 0,
+                        ts=record.ts,
+                    )
+                )
+            case RetryRecorded():
+                self.events.append(
+                    ev.Retrying(
+                        turn_id=self.turn_id,
+                        step=record.step,
+                        attempt=record.attempt,
+                        max_attempts=record.max_attempts,
+                        delay_s=record.delay_s,
+                        error_code=record.error_code,
+                        message=record.message,
+                        status=record.status,
                         ts=record.ts,
                     )
                 )

@@ -1,4 +1,4 @@
-"""Turn outcomes as values: `Completed | Failed | Cancelled` (spec 5.1)."""
+"""Turn outcomes as values: `Completed | Failed | Cancelled` (docs/loop-spec.md §5.1)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""AgentLoopService: the loop the UI and the command line drive (spec section 5).
+"""AgentLoopService: the loop the UI and the command line drive (docs/loop-spec.md §5).
 
 It owns the prompt lifecycle (handles that settle once), the step gate the requester awaits
 before every attempt (max-steps, then the `on_will_begin_step` hooks), the three ordered hook
-slots, the error-handler chain with `retry()`, the settling order of section 5.5, the tool side
+slots, the error-handler chain with `retry()`, the settling order (§5.5), the tool side
 channel (`delivery` steers, `stop_turn`), approvals as awaitable requests, the compaction overlay
 and the event fan-out. The kernel is reached only through `loop.adapters`.
 """
@@ -10,13 +10,16 @@ and the event fan-out. The kernel is reached only through `loop.adapters`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui_agent.context import CompactionFailed, CompactionResult
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.engine import Engine, StepFacts, TurnFacts
 from tui_agent.loop.adapters.journal import Journal
@@ -27,8 +30,9 @@ from tui_agent.loop.api import (
     ApprovalMode,
     LoopInfo,
     PromptState,
+    RestorePlan,
 )
-from tui_agent.loop.checkpoints import Checkpoints, RestorePlan
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot, OrderedRegistry
 from tui_agent.loop.replay import Replay, restored_notice
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
@@ -49,14 +53,15 @@ from tui_agent.vocab import (
     ToolCall,
     ToolResult,
     TurnError,
-    max_steps_exceeded,
     user_message,
 )
 
 if TYPE_CHECKING:
     from tui_agent.tools.mcp import McpServers
 
+_log = logging.getLogger(__name__)
 USER_CANCELLED = "user_cancelled"
+Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
 CONTINUE_AFTER_RETRY = (
     "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
 )
@@ -105,7 +110,7 @@ class LoopErrorHandler:
 
 @dataclass(frozen=True)
 class LoopOptions:
-    max_steps: int = 0  # per turn; 0 = unlimited
+    max_steps: int = 0  # steps in a row without new input; 0 = unlimited (the turn enforces it)
     max_attempts_per_step: int = 10
     retry_budget_s: float = 60.0
     max_retry_after_s: float = 60.0
@@ -153,16 +158,80 @@ class _Turn:
     filtered: bool = False
     stop_requested: bool = False
     stop_reason: str | None = None
-    max_steps_error: LoopError | None = None
     failed_step: TurnError | None = None
     abort_reason: str | None = None
     continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
     last_text: str = ""
+    after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
+
+
+@dataclass(eq=False)
+class _Held:
+    event: ev.LoopEvent
+    after: asyncio.Future[None] | None
+    then: Callable[[], None] | None
+
+
+class _Outbox:
+    """Delivers loop events in order. An event may wait for a future (a durability barrier of
+    the event log); every later event waits behind it, so observers never see a turn's events
+    out of order. `then` runs right after its event is delivered (prompt handles settle there,
+    so a handle never resolves before observers saw its turn end)."""
+
+    def __init__(
+        self, deliver: Callable[[ev.LoopEvent], None], on_failed: Callable[[BaseException], None]
+    ) -> None:
+        self._deliver = deliver
+        self._on_failed = on_failed
+        self._held: collections.deque[_Held] = collections.deque()
+
+    def send(
+        self,
+        event: ev.LoopEvent,
+        after: asyncio.Future[None] | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        held = _Held(event, after, then)
+        if not self._held and (after is None or after.done()):
+            self._release(held)
+            return
+        self._held.append(held)
+        if after is not None:
+            after.add_done_callback(lambda _done: self._pump())
+
+    async def delivered(self) -> None:
+        """Resolves once every event sent so far has been delivered."""
+        while self._held:
+            waits = [h.after for h in self._held if h.after is not None and not h.after.done()]
+            if not waits:
+                self._pump()
+                continue
+            await asyncio.wait(waits)
+
+    def _pump(self) -> None:
+        while self._held and (self._held[0].after is None or self._held[0].after.done()):
+            self._release(self._held.popleft())
+
+    def _release(self, held: _Held) -> None:
+        after = held.after
+        error = after.exception() if after is not None and not after.cancelled() else None
+        if error is not None:
+            self._on_failed(error)
+        self._deliver(held.event)
+        if held.then is not None:
+            held.then()
 
 
 class _Subscribers:
-    def __init__(self) -> None:
+    """The event fan-out. Each subscriber is called on its own: one that raises is reported to
+    `on_failure` (once per subscriber and error, not once per event) and every other subscriber
+    still gets the event, so a widget bug can neither hide events from the event log nor stop a
+    turn."""
+
+    def __init__(self, on_failure: Callable[[str, BaseException], None]) -> None:
         self._callbacks: list[Callable[[ev.LoopEvent], None]] = []
+        self._on_failure = on_failure
+        self._reported: set[tuple[int, str]] = set()
 
     def add(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
         self._callbacks.append(callback)
@@ -174,8 +243,18 @@ class _Subscribers:
         return remove
 
     def publish(self, event: ev.LoopEvent) -> None:
+        failed: list[BaseException] = []
         for callback in list(self._callbacks):
-            callback(event)
+            try:
+                callback(event)
+            except Exception as error:
+                key = (id(callback), repr(error))
+                if key not in self._reported:
+                    self._reported.add(key)
+                    failed.append(error)
+        # Reported once everyone has the event, so the notice follows it for every subscriber.
+        for failure in failed:
+            self._on_failure(f"an event subscriber failed on {event.type}", failure)
 
 
 @dataclass(eq=False)
@@ -201,7 +280,9 @@ class AgentLoopService:
         self._plan: tuple[PlanItem, ...] = ()
         self._options = options
         self._clock = clock
-        self._subscribers = _Subscribers()
+        self._subscribers = _Subscribers(self._report_error)
+        self._outbox = _Outbox(self._subscribers.publish, self._log_failed)
+        self._log_failure_reported = False
         self._prompts: dict[str, _Prompt] = {}
         self._ids = itertools.count(1)
         self._active: _Turn | None = None
@@ -220,7 +301,7 @@ class AgentLoopService:
         self._journal: Journal
         self._overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
         self._set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None
-        self._compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]] | None = None
+        self._compactor: Compactor | None = None
         self._close_hooks: list[Callable[[], Awaitable[None]]] = []
         self._mcp: McpServers | None = None
         self._checkpoints: Checkpoints | None = None
@@ -353,11 +434,12 @@ class AgentLoopService:
             return False
         taken = await self.engine.agent.steer(prompt_ids)
         if taken:
+            # A steered prompt joins the turn whose history it enters (at the next drain
+            # point, or as the opening of the next turn) and settles with that turn.
             for prompt_id in prompt_ids:
                 prompt = self._prompts.get(prompt_id)
                 if prompt is not None and prompt.state == "pending":
                     prompt.mark("steered")
-                    self._active.prompts.append(prompt)
         return taken
 
     async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
@@ -365,7 +447,9 @@ class AgentLoopService:
             prompt = self._prompts.get(prompt_id)
             if prompt is None:
                 return False
-            if self._active is not None and prompt in self._active.prompts:
+            if self._active is not None and (
+                prompt in self._active.prompts or prompt.state == "steered"
+            ):
                 return await self.cancel(force=force)
             if not await self.engine.agent.cancel_queued(prompt_id):
                 return False
@@ -479,6 +563,7 @@ class AgentLoopService:
         and no loop work (an error handler, an after-step hook) is still under way."""
         while True:
             await self.engine.agent.idle()
+            await self._outbox.delivered()
             if not self._tasks:
                 return
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
@@ -496,6 +581,7 @@ class AgentLoopService:
         for task in list(self._tasks):
             with contextlib.suppress(Exception):
                 await task
+        await self._outbox.delivered()
         for prompt in self._prompts.values():
             prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="closed"))
         for hook in self._close_hooks:
@@ -507,9 +593,8 @@ class AgentLoopService:
     ) -> Disposable:
         return self._error_handlers.register(handler.id, handler, before=before, after=after)
 
-    def set_compactor(self, compactor: Callable[[Sequence[HistoryEntry]], Awaitable[Any]]) -> None:
-        """`compactor(view)` returns (replacement, summary, kept, tokens before, tokens after),
-        or the reason it failed as a string."""
+    def set_compactor(self, compactor: Compactor) -> None:
+        """`compactor(view)` summarises what the model sees, or says why it could not."""
         self._compactor = compactor
 
     # -- approvals (called by the tools' Approvals through the factory) -----------------------
@@ -544,16 +629,18 @@ class AgentLoopService:
 
     # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
     async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
+        # Write-ahead: nothing goes to the model before the history it sees is on disk.
+        await _until_done_or_aborted(self._journal.durable(), signal)
         turn = self._active
+        if turn is not None and turn.after_step is not None:
+            # The previous step's `on_did_finish_step` hooks run to their end first: one that
+            # awaits before it sets `stop_turn` must still stop the next request.
+            await _until_done_or_aborted(turn.after_step, signal)
         if turn is None or signal.aborted or turn.abort_reason is not None:
             return GateOutcome(False)
         if turn.stop_requested:
             return GateOutcome(False)
         step = turn.step_base + self.engine.step
-        max_steps = self._options.max_steps
-        if max_steps > 0 and step > max_steps:
-            turn.max_steps_error = max_steps_exceeded(max_steps)
-            return GateOutcome(False)
         ctx = StepBeginContext(
             turn_id=self.engine.active_turn_id or turn.turn_id,
             step=step,
@@ -585,8 +672,25 @@ class AgentLoopService:
         if prompt is not None:
             prompt.settle(reason, ev.TurnResult(type="cancelled", steps=0, reason=reason))
 
-    def publish(self, event: ev.LoopEvent) -> None:
-        self._subscribers.publish(event)
+    def publish(self, event: ev.LoopEvent, after: asyncio.Future[None] | None = None) -> None:
+        self._outbox.send(event, after)
+
+    def _log_failed(self, error: BaseException) -> None:
+        """A durability barrier failed: the session log cannot be written. Said once."""
+        if not self._log_failure_reported:
+            self._log_failure_reported = True
+            self.publish(ev.Notice(level="error", text=f"The session log stopped: {error}"))
+
+    def internal_error(self, error: BaseException) -> None:
+        self._report_error("internal error", error)
+
+    def _report_error(self, what: str, error: BaseException) -> None:
+        """A failure the loop caught: logged with its traceback, written to the event log and
+        published as an error notice (the app shows it; headless mode prints it on stderr)."""
+        text = f"{what}: {error!r}"
+        _log.error("%s", text, exc_info=error)
+        self._journal.error(text)
+        self.publish(ev.Notice(level="error", text=text))
 
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
         turn = self._active
@@ -597,6 +701,16 @@ class AgentLoopService:
             turn.continuing = False
             turn.step_base = turn.steps
         self._turns_by_machine[turn_id] = turn
+        self._adopt(turn, entries)
+
+    def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        turn = self._turns_by_machine.get(turn_id)
+        if turn is not None:
+            self._adopt(turn, entries)
+
+    def _adopt(self, turn: _Turn, entries: tuple[HistoryEntry, ...]) -> None:
+        """The prompts behind `entries` are in the turn's history now: they run with it and
+        settle with its result."""
         for entry in entries:
             ids = entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
             for prompt_id in ids:
@@ -618,7 +732,7 @@ class AgentLoopService:
         turn.truncated = reason is FinishReason.MAX_TOKENS
         if reason is FinishReason.FILTERED:
             turn.filtered = True
-        self._spawn(self._after_step(turn, facts, reason))
+        turn.after_step = self._spawn(self._after_step(turn, facts, reason))
 
     async def _after_step(self, turn: _Turn, facts: StepFacts, reason: FinishReason | None) -> None:
         ctx = StepDoneContext(facts.turn_id, turn.steps, facts.usage, reason)
@@ -626,7 +740,7 @@ class AgentLoopService:
             await self.on_did_finish_step.run(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # an after-step hook cannot fail the turn (spec 5.5)
+        except Exception as exc:  # an after-step hook cannot fail the turn
             self.publish(ev.Notice(level="warning", text=f"on_did_finish_step hook failed: {exc}"))
         if ctx.stop_turn:
             turn.stop_requested = True
@@ -676,8 +790,6 @@ class AgentLoopService:
                     message="Provider safety policy blocked the response.",
                 ),
             )
-        if turn.max_steps_error is not None:
-            return Failed(steps, turn.max_steps_error)
         if turn.stop_requested:
             return Completed(steps, turn.truncated, turn.stop_reason)
         if facts.outcome == "failed":
@@ -694,10 +806,17 @@ class AgentLoopService:
             "failed": "failed",
             "cancelled": "cancelled",
         }[wire.type]  # type: ignore[assignment]
-        for prompt in turn.prompts:
-            prompt.settle(state, wire)
-        self.publish(ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire))
+        prompts = tuple(turn.prompts)
+
+        def settle_prompts() -> None:
+            for prompt in prompts:
+                prompt.settle(state, wire)
+
         self._journal.turn_end(turn.turn_id, wire)
+        self._outbox.send(
+            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire),
+            then=settle_prompts,
+        )
 
     def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
         return next((h for h in self._error_handlers.items() if h.match(error)), None)
@@ -747,29 +866,51 @@ class AgentLoopService:
         if self._compactor is None:
             return False
         outcome = await self._compactor(self.view(history))
-        if isinstance(outcome, str):
-            self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome}"))
+        if isinstance(outcome, CompactionFailed):
+            self.publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome.message}"))
             return False
-        replacement, summary, kept, before, after = outcome
-        self._overlay = (len(history), tuple(replacement))
-        self._context_tokens = after
-        self._journal.compaction(summary, tuple(kept), before, after)
-        self.publish(ev.Compacted(summary=summary, tokens_before=before, tokens_after=after))
+        self._overlay = (len(history), outcome.history)
+        self._context_tokens = outcome.tokens_after
+        self._journal.compaction(
+            outcome.summary, outcome.kept, outcome.tokens_before, outcome.tokens_after
+        )
+        self.publish(
+            ev.Compacted(
+                summary=outcome.summary,
+                tokens_before=outcome.tokens_before,
+                tokens_after=outcome.tokens_after,
+            )
+        )
         return True
 
     # -- tasks -------------------------------------------------------------------------------
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[None]:
         async def run() -> None:
             try:
                 await coro
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.publish(ev.Notice(level="error", text=f"internal error: {exc!r}"))
+                self.internal_error(exc)
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+
+async def _until_done_or_aborted(work: asyncio.Future[None], signal: AbortSignal) -> None:
+    """Wait for `work` (never raising for it: its failure is reported where it happens), or
+    until `signal` aborts."""
+    if not work.done():
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            waits: set[asyncio.Future[Any]] = {work, aborted}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+    if work.done() and not work.cancelled():
+        work.exception()  # seen: the outbox reports a failed log, a failed hook says so itself
 
 
 def is_context_overflow(error: TurnError) -> bool:

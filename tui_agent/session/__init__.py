@@ -12,6 +12,15 @@ this package stays light for the command line's first steps.
 
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.session._attachments import (
+    Attachment,
+    attach,
+    mentioned_paths,
+    read_mentions,
+    run_user_shell,
+    split_attachments,
+)
+from tui_agent.session._commands import CommandProblem, CustomCommand, load_custom_commands
 from tui_agent.session._config import (
     ApprovalMode,
     Config,
@@ -31,6 +40,7 @@ from tui_agent.session._instructions import (
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._mcp import client_server
 from tui_agent.session._paths import HOME_ENV, AppPaths
+from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MODELS,
@@ -52,18 +62,24 @@ __all__ = [
     "SUFFIX",
     "AppPaths",
     "ApprovalMode",
+    "Attachment",
+    "CommandProblem",
     "Config",
     "ConfigError",
+    "CustomCommand",
     "ExportFormat",
+    "FileIndex",
     "LoopConfig",
     "LoopSetupError",
     "ModelConfig",
     "ProjectInstructions",
+    "PromptHistory",
     "ProviderConfig",
     "ProviderKind",
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "attach",
     "build_system_prompt",
     "client_server",
     "export_file",
@@ -71,12 +87,17 @@ __all__ = [
     "known_limits",
     "list_sessions",
     "load_config",
+    "load_custom_commands",
     "load_instructions",
+    "mentioned_paths",
     "new_session_id",
     "open_loop",
     "parse_config",
     "provider_for_model",
+    "read_mentions",
     "resolve",
+    "run_user_shell",
+    "split_attachments",
 ]
 
 if TYPE_CHECKING:
@@ -87,10 +108,15 @@ if TYPE_CHECKING:
         export_file,
         export_session,
     )
+    from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
 
 
 def __getattr__(name: str) -> Any:
+    if name == "FileIndex":  # it runs ripgrep through the tools layer
+        from tui_agent.session._file_index import FileIndex
+
+        return FileIndex
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from tui_agent.tools import EditorFiles
     from tui_agent.tools.mcp import McpServerConfig
 
 
@@ -33,3 +34,4 @@ class LoopConfig:
     # workspace's .mcp.json counts (an ACP client decides the servers itself).
     mcp_servers: tuple[McpServerConfig, ...] = ()
     workspace_mcp: bool = True
+    editor_files: EditorFiles | None = None  # a front end's files (ACP): read and written there

@@ -64,7 +64,7 @@ def load_mcp_servers(
     workspace_file: bool = True,
 ) -> McpSetup:
     """`given` servers (a front end's) first, then config.toml's, then the workspace's."""
-    # Keys left `os.environ` at start-up (`tui_agent.keys`); a server may still be given one.
+    # The environment with the keys `keys.protect` took out of it: `${GITHUB_TOKEN}` still works.
     env = keys.environ() if environ is None else environ
     servers: dict[str, McpServerConfig] = {server.name: server for server in given}
     for name, table in config.mcp_servers.items():

@@ -146,6 +146,7 @@ async def _build(
             max_retry_after_s=settings.max_retry_after_s,
         ),
         mcp_servers=mcp.servers,
+        editor_files=config.editor_files,
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
         mcp_problems=mcp.problems,
     )

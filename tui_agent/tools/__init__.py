@@ -18,20 +18,30 @@ from tui_agent.tools._approvals import (
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
-from tui_agent.tools._files import EditFile, ReadFile, WriteFile, unified_diff
+from tui_agent.tools._files import (
+    EditFile,
+    EditorFiles,
+    ReadFile,
+    ReadFileArgs,
+    WriteFile,
+    unified_diff,
+)
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
+from tui_agent.tools._rg import RG_TREE, rg_lines, rg_path
 from tui_agent.tools._scheduler import ToolScheduler
-from tui_agent.tools._search import Glob, Grep
-from tui_agent.tools._shell import Shell, command_prefix, prefix_allows
+from tui_agent.tools._search import Glob, GlobArgs, Grep
+from tui_agent.tools._shell import Shell, ShellArgs, command_prefix, prefix_allows
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
+from tui_agent.tools._walk import walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
     "ABORT_GRACE_S",
     "APPROVAL_MODES",
     "EMPTY_OUTPUT",
+    "RG_TREE",
     "SKIPPED",
     "SPILL_THRESHOLD",
     "ApprovalMode",
@@ -43,12 +53,16 @@ __all__ = [
     "Checkpointer",
     "Decision",
     "EditFile",
+    "EditorFiles",
     "FileAccess",
     "FileOp",
     "Glob",
+    "GlobArgs",
     "Grep",
     "ReadFile",
+    "ReadFileArgs",
     "Shell",
+    "ShellArgs",
     "TodoWrite",
     "Tool",
     "ToolAborted",
@@ -68,6 +82,9 @@ __all__ = [
     "plan_in",
     "plan_summary",
     "prefix_allows",
+    "rg_lines",
+    "rg_path",
     "split_rule",
     "unified_diff",
+    "walk_files",
 ]

@@ -68,6 +68,13 @@ class Tool(ABC, Generic[ArgsT]):
     def describe(self, args: ArgsT) -> str:
         return self.name
 
+    def stops_batch(self, args: ArgsT) -> bool:
+        """Part of the call's execution descriptor, read before any call of the batch runs:
+        True means the calls after this one in the batch never start (each is answered as
+        skipped). A result may still ask the same with `stop_batch_after_this`, which then
+        skips only the later calls that have not started yet."""
+        return False
+
     async def preview(self, args: ArgsT) -> str:
         """What the user approves: a diff for edits, the command for a shell call."""
         return self.describe(args)

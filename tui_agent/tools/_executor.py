@@ -5,6 +5,9 @@ once per call, and never raises for a call's sake:
 
 - preflight, in provider order: the tool must exist, the argument JSON must parse to an object
   (`null` or empty means `{}`) and validate against the tool's model;
+- a call whose tool says `stops_batch` for its arguments stops the batch before anything runs:
+  the calls after it never start. A result with `stop_batch_after_this` stops the calls after
+  it that have not started yet;
 - each valid call goes to the scheduler with its accesses; when its turn comes it is checked
   against stop-batch, approved (or denied), and run. A call that detaches (`ctx.detach`) frees its
   scheduler slot at once and yields its final result when the background work ends;
@@ -105,6 +108,14 @@ class _Run:
             pass
 
 
+def _first_stop(prepared: Sequence[_Prepared | ToolResult]) -> int | None:
+    """The index of the first call whose execution descriptor stops the batch."""
+    for index, prep in enumerate(prepared):
+        if isinstance(prep, _Prepared) and prep.tool.stops_batch(prep.args):
+            return index
+    return None
+
+
 def _futures(*futures: asyncio.Future[Any]) -> set[asyncio.Future[Any]]:
     return set(futures)
 
@@ -145,7 +156,7 @@ class BatchExecutor:
             return
         prepared = [self._preflight(call) for call, _ in calls]
         accesses = await asyncio.to_thread(self._accesses, prepared)
-        batch = _Batch()
+        batch = _Batch(stopped_at=_first_stop(prepared))
         done: asyncio.Queue[tuple[str, ToolResult]] = asyncio.Queue()
         handlers = [
             asyncio.create_task(

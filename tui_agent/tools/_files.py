@@ -22,7 +22,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, ClassVar
+from typing import BinaryIO, ClassVar, Protocol
 
 from pydantic import Field
 
@@ -37,6 +37,17 @@ OUTPUT_BUDGET = 40_000  # characters per read, so one read never needs to be spi
 _SNIFF = 8_192
 _CHUNK = 1 << 16  # small enough that finding the k-th newline in the last chunk is cheap
 _LINE_BYTES = 4 * MAX_LINE_CHARS + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+
+
+class EditorFiles(Protocol):
+    """Files as an editor holds them (a front end such as an ACP client): read and written
+    through it, unsaved buffers included. Paths are absolute and already confined."""
+
+    async def read_text(self, path: Path) -> str | None:
+        """The file's text, or None when there is no such file."""
+        ...
+
+    async def write_text(self, path: Path, text: str) -> None: ...
 
 
 class _Refused(Exception):
@@ -105,8 +116,9 @@ def save_file(workspace: Workspace, path: Path, data: bytes) -> None:
             )
         except FileNotFoundError:
             mode = None
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666,
-                     dir_fd=folder)
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=folder
+        )
         try:
             with open(fd, "wb") as handle:
                 handle.write(data)
@@ -197,29 +209,44 @@ def _read_window(workspace: Workspace, path: Path, shown: str, offset: int, limi
             handle.seek(0)
             first = _skip_lines(handle, offset - 1) + 1  # fast: counts newlines in big chunks
             lines = _utf8_lines(handle)
-        out: list[str] = []
-        used = 0
-        number = first - 1
-        for number, line in enumerate(lines, first):
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            if number < offset:
-                continue
-            if len(out) == limit or (out and used + len(line) > OUTPUT_BUDGET):
-                last = offset + len(out) - 1
-                out.append(
-                    f"\n[Showing lines {offset}-{last} of {shown} ({size} bytes); the file goes "
-                    f"on. Read more with offset={last + 1}.]"
-                )
-                return "\n".join(out)
-            text = _numbered(number, line)
-            out.append(text)
-            used += len(text) + 1
-        if not out:
-            raise _Refused(
-                f"{shown} has {number} lines; offset {offset} is past the end of the file."
+        return _window(lines, first, shown, size, offset, limit)
+
+
+def _window(
+    lines: Iterator[str], first: int, shown: str, size: int, offset: int, limit: int
+) -> str:
+    """Lines `offset`.. of a file (`lines` starts at line `first`), numbered and bounded."""
+    out: list[str] = []
+    used = 0
+    number = first - 1
+    for number, line in enumerate(lines, first):
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        if number < offset:
+            continue
+        if len(out) == limit or (out and used + len(line) > OUTPUT_BUDGET):
+            last = offset + len(out) - 1
+            out.append(
+                f"\n[Showing lines {offset}-{last} of {shown} ({size} bytes); the file goes "
+                f"on. Read more with offset={last + 1}.]"
             )
-        return "\n".join(out)
+            return "\n".join(out)
+        text = _numbered(number, line)
+        out.append(text)
+        used += len(text) + 1
+    if not out:
+        raise _Refused(f"{shown} has {number} lines; offset {offset} is past the end of the file.")
+    return "\n".join(out)
+
+
+def _editor_window(text: str | None, shown: str, offset: int, limit: int) -> str:
+    """The same window over a file's text as the editor holds it."""
+    if text is None:
+        raise _Refused(f"File not found: {shown}")
+    if not text:
+        return f"{shown} is empty."
+    size = len(text.encode("utf-8", errors="replace"))
+    return _window(iter(text.splitlines()), 1, shown, size, offset, limit)
 
 
 class ReadFile(Tool[ReadFileArgs]):
@@ -233,8 +260,9 @@ class ReadFile(Tool[ReadFileArgs]):
     Args = ReadFileArgs
     read_only: ClassVar[bool] = True
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, files: EditorFiles | None = None) -> None:
         self.workspace = workspace
+        self.files = files
 
     def accesses(self, args: ReadFileArgs) -> ToolAccesses:
         try:
@@ -248,14 +276,14 @@ class ReadFile(Tool[ReadFileArgs]):
     async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = self.workspace.resolve(args.path)
-            text = await asyncio.to_thread(
-                _read_window,
-                self.workspace,
-                path,
-                args.path,
-                args.offset or 1,
-                args.limit or DEFAULT_LIMIT,
-            )
+            offset, limit = args.offset or 1, args.limit or DEFAULT_LIMIT
+            if self.files is not None and self.workspace.contains(path):
+                held = await self.files.read_text(path)
+                text = _editor_window(held, args.path, offset, limit)
+            else:
+                text = await asyncio.to_thread(
+                    _read_window, self.workspace, path, args.path, offset, limit
+                )
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
         return ToolResult(output=text)
@@ -292,8 +320,9 @@ class WriteFile(Tool[WriteFileArgs]):
     Args = WriteFileArgs
     edits_files: ClassVar[bool] = True
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, files: EditorFiles | None = None) -> None:
         self.workspace = workspace
+        self.files = files
 
     def accesses(self, args: WriteFileArgs) -> ToolAccesses:
         try:
@@ -318,9 +347,13 @@ class WriteFile(Tool[WriteFileArgs]):
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            before = await asyncio.to_thread(
-                _write, self.workspace, path, args.path, args.content
-            )
+            if self.files is not None:
+                before = await self.files.read_text(path)
+                await self.files.write_text(path, args.content)
+            else:
+                before = await asyncio.to_thread(
+                    _write, self.workspace, path, args.path, args.content
+                )
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
         lines = len(args.content.splitlines())
@@ -356,11 +389,19 @@ class _Edit:
 
 def _plan_edit(workspace: Workspace, path: Path, shown: str, args: EditFileArgs) -> _Edit:
     """The edit to make, or `_Refused` with what to do instead."""
+    _check_edit(args)
+    before, bom = _read_text(workspace, path, shown)
+    return _edit_text(before, bom, shown, args)
+
+
+def _check_edit(args: EditFileArgs) -> None:
     if args.old_string == "":
         raise _Refused("old_string is empty. To create a file or rewrite it whole, use write_file.")
     if args.old_string == args.new_string:
         raise _Refused("old_string and new_string are the same; there is nothing to change.")
-    before, bom = _read_text(workspace, path, shown)
+
+
+def _edit_text(before: str, bom: bool, shown: str, args: EditFileArgs) -> _Edit:
     old, new = args.old_string, args.new_string
     if old not in before and "\r\n" in before and "\n" in old:
         # the model writes "\n"; the file uses CRLF: match it in the file's own line endings
@@ -396,8 +437,9 @@ class EditFile(Tool[EditFileArgs]):
     Args = EditFileArgs
     edits_files: ClassVar[bool] = True
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, files: EditorFiles | None = None) -> None:
         self.workspace = workspace
+        self.files = files
 
     def accesses(self, args: EditFileArgs) -> ToolAccesses:
         try:
@@ -422,7 +464,10 @@ class EditFile(Tool[EditFileArgs]):
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = self.workspace.resolve(args.path, write=True)
-            edit = await asyncio.to_thread(_apply_edit, self.workspace, path, args.path, args)
+            if self.files is not None:
+                edit = await self._edit_in_editor(path, args)
+            else:
+                edit = await asyncio.to_thread(_apply_edit, self.workspace, path, args.path, args)
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
         plural = "s" if edit.count != 1 else ""
@@ -430,3 +475,15 @@ class EditFile(Tool[EditFileArgs]):
             output=f"Edited {args.path}: {edit.count} replacement{plural}.",
             display={"path": args.path, "diff": unified_diff(edit.before, edit.after, args.path)},
         )
+
+    async def _edit_in_editor(self, path: Path, args: EditFileArgs) -> _Edit:
+        assert self.files is not None
+        _check_edit(args)
+        before = await self.files.read_text(path)
+        if before is None:
+            raise _Refused(f"File not found: {args.path}")
+        edit = _edit_text(
+            before.removeprefix("\ufeff"), before.startswith("\ufeff"), args.path, args
+        )
+        await self.files.write_text(path, ("\ufeff" if edit.bom else "") + edit.after)
+        return edit

@@ -82,8 +82,10 @@ def search(query: Query, should_stop: Callable[[], bool] = lambda: False) -> Fou
     line_rx = re.compile(query.pattern, flags)
     # Whole-file prefilter: skips most files without splitting them into lines. \A and \Z
     # mean something else on a whole file, so such patterns go line by line only.
-    whole_rx = None if re.search(r"\\[AZz]", query.pattern) else re.compile(
-        query.pattern, flags | re.MULTILINE
+    whole_rx = (
+        None
+        if re.search(r"\\[AZz]", query.pattern)
+        else re.compile(query.pattern, flags | re.MULTILINE)
     )
     wanted = query.wanted()
     found = Found()
@@ -134,4 +136,3 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))  # SIGXCPU, then SIGKILL
     query = Query(**json.loads(sys.stdin.buffer.read()))
     sys.stdout.write(json.dumps(asdict(search(query))) + "\n")
-

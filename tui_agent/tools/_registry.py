@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from tui_agent.tools._base import Tool
-from tui_agent.tools._files import EditFile, ReadFile, WriteFile
+from tui_agent.tools._files import EditFile, EditorFiles, ReadFile, WriteFile
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell
 from tui_agent.tools._workspace import Workspace
@@ -67,13 +67,14 @@ class ToolRegistry:
         return len(self._tools) + sum(len(source.tools()) for source in self._sources)
 
 
-def default_registry(workspace: Workspace) -> ToolRegistry:
-    """The six built-in tools, confined to `workspace`."""
+def default_registry(workspace: Workspace, files: EditorFiles | None = None) -> ToolRegistry:
+    """The six built-in tools, confined to `workspace`; with `files`, the file tools read and
+    write through an editor (its unsaved buffers included) instead of the disk."""
     return ToolRegistry(
         [
-            ReadFile(workspace),
-            WriteFile(workspace),
-            EditFile(workspace),
+            ReadFile(workspace, files),
+            WriteFile(workspace, files),
+            EditFile(workspace, files),
             Glob(workspace),
             Grep(workspace),
             Shell(workspace),

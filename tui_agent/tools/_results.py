@@ -95,9 +95,7 @@ def safe_name(text: str) -> str:
     return _UNSAFE.sub("_", text)[:80] or "tool-result"
 
 
-def _pointer(
-    name: str, call_id: str, size: int, head: str, tail: str, path: str | None
-) -> str:
+def _pointer(name: str, call_id: str, size: int, head: str, tail: str, path: str | None) -> str:
     lines = [f"Tool output exceeded {SPILL_THRESHOLD} characters; it was cut for the context."]
     lines += [f"tool_name: {name}", f"tool_call_id: {call_id}", f"output_size_chars: {size}"]
     if path is not None:

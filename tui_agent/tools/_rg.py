@@ -22,7 +22,13 @@ from pathlib import Path
 
 from tui_agent.vocab import AbortSignal
 
+# The tree as `walk_files` sees it (see tools/_walk.py), for every rg that walks the workspace.
+RG_TREE = (
+    "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global",
+    "--glob", "!.git",
+)  # fmt: skip
 _LINE_LIMIT = 1 << 24  # one output line may be long (a minified file's match)
+_CHUNK = 1 << 18
 
 
 class SearchStopped(Exception):
@@ -103,15 +109,18 @@ async def worker_lines(
                 process.stdin.write(stdin)
                 await process.stdin.drain()
                 process.stdin.close()
-        while True:
-            try:
-                line = await process.stdout.readline()
-            except ValueError:  # one line over the limit: stop here rather than hold it all
-                raise SearchFailed(f"an output line over {_LINE_LIMIT} bytes") from None
-            if not line:
-                break
+        # Read in large chunks and split them here: a listing of 100,000 files is 100,000
+        # lines, and one `readline` await each would cost more than ripgrep's whole walk.
+        pending = b""
+        while chunk := await process.stdout.read(_CHUNK):
             printed = True
-            yield line
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                yield line + b"\n"
+            if len(pending) > _LINE_LIMIT:  # one line over the limit: stop rather than hold it
+                raise SearchFailed(f"an output line over {_LINE_LIMIT} bytes")
+        if pending:
+            yield pending
         code = await process.wait()
     finally:
         watchdog.cancel()

@@ -16,8 +16,9 @@ import asyncio
 import base64
 import contextlib
 import json
+import os
 import re
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -33,7 +34,14 @@ from tui_agent.tools._pygrep import (
     Query,
     shown_path,
 )
-from tui_agent.tools._rg import SearchFailed, SearchStopped, rg_lines, rg_path, worker_lines
+from tui_agent.tools._rg import (
+    RG_TREE,
+    SearchFailed,
+    SearchStopped,
+    rg_lines,
+    rg_path,
+    worker_lines,
+)
 from tui_agent.tools._walk import glob_regex, walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 from tui_agent.vocab import AbortSignal, ToolResult, error_result
@@ -70,27 +78,50 @@ class GlobArgs(ToolArgs):
     )
 
 
-def _glob(workspace: Workspace, args: GlobArgs, signal: AbortSignal) -> str:
+@dataclass(frozen=True)
+class _GlobQuery:
+    top: Path  # the folder searched
+    root: Path  # the workspace root
+    prefix: str  # `top` shown relative to the workspace, with a trailing "/" ("" at the root)
+    matcher: re.Pattern[str]  # matched against paths below `top`
+
+
+def _glob_query(workspace: Workspace, args: GlobArgs) -> _GlobQuery:
     top = _search_root(workspace, args.path)
     if not top.is_dir():
         raise WorkspaceError(f"{args.path} is not a folder.")
     pattern = args.pattern.removeprefix(str(top) + "/")  # an absolute pattern inside `top`
     matcher = re.compile(glob_regex(pattern.lstrip("/").removeprefix("./")))
     prefix = "" if workspace.display(top) == "." else workspace.display(top) + "/"
-    found = [  # walk order is already sorted, folder by folder
-        shown_path(rel)
-        for _absolute, rel in walk_files(str(top), str(workspace.root), lambda: signal.aborted)
-        if matcher.fullmatch(rel[len(prefix) :])
-    ]
+    return _GlobQuery(top, workspace.root, prefix, matcher)
+
+
+def _glob_walk(query: _GlobQuery, signal: AbortSignal) -> list[str]:
+    """The matching files as our own walker lists them (already in order)."""
+    walk = walk_files(str(query.top), str(query.root), lambda: signal.aborted)
+    return [rel for _absolute, rel in walk if query.matcher.fullmatch(rel[len(query.prefix) :])]
+
+
+async def _glob_rg(query: _GlobQuery, signal: AbortSignal) -> list[str]:
+    """The matching files from ripgrep's listing of the tree (`rg --files`), in walk order."""
+    found: list[str] = []
+    args = ["--files", *RG_TREE, "--no-messages"]
+    async for line in rg_lines(args, cwd=str(query.top), signal=signal, timeout_s=GREP_TIMEOUT_S):
+        below = os.fsdecode(line.rstrip(b"\n")).removeprefix("./")
+        if query.matcher.fullmatch(below):
+            found.append(query.prefix + below)
+    return sorted(found, key=lambda rel: rel.split("/"))
+
+
+def _glob_report(found: list[str], args: GlobArgs) -> str:
     where = args.path or "the workspace"
     if not found:
         hint = "" if "/" in args.pattern else ' (use "**/" to look in subfolders too)'
         return f'No files match "{args.pattern}" in {where}{hint}.'
-    shown = found[:MAX_GLOB_RESULTS]
-    lines = list(shown)
-    if len(found) > len(shown):
+    lines = [shown_path(rel) for rel in found[:MAX_GLOB_RESULTS]]
+    if len(found) > len(lines):
         lines.append(
-            f"[{len(found) - len(shown)} more files not shown; narrow the pattern or the path.]"
+            f"[{len(found) - len(lines)} more files not shown; narrow the pattern or the path.]"
         )
     return "\n".join(lines)
 
@@ -115,10 +146,16 @@ class Glob(Tool[GlobArgs]):
 
     async def execute(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
         try:
-            text = await asyncio.to_thread(_glob, self.workspace, args, ctx.signal)
+            query = await asyncio.to_thread(_glob_query, self.workspace, args)
+            if rg_path() is not None:
+                found = await _glob_rg(query, ctx.signal)
+            else:
+                found = await asyncio.to_thread(_glob_walk, query, ctx.signal)
         except (WorkspaceError, re.error) as error:
             return error_result(str(error))
-        return ToolResult(output=text)
+        except (SearchStopped, SearchFailed) as error:
+            return error_result(f"Listing the files failed: {error}")
+        return ToolResult(output=_glob_report(found, args))
 
 
 # --- grep --------------------------------------------------------------------------------------
@@ -152,10 +189,10 @@ def _query(workspace: Workspace, args: GrepArgs) -> Query:
 
 
 _RG_OPTIONS = (
-    # the tree as our own walk sees it: hidden files searched, only .gitignore files obeyed
-    # (also outside a git repository), never .git/ itself; CRLF lines match like LF lines
-    "--json", "--sort", "path", "--hidden", "--no-require-git", "--no-ignore-dot",
-    "--no-ignore-global", "--no-ignore-exclude", "--glob", "!.git", "--crlf",
+    # the tree as our own walk sees it: hidden files searched, .gitignore, .ignore and
+    # .git/info/exclude obeyed (also outside a git repository) from the workspace down, never
+    # a parent folder's or the user's global rules, never .git/ itself; CRLF lines match like LF
+    "--json", "--sort", "path", *RG_TREE, "--crlf",
 )  # fmt: skip
 
 

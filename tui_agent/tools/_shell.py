@@ -50,6 +50,7 @@ _WITH_SUBCOMMANDS = frozenset(
 )
 _SUBCOMMAND = re.compile(r"[A-Za-z][\w:.-]*")
 
+
 def command_prefix(command: str) -> str:
     """What "approve always" remembers: the program, plus its subcommand for git, npm, ..."""
     words = command.split()

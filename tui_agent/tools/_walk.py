@@ -1,12 +1,13 @@
 """Walking the workspace the way git sees it: glob patterns, `.gitignore` rules, no `.git/`.
 
 `glob_regex` turns a glob (`*`, `?`, `[...]`, `**` for any number of directories, `{a,b}`) into
-a regular expression over `/`-separated relative paths. `IgnoreFile` holds one `.gitignore`'s
-rules (negation, directory-only, anchored and floating patterns); `walk_files` yields the files
-under a directory in sorted order, applying every `.gitignore` from the workspace root down, last
-match winning and deeper files overriding shallower ones, as git does. Symlinked directories are
-never followed, a symlinked file counts only when it points inside the workspace, and special
-files (FIFOs, sockets, devices) are skipped.
+a regular expression over `/`-separated relative paths. `IgnoreFile` holds one folder's ignore
+rules, read by pathspec with git's semantics (negation, directory-only, anchored and floating
+patterns); `walk_files` yields the files under a directory in sorted order, applying
+`.git/info/exclude`, then every `.gitignore` and `.ignore` from the workspace root down, last
+match winning and deeper files overriding shallower ones, as git and ripgrep do. Symlinked
+directories are never followed, a symlinked file counts only when it points inside the
+workspace, and special files (FIFOs, sockets, devices) are skipped.
 
 Everything here is synchronous; the tools run it in a worker thread.
 """
@@ -17,6 +18,8 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+import pathspec
 
 
 def _class_end(pattern: str, start: int) -> int:
@@ -100,44 +103,20 @@ def glob_regex(pattern: str, *, braces: bool = True) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class _Rule:
-    regex: re.Pattern[str]
-    negate: bool
-    dir_only: bool
-    anchored: bool  # matched against the path below the .gitignore's folder, else the name
-
-
-def _parse_line(line: str) -> _Rule | None:
-    line = line.rstrip("\r\n")
-    stripped = line.rstrip(" ")
-    if stripped.endswith("\\") and len(stripped) < len(line):
-        stripped += " "  # "\\ " keeps one escaped trailing space
-    line = stripped
-    if not line or line.startswith("#"):
-        return None
-    negate = line.startswith("!")
-    if negate:
-        line = line[1:]
-    dir_only = line.endswith("/")
-    line = line.rstrip("/")
-    if not line:
-        return None
-    anchored = "/" in line
-    line = line.lstrip("/")
-    regex = re.compile(glob_regex(line, braces=False))
-    return _Rule(regex, negate, dir_only, anchored)
+IGNORE_FILES = (".gitignore", ".ignore")  # per folder; a later file's rules win
+ROOT_EXCLUDE = ".git/info/exclude"  # the repository's own, below every .gitignore
 
 
 @dataclass(frozen=True)
 class IgnoreFile:
-    base: str  # folder holding the .gitignore, relative to the workspace root ("" = root)
-    rules: tuple[_Rule, ...]
+    """The ignore rules of one folder, in gitignore syntax (pathspec's git semantics)."""
+
+    base: str  # folder holding the rules, relative to the workspace root ("" = root)
+    spec: pathspec.GitIgnoreSpec
 
     @classmethod
     def parse(cls, text: str, base: str) -> IgnoreFile:
-        rules = (_parse_line(line) for line in text.splitlines())
-        return cls(base, tuple(rule for rule in rules if rule is not None))
+        return cls(base, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True ignored, False re-included, None when no rule speaks about `rel`."""
@@ -145,13 +124,7 @@ class IgnoreFile:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1 :]
-        name = rel.rpartition("/")[2]
-        for rule in reversed(self.rules):
-            if rule.dir_only and not is_dir:
-                continue
-            if rule.regex.fullmatch(rel if rule.anchored else name):
-                return not rule.negate
-        return None
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
 
 
 def _ignored(stack: list[IgnoreFile], rel: str, is_dir: bool) -> bool:
@@ -163,11 +136,17 @@ def _ignored(stack: list[IgnoreFile], rel: str, is_dir: bool) -> bool:
 
 
 def _load(folder: str, rel: str) -> IgnoreFile | None:
-    try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-            return IgnoreFile.parse(fh.read(), rel)
-    except OSError:
-        return None
+    """The rules that apply from `folder` down: `.git/info/exclude` (at the root), then
+    `.gitignore`, then `.ignore`, as ripgrep reads them."""
+    names = (ROOT_EXCLUDE, *IGNORE_FILES) if not rel else IGNORE_FILES
+    texts: list[str] = []
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as file:
+                texts.append(file.read())
+        except OSError:
+            continue
+    return IgnoreFile.parse("\n".join(texts), rel) if texts else None
 
 
 def _relative(path: str, root: str) -> str:

@@ -1,9 +1,12 @@
 """The full-screen app: lays out the panes, owns the keys, turns widget messages into loop calls.
 
-The loop is reached only through `LoopApi`: its events go into the view model (synchronously, on
-this same asyncio loop) and the view model's changes go to the widgets; pane refreshes are
-coalesced to one per frame so a fast stream never floods the screen. Loop calls run as tasks so no
-handler waits on the loop. Keys follow ARCHITECTURE.md; the footer greys what does not apply.
+The loop is reached only through `LoopApi`. Its events never touch a widget from inside the
+loop: the subscriber only queues them and posts one message into Textual's queue; the handler
+applies what has gathered to the view model and refreshes each dirty pane once, and the
+transcript draws the view model's changes from its own queue. A failure in that handling becomes
+an error notice (a line in the transcript, a toast, the log), never a crash and never a silent
+loss. Loop calls run as tasks so no handler waits on the loop. Keys follow ARCHITECTURE.md; the
+footer greys what does not apply.
 
 A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,
 pane messages, slash commands, loop swaps); the widgets it wires live in `widgets/`.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -23,6 +27,7 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
@@ -34,13 +39,14 @@ from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
-from tui_agent.ui.widgets.completion import SlashCompletion
+from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
@@ -77,6 +83,11 @@ def welcome_text(info: LoopInfo) -> str:
         f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
         f"{WELCOME_KEYS}"
     )
+_log = logging.getLogger(__name__)
+
+
+class _Pending(Message):
+    """Loop events or view-model changes are waiting to be shown (see `_show_pending`)."""
 
 
 class TuiAgentApp(App[None]):
@@ -113,8 +124,10 @@ class TuiAgentApp(App[None]):
         self._initial_prompt = initial_prompt
         self.setup_error: str | None = None  # why the loop could not be opened
         self._unsubscribe: Callable[[], None] | None = None
+        self._events: list[LoopEvent] = []  # from the loop, not yet in the view model
+        self._woken = False  # a `_Pending` message is on its way
+        self._reported: set[str] = set()
         self._dirty: set[str] = set()
-        self._flush_scheduled = False
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: str | None = None  # prompt id of the queued prompt being edited
@@ -129,6 +142,8 @@ class TuiAgentApp(App[None]):
         self.prompt_input = PromptInput(id="input")
         self.approval_bar = ApprovalBar(clock=clock, id="approval")
         self.completion = SlashCompletion(id="completion")
+        self.paths = PathCompletion(id="path-completion")
+        self.power = PromptPower(self.vm)
 
     # ------------------------------------------------------------ layout
 
@@ -140,6 +155,7 @@ class TuiAgentApp(App[None]):
                 yield self.tools_pane
                 yield self.queue_pane
         yield self.completion
+        yield self.paths
         yield self.approval_bar
         yield self.prompt_input
         yield self.status_bar
@@ -151,6 +167,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(self.loop)
         self.approval_bar.display = False
         self.completion.display = False
+        self.paths.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
         self.call_after_refresh(self._after_first_frame)
@@ -184,16 +201,26 @@ class TuiAgentApp(App[None]):
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
-        self.vm.reset(loop.info, loop.transcript(), loop.snapshot())
+        transcript = loop.transcript()
+        # The welcome heads a resumed transcript too: the screen as it was when it began.
+        welcome = welcome_text(loop.info)
+        self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
+        # After a frame: the file index imports the tools, which the first frame must not wait for.
+        workspace = Path(loop.info.workspace)
+        self.call_after_refresh(
+            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
+        )
         self._unsubscribe = loop.subscribe(self._on_loop_event)
-        if not self.vm.blocks:
-            self.vm.add_marker("welcome", welcome_text(loop.info))
-            if loop.info.demo:
-                self.vm.add_marker("notice", DEMO_NOTICE)
+        if not transcript and loop.info.demo:
+            self.vm.add_marker("notice", DEMO_NOTICE)
         for notice in loop.info.notices:
             self.vm.add_marker("notice", notice)
+
+    async def _open_prompt_power(self, workspace: Path) -> None:
+        history = await self.power.open(workspace)
+        self.prompt_input.prompt_history = history or self.vm.history
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:
@@ -247,9 +274,9 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ loop -> view model -> widgets
 
     def _on_loop_event(self, event: LoopEvent) -> None:
-        self.vm.apply(event)
-        if isinstance(event, TurnFinished) and not self.app_focus:
-            self._turn_end_notice(event.result.type)
+        """The loop's subscriber: runs inside the loop's emission, so it only queues."""
+        self._events.append(event)
+        self._wake()
 
     def _turn_end_notice(self, outcome: str) -> None:
         """The terminal is not focused: ring the bell and/or ask for a desktop notification
@@ -265,20 +292,58 @@ class TuiAgentApp(App[None]):
         if isinstance(change, PaneChanged):
             self._mark(change.pane)
             return
-        self.transcript.apply(change)
+        self.transcript.take(change)
         if isinstance(change, Reset):
             self._mark("tools", "queue", "status", "approvals", "machines", "plan")
 
     def _mark(self, *panes: str) -> None:
-        """Coalesce pane refreshes: many events in one frame cost one redraw."""
+        """Coalesce pane refreshes: the events of one burst cost one redraw."""
         self._dirty.update(panes)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            self.set_timer(1 / 60, self._flush_panes)
+        self._wake()
+
+    def _wake(self) -> None:
+        if not self._woken:
+            self._woken = True
+            self.post_message(_Pending())
+
+    @on(_Pending)
+    def _show_pending(self) -> None:
+        """Apply the queued loop events to the view model, then refresh each pane they touched
+        once: a burst of events costs one pass. The transcript takes its changes through its
+        own queue (`Transcript.take`), so nothing here waits and keys are never held up."""
+        self._woken = False
+        events, self._events = self._events, []
+        for event in events:
+            try:
+                self.vm.apply(event)
+                if isinstance(event, TurnFinished) and not self.app_focus:
+                    self._turn_end_notice(event.result.type)
+            except Exception as error:
+                self._report_error(f"showing a {event.type} event failed", error)
+        if self._dirty:
+            try:
+                self._flush_panes()
+            except Exception as error:
+                self._report_error("refreshing the panes failed", error)
+
+    @on(Transcript.DrawFailed)
+    def _on_draw_failed(self, message: Transcript.DrawFailed) -> None:
+        self._report_error(message.what, message.error, marker=False)
+
+    def _report_error(self, what: str, error: Exception, *, marker: bool = True) -> None:
+        """A failure in the app's own handling: logged, shown as a toast and (unless drawing
+        the transcript is what failed) a line in it; each distinct failure once."""
+        text = f"{what}: {error!r}"
+        _log.error("%s", text, exc_info=error)
+        if text in self._reported:
+            return
+        self._reported.add(text)
+        self.notify(text, title="Internal error", severity="error", timeout=10)
+        if marker:
+            self.vm.add_marker("error", text)
 
     def _flush_panes(self) -> None:
         dirty, self._dirty = self._dirty, set()
-        self._flush_scheduled = False
         if not self.tools_pane.is_attached:
             return  # the app is shutting down: nothing left to draw
         if "tools" in dirty:
@@ -342,8 +407,30 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _submit(self, text: str, *, steer: bool) -> None:
-        self.vm.remember_prompt(text)
+    def _send(self, words: str, *, steer: bool) -> None:
+        """Send what the user typed: mentions read and `!` outputs attached first."""
+        if "@" not in words and not self.power.pending:
+            self._submit(words, steer=steer)
+        else:
+            self._call(self._send_with_context(words, steer), "reading the mentioned files")
+
+    async def _send_with_context(self, words: str, steer: bool) -> None:
+        text, missing = await self.power.prepare(Path(self.loop.info.workspace), words)
+        if missing:
+            shown = ", ".join(f"@{path}" for path in missing)
+            self.vm.add_marker("warning", f"not in the workspace: {shown}; nothing was sent")
+            if not self.prompt_input.text:  # give the draft back to fix the mention
+                self.prompt_input.load_text(words)
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+            return
+        self._submit(text, steer=steer, words=words)
+
+    def _submit(self, text: str, *, steer: bool, words: str | None = None) -> None:
+        typed = text if words is None else words
+        self.vm.remember_prompt(typed)
+        if self.prompt_input.prompt_history is not self.vm.history:
+            self.prompt_input.prompt_history.append(typed)
+        self.power.remember(typed)
         self.transcript.action_follow()
         self._call(self.loop.submit(text, steer_if_active=steer), "submit")
 
@@ -362,21 +449,35 @@ class TuiAgentApp(App[None]):
             self._call(self.loop.edit_queued(prompt_id, text), "edit")
             self._leave_edit(clear=False)
             return
-        parsed = commands.parse(text)
+        if text.startswith("!") and text[1:].strip():
+            self._call(self._run_bang(text[1:].strip()), "!command")
+            return
+        parsed = commands.parse(text, self.power.commands)
         if isinstance(parsed, commands.UnknownCommand):
             self.vm.add_marker("warning", parsed.message())
+        elif parsed is not None and parsed[0].custom is not None:
+            self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
         elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
         else:
-            self._submit(text, steer=message.steer)
+            self._send(text, steer=message.steer)
+
+    async def _run_bang(self, command: str) -> None:
+        if self.power.shell_running:
+            self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
+            return
+        self.transcript.action_follow()
+        await self.power.run_shell(Path(self.loop.info.workspace), command)
+        self.vm.add_marker("info", "its output goes with your next prompt")
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
         if not self.prompt_input.is_attached:
             return  # a change that arrives while the app shuts down
         text = self.prompt_input.text
+        self._update_mentions()
         if text.startswith("/") and " " not in text and "\n" not in text:
-            shown = self.completion.filter(text)
+            shown = self.completion.filter(text, self.power.commands)
             self.completion.display = shown
             self.prompt_input.completion_open = shown
         elif self.completion.display:
@@ -388,7 +489,9 @@ class TuiAgentApp(App[None]):
         if message.key == "tab":
             chosen = self.completion.chosen
             if chosen is not None:
-                self.prompt_input.load_text(f"/{chosen.name}" + (" " if chosen.args else ""))
+                self.prompt_input.load_text(
+                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
+                )
                 self.prompt_input.move_cursor(self.prompt_input.document.end)
         else:
             self.completion.move(-1 if message.key == "up" else 1)
@@ -404,6 +507,57 @@ class TuiAgentApp(App[None]):
     @on(PromptInput.PageTranscript)
     def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
         self.transcript.page(message.pages)
+
+    def _update_mentions(self) -> None:
+        row, column = self.prompt_input.cursor_location
+        line = self.prompt_input.document.get_line(row)[:column]
+        query = self.power.mention_at(line)
+        shown = query is not None and self.paths.show_paths(self.power.complete(query))
+        self.paths.display = shown
+        self.prompt_input.mention_open = shown
+
+    @on(PromptInput.MentionMove)
+    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
+        if message.key in ("up", "down"):
+            self.paths.move(-1 if message.key == "up" else 1)
+            return
+        chosen = self.paths.chosen
+        if chosen is None:
+            return
+        row, column = self.prompt_input.cursor_location
+        line = self.prompt_input.document.get_line(row)[:column]
+        query = self.power.mention_at(line) or ""
+        start = (row, column - len(query))
+        path = f'"{chosen}"' if " " in chosen else chosen
+        self.prompt_input.replace(
+            path + ("" if chosen.endswith("/") else " "), start, (row, column)
+        )
+        self._update_mentions()  # a folder stays open to go deeper
+
+    @on(PromptInput.HistorySearchRequested)
+    def _on_history_search(self) -> None:
+        from tui_agent.ui.history_search import HistorySearch
+
+        def chosen(prompt: str | None) -> None:
+            if prompt is not None:
+                self.prompt_input.load_text(prompt)
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+            self.prompt_input.focus()
+
+        self.push_screen(HistorySearch(self.prompt_input.prompt_history), callback=chosen)
+
+    @on(PromptInput.EditorRequested)
+    def _on_editor(self) -> None:
+        from tui_agent.ui.editor import edit_in_editor
+
+        draft = self.prompt_input.unfolded(self.prompt_input.text)
+        try:
+            edited = edit_in_editor(self, draft)
+        except (OSError, RuntimeError) as exc:
+            self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
+            return
+        self.prompt_input.load_text(edited)
+        self.prompt_input.move_cursor(self.prompt_input.document.end)
 
     def _hide_completion(self) -> None:
         self.completion.display = False
@@ -487,6 +641,8 @@ class TuiAgentApp(App[None]):
         """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
         return (
             self.completion.display
+            or self.paths.display
+            or self.power.shell_running
             or self.approval_bar.asking_reason
             or self._editing is not None
         )
@@ -496,7 +652,12 @@ class TuiAgentApp(App[None]):
         self._call(self.loop.cancel(force=force), "cancel")
 
     def action_escape_idle(self) -> None:
-        if self.completion.display:
+        if self.paths.display:
+            self.paths.display = False
+            self.prompt_input.mention_open = False
+        elif self.power.shell_running:
+            self.power.stop_shell()
+        elif self.completion.display:
             self._hide_completion()
         elif self.approval_bar.asking_reason:
             self.approval_bar.cancel_reason()
@@ -598,7 +759,7 @@ class TuiAgentApp(App[None]):
     def run_slash(self, name: str, arg: str = "") -> None:
         match name:
             case "help":
-                self.vm.add_marker("info", commands.help_text())
+                self.vm.add_marker("info", commands.help_text(self.power.commands))
             case "new":
                 if self.hooks.new_session is not None:
                     self._call(self._swap(self.hooks.new_session()), "/new")

@@ -3,6 +3,8 @@
 `parse` tells three cases apart: a known command (or an alias), an unknown `/word` (refused
 locally with the nearest names, never sent to the model), and text that merely starts with a
 slash (a path such as `/usr/lib`, or a line with a space before the slash), which is a prompt.
+The user's own commands (Markdown files, see `session.load_custom_commands`) come after the
+built-in ones, which keep their names.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_agent.loop.events import McpServerInfo
+from tui_agent.session import CustomCommand
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,16 @@ class SlashCommand:
     name: str  # without the slash
     args: str  # hint shown after the name, "" when none
     help: str
+    custom: CustomCommand | None = None  # a user's command: its prompt template
+
+
+def custom_commands(found: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
+    """The user's commands as slash commands; a built-in name is never taken over."""
+    return tuple(
+        SlashCommand(c.name, c.argument_hint, c.description, custom=c)
+        for c in found
+        if c.name not in BY_NAME
+    )
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -42,7 +55,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
 ALIASES = {"clear": "new", "exit": "quit"}
 BY_NAME = {command.name: command for command in COMMANDS}
 BY_NAME.update({alias: BY_NAME[name] for alias, name in ALIASES.items()})
-_WORD = re.compile(r"/([A-Za-z][\w-]*)")  # a command word: no second slash, so no path
+_WORD = re.compile(r"/([A-Za-z][\w.:-]*)")  # a command word: no second slash, so no path
 
 
 @dataclass(frozen=True)
@@ -58,13 +71,15 @@ class UnknownCommand:
         return f"/{self.word} is not a command ({hint}); nothing was sent"
 
 
-def matching(prefix: str) -> list[SlashCommand]:
+def matching(prefix: str, custom: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
     """Commands whose name starts with what follows the slash."""
     word = prefix.lstrip("/").lower()
-    return [c for c in COMMANDS if c.name.startswith(word)]
+    return [c for c in (*COMMANDS, *custom) if c.name.lower().startswith(word)]
 
 
-def parse(text: str) -> tuple[SlashCommand, str] | UnknownCommand | None:
+def parse(
+    text: str, custom: Sequence[SlashCommand] = ()
+) -> tuple[SlashCommand, str] | UnknownCommand | None:
     """`/name arg` for a known command, `UnknownCommand` for another `/word`, else None."""
     if not text.startswith("/") or "\n" in text.strip():
         return None
@@ -72,15 +87,15 @@ def parse(text: str) -> tuple[SlashCommand, str] | UnknownCommand | None:
     if (match := _WORD.fullmatch(head)) is None:
         return None
     word = match.group(1)
-    command = BY_NAME.get(word.lower())
+    command = BY_NAME.get(word.lower()) or next((c for c in custom if c.name == word), None)
     if command is None:
-        return UnknownCommand(word, nearest(word))
+        return UnknownCommand(word, nearest(word, custom))
     return command, arg.strip()
 
 
-def nearest(word: str) -> tuple[str, ...]:
+def nearest(word: str, custom: Sequence[SlashCommand] = ()) -> tuple[str, ...]:
     """Known names that start like `word`, then those spelled like it: at most three."""
-    names = list(BY_NAME)
+    names = [*BY_NAME, *(c.name for c in custom)]
     word = word.lower()
     starting = [name for name in names if name.startswith(word[:2])]
     close = difflib.get_close_matches(word, names, n=3, cutoff=0.5)
@@ -96,18 +111,26 @@ Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
 Shift+Tab       approval mode: ask → auto-edit → yolo
-Up/Down         prompt history (on an empty input)
+Up/Down         prompt history (on an empty input);  Ctrl+R: search it
+@path           attach a file or folder (completion: Tab or Enter)
+!command        run it in the workspace shell; its output goes with the next prompt
+Ctrl+G          edit the draft in $VISUAL / $EDITOR;  Ctrl+O: unfold pasted text
 PageUp/PageDown, Home/End   scroll the transcript (End: follow it again)
 Ctrl+T, Ctrl+N  tools / queue pane: Delete cancels or removes, Enter edits,
                 Ctrl+S steers, Shift+Up/Down reorders; typing returns to the prompt
 F2              machine inspector;  Ctrl+P: command palette"""
 
 
-def help_text() -> str:
+def help_text(custom: Sequence[SlashCommand] = ()) -> str:
     lines = [KEYS_HELP, "", "Commands:"]
     for command in COMMANDS:
         head = f"/{command.name} {command.args}".rstrip()
         lines.append(f"{head:<32}{command.help}")
+    if custom:
+        lines += ["", "Your commands (.tui-agent/commands, .claude/commands, ~ commands):"]
+        for command in custom:
+            head = f"/{command.name} {command.args}".rstrip()
+            lines.append(f"{head:<32}{command.help}")
     return "\n".join(lines)
 
 

@@ -70,7 +70,7 @@ class SubagentScreen(ModalScreen[None]):
 
     def _on_change(self, change: Change) -> None:
         if not isinstance(change, PaneChanged):
-            self.transcript.apply(change)
+            self.transcript.take(change)
 
     def _show_title(self) -> None:
         state = self.run.state

@@ -346,10 +346,16 @@ class ViewModel:
     # ------------------------------------------------------------ loading and resetting
 
     def reset(
-        self, info: LoopInfo, transcript: Iterable[LoopEvent], snapshot: LoopSnapshot
+        self,
+        info: LoopInfo,
+        transcript: Iterable[LoopEvent],
+        snapshot: LoopSnapshot,
+        *,
+        welcome: str | None = None,
     ) -> None:
-        """Start over for a (new or resumed) session: the transcript's events replayed through
-        `apply`, as they were drawn live, then the panes from the snapshot."""
+        """Start over for a (new or resumed) session: the `welcome` block first, then the
+        transcript's events replayed through `apply`, as they were drawn live, then the panes
+        from the snapshot."""
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -360,6 +366,8 @@ class ViewModel:
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
         self._retry = None
+        if welcome is not None:
+            self.blocks.append(MarkerBlock(self._new_id(), "welcome", welcome))
         self._load_transcript(transcript)
         self._load_snapshot(snapshot)
         self._emit(Reset())
@@ -428,6 +436,22 @@ class ViewModel:
         self._close_streams()
         self._add(MarkerBlock(self._new_id(), kind, text))
 
+    def add_user_command(self, command: str) -> ToolBlock:
+        """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
+        self._close_streams()
+        block = ToolBlock(
+            self._new_id(), f"user-{self._next_id}", "!", json.dumps({"command": command})
+        )
+        block.state = "running"
+        self._add(block)
+        return block
+
+    def user_command_output(self, block: ToolBlock, text: str, *, state: str | None = None) -> None:
+        block.output = (block.output + text)[-OUTPUT_CAP:] if state is None else text[-OUTPUT_CAP:]
+        if state is not None:
+            block.state = state
+        self._emit(BlockUpdated(block))
+
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.status.approval_mode = mode
         self._emit(PaneChanged("status"))
@@ -481,7 +505,7 @@ class ViewModel:
             case ToolStarted():
                 self._on_tool_started(event)
             case ToolStateChanged():
-                self._on_tool_state(event.id, event.state)
+                self._on_tool_state(event.id, event.state, event.ts)
             case ToolUpdated():
                 self._on_tool_output(event)
             case ToolFinished():
@@ -677,7 +701,7 @@ class ViewModel:
         )
         self._emit(PaneChanged("tools"))
 
-    def _on_tool_state(self, call_id: str, state: str) -> None:
+    def _on_tool_state(self, call_id: str, state: str, ts: float) -> None:
         block = self._tool_blocks.get(call_id)
         if block is not None and block.state != state:
             block.state = state
@@ -685,7 +709,7 @@ class ViewModel:
         row = self.tools.get(call_id)
         if row is not None:
             if state == "running" and row.state != "running":
-                row.started_at = self.clock()  # elapsed counts from when it really started
+                row.started_at = ts  # elapsed counts from when it really started
             row.state = state
             self._emit(PaneChanged("tools"))
 

@@ -5,14 +5,17 @@ journal, and (3) plain facts for the service's policy (`EngineListener`): a step
 tool result arrived, a turn ended. The service never sees kernel types; this module and its
 siblings are the only code that imports the kernel.
 
-Step bookkeeping mirrors spec section 7: `step.begin` when an attempt goes on the wire, content
-parts and tool calls when the step completes, a `tool.result` per call as it completes, and
+Step bookkeeping follows docs/loop-spec.md §7: `step.begin` when an attempt goes on the wire,
+content parts and tool calls when the step completes, a `tool.result` per call as it completes, and
 `step.end` when the step has no calls, after its last result, as `error` for a failed attempt,
-or `interrupted` on cancel after back-filling an aborted result for every unresolved call.
+or `interrupted` when the turn was cancelled (its tools answered the abort, or an aborted result
+is back-filled for every call still unresolved). Turn starts and tool results are published only
+once their records are durable (write-ahead, `Journal.durable`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,15 +40,6 @@ from tui_agent.vocab import (
     TurnError,
 )
 
-_TOOL_STATE = {
-    "preparing": "queued",
-    "executing": "queued",  # handed to the executor, which reports when it really runs
-    "finishing": "running",
-    "succeeded": "done",
-    "failed": "failed",
-    "aborted": "aborted",
-}
-
 
 @dataclass(frozen=True)
 class StepFacts:
@@ -67,9 +61,16 @@ class TurnFacts:
 
 
 class EngineListener(Protocol):
-    def publish(self, event: ev.LoopEvent) -> None: ...
+    def publish(self, event: ev.LoopEvent, after: asyncio.Future[None] | None = None) -> None:
+        """Deliver `event` to observers in order; with `after`, not before that future is
+        done (and every later event waits behind it)."""
+        ...
 
     def turn_started(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None: ...
+
+    def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
+        """Inputs (steers, notifications, reminders) entered the turn's history at a drain."""
+        ...
 
     def step_finished(self, facts: StepFacts) -> None: ...
 
@@ -90,6 +91,10 @@ class EngineListener(Protocol):
         ...
 
     def prompt_dropped(self, prompt_id: str, reason: Literal["blocked", "failed"]) -> None: ...
+
+    def internal_error(self, error: BaseException) -> None:
+        """An error the kernel caught and kept (it never breaks a transition): tell the user."""
+        ...
 
 
 class _PromptGate:
@@ -154,28 +159,29 @@ class Engine:
         self._machine_states: dict[str, str] = {}
         self._turn_id: int | None = None
         self._step = 0
+        self._aborting = False  # the turn is being cancelled: its open step ends interrupted
         # What the loop does with each kernel emission, by type.
         self._handlers: dict[type[k.KernelEvent], Callable[[Any], None]] = {
             k.Transitioned: self._on_transitioned,
-            k.TurnStarted: self._on_turn_started,
-            k.StepStarted: self._on_step_started,
+            k.TurnOpened: self._on_turn_started,
+            k.StepBegun: self._on_step_started,
             k.AttemptSent: self._on_attempt_sent,
             k.StreamPart: self._on_stream_part,
-            k.AttemptDiscarded: self._on_attempt_discarded,
+            k.AttemptVoided: self._on_attempt_discarded,
             k.UsageRecorded: self._on_usage_recorded,
-            k.Retrying: self._on_retrying,
-            k.StepCompleted: self._on_step_completed,
+            k.RetryScheduled: self._on_retrying,
+            k.StepAnswered: self._on_step_completed,
             k.StepFailed: self._on_step_failed,
             k.ToolsSpawned: self._on_tools_spawned,
-            k.ToolStateChanged: self._on_tool_state_changed,
-            k.ToolUpdated: self._on_tool_updated,
+            k.ToolProgress: self._on_tool_progress,
+            k.ToolOutput: self._on_tool_updated,
             k.ToolDetached: self._on_tool_detached,
-            k.ToolFinished: self._on_tool_finished,
-            k.Drained: self._on_drained,
-            k.PromptSteered: self._on_prompt_steered,
+            k.ToolSettled: self._on_tool_finished,
+            k.InputsDrained: self._on_drained,
+            k.SteerMerged: self._on_prompt_steered,
             k.PromptBlocked: self._on_prompt_blocked,
             k.PromptGateFailed: self._on_prompt_gate_failed,
-            k.TurnAborting: self._on_turn_aborting,
+            k.AbortBegun: self._on_turn_aborting,
             k.TurnEnded: self._on_turn_ended,
         }
         self.agent = Agent(
@@ -186,6 +192,7 @@ class Engine:
             prompt_gate=_PromptGate(listener),
             tool_hooks=_AfterToolHook(listener),
             history=history,
+            on_error=listener.internal_error,
         )
 
     # -- views -------------------------------------------------------------------------------
@@ -225,13 +232,6 @@ class Engine:
     def machine_states(self) -> dict[str, str]:
         return dict(self._machine_states)
 
-    def set_tool_state(self, call_id: str, state: str) -> None:
-        """The executor's finer states (queued, awaiting approval, running) for a live call."""
-        tool = self._tools.get(call_id)
-        if tool is None or tool.state == state or tool.state in ("done", "failed", "detached"):
-            return
-        tool.state = state
-        self._listener.publish(ev.ToolStateChanged(id=call_id, name=tool.name, state=state))
 
     # -- translation -------------------------------------------------------------------------
     def _on_kernel_event(self, event: k.KernelEvent) -> None:
@@ -251,16 +251,11 @@ class Engine:
             )
         )
 
-    def _on_turn_started(self, event: k.TurnStarted) -> None:
+    def _on_turn_started(self, event: k.TurnOpened) -> None:
         self._turn_id = event.turn_id
         self._step = 0
-        prompt_ids = tuple(
-            pid
-            for entry in event.entries
-            for pid in (
-                entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
-            )
-        )
+        self._aborting = False
+        prompt_ids = _prompt_ids(event.entries)
         self._journal.turn_begin(event.turn_id, prompt_ids)
         for entry in event.entries:
             self._journal.entry(entry)
@@ -270,10 +265,11 @@ class Engine:
                 turn_id=event.turn_id,
                 prompt_ids=prompt_ids,
                 texts=tuple(entry.message.text for entry in event.entries),
-            )
+            ),
+            after=self._journal.durable(),  # write-ahead: the prompts are on disk first
         )
 
-    def _on_step_started(self, event: k.StepStarted) -> None:
+    def _on_step_started(self, event: k.StepBegun) -> None:
         self._step = event.step
 
     def _on_attempt_sent(self, event: k.AttemptSent) -> None:
@@ -294,7 +290,7 @@ class Engine:
                 ev.ThinkingDelta(turn_id=event.turn_id, step=event.step, text=part.text)
             )
 
-    def _on_attempt_discarded(self, event: k.AttemptDiscarded) -> None:
+    def _on_attempt_discarded(self, event: k.AttemptVoided) -> None:
         self._end_open_step(FinishReason.ERROR)
         self._listener.publish(ev.AttemptDiscarded(turn_id=event.turn_id, step=event.step))
 
@@ -302,21 +298,21 @@ class Engine:
         if self._open is not None:
             self._open.usage = event.usage
 
-    def _on_retrying(self, event: k.Retrying) -> None:
-        self._listener.publish(
-            ev.Retrying(
-                turn_id=event.turn_id,
-                step=event.step,
-                attempt=event.next_attempt,
-                max_attempts=event.max_attempts,
-                delay_s=event.delay_s,
-                error_code=event.error.code,
-                message=event.error.message,
-                status=event.error.status,
-            )
+    def _on_retrying(self, event: k.RetryScheduled) -> None:
+        retrying = ev.Retrying(
+            turn_id=event.turn_id,
+            step=event.step,
+            attempt=event.next_attempt,
+            max_attempts=event.max_attempts,
+            delay_s=event.delay_s,
+            error_code=event.error.code,
+            message=event.error.message,
+            status=event.error.status,
         )
+        self._journal.retrying(retrying)
+        self._listener.publish(retrying)
 
-    def _on_step_completed(self, event: k.StepCompleted) -> None:
+    def _on_step_completed(self, event: k.StepAnswered) -> None:
         message = event.entry.message
         step = self._open or _OpenStep(uuid=uuid.uuid4().hex, step=event.step)
         self._open = step
@@ -354,16 +350,18 @@ class Engine:
                 ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments)
             )
 
-    def _on_tool_state_changed(self, event: k.ToolStateChanged) -> None:
-        state = _TOOL_STATE[event.state]
+    def _on_tool_progress(self, event: k.ToolProgress) -> None:
+        """The runner's states (queued, awaiting approval, running) of a live call. A call's
+        state has these writers only: spawned (queued), the runner, detached, finished."""
         tool = self._tools.get(event.call_id)
-        if tool is None or (state == "running" and tool.state in ("running", "awaiting_approval")):
+        if tool is None or tool.state in (event.status, "detached"):
             return
-        if state in ("done", "failed", "aborted"):
-            return  # ToolFinished carries the final state with the result
-        self.set_tool_state(event.call_id, state)
+        tool.state = event.status
+        self._listener.publish(
+            ev.ToolStateChanged(id=event.call_id, name=tool.name, state=event.status)
+        )
 
-    def _on_tool_updated(self, event: k.ToolUpdated) -> None:
+    def _on_tool_updated(self, event: k.ToolOutput) -> None:
         tool = self._tools.get(event.call_id)
         if tool is not None:
             tool.tail = (tool.tail + event.update.text)[-2000:]
@@ -371,20 +369,28 @@ class Engine:
 
     def _on_tool_detached(self, event: k.ToolDetached) -> None:
         """The ack is the call's result in history; the work goes on in the background."""
-        self.set_tool_state(event.call_id, "detached")
         tool = self._tools.get(event.call_id)
-        if tool is not None:
+        if tool is not None and tool.state != "detached":
             tool.state = "detached"
+            self._listener.publish(
+                ev.ToolStateChanged(id=event.call_id, name=tool.name, state="detached")
+            )
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
-    def _on_tool_finished(self, event: k.ToolFinished) -> None:
+    def _on_tool_finished(self, event: k.ToolSettled) -> None:
         outcome = event.outcome
         display = event.result.display or {}
         if outcome == "succeeded" and display.get("outcome") == "aborted":
             outcome = "aborted"  # the executor answered for a call it had to abort
         state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[outcome]
         self._tools.pop(event.call_id, None)
-        self._listener.publish(ev.ToolStateChanged(id=event.call_id, name=event.name, state=state))
+        durable = None
+        if not event.background:
+            self._record_result(event.call_id, event.result, outcome)
+            durable = self._journal.durable()  # write-ahead: the result is on disk first
+        self._listener.publish(
+            ev.ToolStateChanged(id=event.call_id, name=event.name, state=state), after=durable
+        )
         self._listener.publish(
             ev.ToolFinished(
                 id=event.call_id,
@@ -396,22 +402,21 @@ class Engine:
                 background=event.background,
             )
         )
-        if not event.background:
-            self._record_result(event.call_id, event.result, outcome)
         self._listener.tool_result(event.call_id, event.result, event.background)
 
-    def _on_drained(self, event: k.Drained) -> None:
+    def _on_drained(self, event: k.InputsDrained) -> None:
         for entry in event.entries:
             self._journal.entry(entry)
+        self._listener.drained(event.turn_id, event.entries)
         self._listener.publish(
             ev.Drained(
                 turn_id=event.turn_id,
                 texts=tuple(e.message.text for e in event.entries),
-                prompt_ids=tuple(pid for e in event.entries for pid in e.meta.prompt_ids),
+                prompt_ids=_prompt_ids(event.entries),
             )
         )
 
-    def _on_prompt_steered(self, event: k.PromptSteered) -> None:
+    def _on_prompt_steered(self, event: k.SteerMerged) -> None:
         for prompt_id in event.prompt_ids:
             self._listener.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="steered"))
         self._listener.publish(
@@ -429,7 +434,8 @@ class Engine:
             self._listener.publish(ev.PromptRemoved(prompt_id=event.prompt_id, reason="failed"))
         self._listener.publish(ev.Notice(level="error", text=f"Prompt gate failed: {event.error}"))
 
-    def _on_turn_aborting(self, event: k.TurnAborting) -> None:
+    def _on_turn_aborting(self, event: k.AbortBegun) -> None:
+        self._aborting = True
         self._listener.publish(ev.TurnAborting(turn_id=event.turn_id, reason=event.reason))
 
     def _on_turn_ended(self, event: k.TurnEnded) -> None:
@@ -461,7 +467,9 @@ class Engine:
             return
         self._journal.tool_result(call_id, result, outcome)
         step.pending.remove(call_id)
-        if not step.pending and self._turn_id is not None:
+        if not step.pending and self._turn_id is not None and not self._aborting:
+            # Cancelled: the tools answered the abort, the step stays open until the turn
+            # ends and is sealed `interrupted` there.
             self._finish_step(self._turn_id, had_calls=True)
 
     def _finish_step(self, turn_id: int, *, had_calls: bool) -> None:
@@ -509,6 +517,17 @@ class Engine:
                         self._journal.content_part(step.uuid, part)
         self._journal.step_end(step.uuid, FinishReason.INTERRUPTED, None, step.usage)
         self._open = None
+
+
+def _prompt_ids(entries: Sequence[HistoryEntry]) -> tuple[str, ...]:
+    """The prompts behind `entries`, in order (a merged steer names several)."""
+    return tuple(
+        pid
+        for entry in entries
+        for pid in (
+            entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
+        )
+    )
 
 
 def _notification_source(entry: HistoryEntry) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal, Protocol
 
-from tui_agent.loop.events import TurnResult
+from tui_agent.loop.events import Retrying, TurnResult
 from tui_agent.vocab import (
     ContentPart,
     FinishReason,
@@ -18,6 +19,10 @@ ToolOutcome = Literal["succeeded", "failed", "aborted"]
 
 
 class Journal(Protocol):
+    def durable(self) -> asyncio.Future[None]:
+        """Resolves once every record written so far is on disk (flushed and fsynced)."""
+        ...
+
     def turn_begin(self, turn_id: int, prompt_ids: tuple[str, ...]) -> None: ...
 
     def entry(self, entry: HistoryEntry) -> None: ...
@@ -40,8 +45,16 @@ class Journal(Protocol):
         usage: TokenUsage | None = None,
     ) -> None: ...
 
+    def retrying(self, event: Retrying) -> None:
+        """An attempt failed and another follows: the transcript shows it (see `loop.replay`)."""
+        ...
+
     def turn_end(self, turn_id: int, result: TurnResult) -> None: ...
 
     def compaction(
         self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int
     ) -> None: ...
+
+    def error(self, text: str) -> None:
+        """A failure the loop caught and reported (not part of history)."""
+        ...

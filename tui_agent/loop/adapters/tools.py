@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_agent.kernel.ports import ToolRunContext
@@ -31,13 +31,8 @@ class _Parked:
 
 
 class LoopToolRunner:
-    def __init__(
-        self,
-        executor: BatchExecutor,
-        on_state: Callable[[str, str], None] = lambda call_id, state: None,
-    ) -> None:
+    def __init__(self, executor: BatchExecutor) -> None:
         self._executor = executor
-        self._on_state = on_state
         self._expected: set[str] = set()
         self._parked: dict[str, _Parked] = {}
         self._signal = AbortSignal()
@@ -115,12 +110,11 @@ class LoopToolRunner:
             _settle(parked, error_result(f'Tool "{parked.call.name}" produced no result.'))
 
     def _call_context(self, parked: _Parked) -> CallContext:
-        call_id = parked.call.id
         return CallContext(
             signal=parked.ctx.signal,
             on_update=parked.ctx.on_update,
             detach=parked.ctx.detach,
-            on_state=lambda state: self._on_state(call_id, state),
+            on_state=parked.ctx.on_state,
         )
 
 

@@ -64,6 +64,8 @@ class McpConnection:
     async def open(self) -> list[ServerTool]:
         """Start the server and list its tools, within the configured start-up time."""
         ready: asyncio.Future[list[ServerTool]] = asyncio.get_running_loop().create_future()
+        # Marked as seen: when start-up is abandoned nobody awaits the reason it failed.
+        ready.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         if self.config.transport == "stdio":
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server
         self._owner = asyncio.create_task(self._own(ready), name=f"mcp:{self.config.name}")

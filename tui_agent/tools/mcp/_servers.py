@@ -35,9 +35,7 @@ TrustAnswer = Literal["once", "always", "deny"]
 NoticeLevel = Literal["info", "warning", "error"]
 AskTrust = Callable[[Sequence[McpServerConfig]], Awaitable[TrustAnswer]]
 MAX_DEATHS = 2  # the second death disables the server
-NOT_APPROVED = (
-    "not approved for this workspace (approve it once in the app, or run with --yolo)"
-)
+NOT_APPROVED = "not approved for this workspace (approve it once in the app, or run with --yolo)"
 
 
 class TrustStore(Protocol):
@@ -146,8 +144,9 @@ class McpServers:
                 self._set(entry, "skipped", NOT_APPROVED)
             if untrusted:
                 names = ", ".join(entry.config.name for entry in untrusted)
-                self._on_notice("warning", f"MCP servers from .mcp.json skipped: {names}: "
-                                f"{NOT_APPROVED}")
+                self._on_notice(
+                    "warning", f"MCP servers from .mcp.json skipped: {names}: {NOT_APPROVED}"
+                )
         await asyncio.gather(*starts, return_exceptions=True)
 
     async def _approved(self, configs: list[McpServerConfig]) -> bool:
@@ -237,9 +236,7 @@ class McpServers:
         entry.state, entry.error = state, error
         if state not in ("ready", "crashed"):  # a crashed server's tools restart it when called
             entry.tools = ()
-        self._by_name = {
-            tool.name: tool for each in self._entries.values() for tool in each.tools
-        }
+        self._by_name = {tool.name: tool for each in self._entries.values() for tool in each.tools}
         self._specs = tuple(tool.spec() for tool in self._by_name.values())
         self._on_change()
 

@@ -1,13 +1,13 @@
 """The transcript's block widgets: one widget per view-model block, updated in place.
 
 Assistant text streams through Textual's `MarkdownStream` and the stream is always stopped when
-the block ends. Thinking is dimmed and collapsible; a tool call is one collapsed line with a
-status glyph, expandable to its output (edits show a highlighted diff); a retry counts down.
+the block ends; a long answer is a column of bounded Markdown segments (see `AssistantText`).
+Thinking is dimmed and collapsible; a tool call is one collapsed line with a status glyph,
+expandable to its output (edits show a highlighted diff); a retry counts down.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -16,11 +16,14 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
 
+from tui_agent.session import split_attachments
 from tui_agent.ui.view_model import (
     Block,
     MarkerBlock,
@@ -43,181 +46,187 @@ TOOL_GLYPHS = {
 # Lines of output or diff shown when a tool block is expanded; the rest is summarised.
 EXPANDED_LINES = 40
 DIFF_AUTO_EXPAND_LINES = 24
-SEGMENT_CHARS = 3000  # assistant text per Markdown widget before a long answer continues below
-LIVE_SEGMENTS = 2  # the newest segments stay Markdown widgets; older ones are flattened
-
-
-class StreamingMarkdown(Markdown):
-    """Markdown fed fragment by fragment; fragments that arrive faster than frames coalesce."""
-
-    def __init__(self, text: str = "", *, streaming: bool, classes: str = "") -> None:
-        super().__init__(text, classes=classes)
-        self._pending: list[str] = []
-        self._wake = asyncio.Event()
-        self._ended = not streaming
-        self._pump: asyncio.Task[None] | None = None
-
-    def on_mount(self) -> None:
-        if not self._ended or self._pending:
-            self._pump = asyncio.create_task(self._run())
-
-    def feed(self, fragment: str) -> None:
-        self._pending.append(fragment)
-        self._wake.set()
-
-    def end(self) -> None:
-        self._ended = True
-        self._wake.set()
-
-    async def _run(self) -> None:
-        stream = Markdown.get_stream(self)
-        try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                if self._pending:
-                    chunk = "".join(self._pending)
-                    self._pending.clear()
-                    await stream.write(chunk)
-                if self._ended and not self._pending:
-                    break
-        finally:
-            await stream.stop()
-
-    async def on_unmount(self) -> None:
-        if self._pump is not None and not self._pump.done():
-            self._pump.cancel()
+SEGMENT_CHARS = 800  # assistant text per Markdown widget before a long answer continues below
 
 
 class UserPrompt(Static):
+    """The user's words; what went with them (`@file`, `!command` output) shows as chips."""
+
     def __init__(self, block: UserBlock) -> None:
         label = {"prompt": "❯ ", "steer": "↳ steer: ", "notification": "✉ "}[block.via]
+        words, sources = split_attachments(block.text)
         text = Text(label, style="bold")
-        text.append(block.text)
+        text.append(words)
+        for source in sources:
+            text.append(" ")
+            text.append(f" {source} ", style="reverse dim")
         super().__init__(text, classes=f"block user -{block.via}", markup=False)
 
 
 class _Segment(Widget):
-    """One part of a long answer: a streaming Markdown widget, later one flat renderable."""
+    """One part of a long answer: a Markdown widget, or, while it is far from the viewport, a
+    blank of the same height ("parked") that is rebuilt from the same text when it comes back."""
 
     DEFAULT_CSS = "_Segment { height: auto; }"
 
-    def __init__(self, text: str, *, streaming: bool, flat: bool) -> None:
+    def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
-        self.markdown = None if flat else StreamingMarkdown(text, streaming=streaming)
+        self.markdown: Markdown | None = Markdown(text)
+        self._seen_height = 0
+        self._parked_height = 0
 
     def compose(self) -> ComposeResult:
-        yield self.markdown if self.markdown is not None else _flat(self.text)
+        if self.markdown is not None:
+            yield self.markdown
 
-    def flatten(self) -> None:
-        if self.markdown is None:
+    @property
+    def parked(self) -> bool:
+        return self.markdown is None
+
+    @property
+    def drawn(self) -> bool:
+        """Its Markdown is built and laid out (not parked, not rebuilding)."""
+        return self.markdown is not None and _laid_out(self.markdown)
+
+    def render(self) -> str:
+        return ""  # a parked segment is blank
+
+    def park(self) -> None:
+        """Swap the Markdown for a blank of its height, once that height is known: its blocks
+        are laid out and the height was the same at the previous cull."""
+        markdown = self.markdown
+        height = self.outer_size.height
+        seen, self._seen_height = self._seen_height, height
+        if markdown is None or height != seen or not _laid_out(markdown):
             return
-        if not self.is_mounted:  # fed faster than it was mounted: once it is
-            self.call_after_refresh(self.flatten)
-            return
-        self.markdown.remove()
+        markdown.remove()
         self.markdown = None
-        self.mount(_flat(self.text))
+        self._parked_height = height
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # The answer's `stream` layout measures content only (it ignores a `height` style).
+        # A rebuilt segment keeps its parked height until its Markdown is laid out again, so
+        # nothing below it moves while it builds.
+        markdown = self.markdown
+        height = 0 if markdown is None else super().get_content_height(container, viewport, width)
+        if self._parked_height and self.drawn:
+            self._parked_height = 0
+        return max(height, self._parked_height)
+
+    def unpark(self, *, resized: bool = False) -> None:
+        """Rebuild the Markdown; `resized`: the parked height is no longer the right one."""
+        if self.markdown is None:
+            self.markdown = Markdown(self.text)
+            self._seen_height = 0
+            if resized:
+                self._parked_height = 0
+            self.mount(self.markdown)
 
 
 class AssistantText(Widget):
-    """Assistant text as a column of segments of bounded size.
+    """Assistant text as a column of Markdown segments of bounded size.
 
-    Every screen update re-arranges every mounted widget, and a Markdown widget is one widget
-    per paragraph, list item or fence, so a long answer would slow each frame down as it grows.
-    Instead it continues in a new Markdown segment at a paragraph break (outside a code fence)
-    once the current one holds `SEGMENT_CHARS`, and segments `LIVE_SEGMENTS` back, long
-    scrolled away while following the stream, are flattened into one widget each (Rich's
-    Markdown renderer): the answer costs a handful of widgets however long it gets.
+    Every layout places every mounted widget, and a Markdown widget is several widgets per
+    paragraph, list item, table or fence, so a long answer would make each frame slower as it
+    grows. Instead the text continues in a new segment at the first paragraph break (outside a
+    code fence) once a segment holds `SEGMENT_CHARS`, and a finished segment far from the viewport
+    is parked (`cull`): the answer costs a bounded number of widgets however long it gets, and
+    what is on screen is always the same Markdown widget built from the same text.
+    Text streams through Textual's `MarkdownStream`, which coalesces fragments that arrive faster
+    than it can append them; the stream is stopped when the block ends.
     """
 
     def __init__(self, block: TextBlock) -> None:
         super().__init__(classes="block assistant")
-        self._composed = False
-        texts = _split(block.text)
-        self._segments = [
-            _Segment(
-                text,
-                streaming=block.streaming and index == len(texts) - 1,
-                flat=index < len(texts) - LIVE_SEGMENTS,
-            )
-            for index, text in enumerate(texts)
-        ]
+        self._segments = [_Segment(text) for text in split_segments(block.text)]
+        self._stream: MarkdownStream | None = None
+        self.shown = len(block.text)  # characters of the block's text this widget holds
 
     @property
     def texts(self) -> list[str]:
         return [segment.text for segment in self._segments]
 
+    @property
+    def segments(self) -> list[_Segment]:
+        return list(self._segments)
+
     def compose(self) -> ComposeResult:
-        # Segments added before this point are composed here; later ones are mounted.
-        self._composed = True
         yield from self._segments
 
-    def _add_segment(self, segment: _Segment) -> None:
-        self._segments.append(segment)
-        if self._composed:
-            self._mount_in_order(segment)
+    async def write(self, fragment: str) -> None:
+        self.shown += len(fragment)
+        await self._write(fragment)
 
-    def _mount_in_order(self, segment: _Segment) -> None:
-        if self.is_mounted:
-            self.mount(segment)
-        else:
-            self.call_after_refresh(self._mount_in_order, segment)
-
-    def feed(self, fragment: str) -> None:
+    async def _write(self, fragment: str) -> None:
         live = self._segments[-1]
-        assert live.markdown is not None
-        # Only a break that arrives with this fragment can end the segment (what came before
-        # is already on screen).
-        cut = _segment_cut(live.text + fragment, since=max(0, len(live.text) - 1))
+        cut = _segment_cut(live.text, fragment)
+        head, rest = (fragment, "") if cut is None else (fragment[:cut], fragment[cut:])
+        live.text += head
+        await self._live_stream().write(head)
         if cut is None:
-            live.text += fragment
-            live.markdown.feed(fragment)
             return
-        head = cut - len(live.text)
-        live.text += fragment[:head]
-        live.markdown.feed(fragment[:head])
-        live.markdown.end()
-        segment = _Segment("", streaming=True, flat=False)
-        self._add_segment(segment)
-        segment.text = fragment[head:]
-        assert segment.markdown is not None
-        segment.markdown.feed(segment.text)
-        if len(self._segments) > LIVE_SEGMENTS:
-            self._segments[-1 - LIVE_SEGMENTS].flatten()
+        await self.end()
+        segment = _Segment("")
+        self._segments.append(segment)
+        await self.mount(segment)
+        if rest:
+            await self._write(rest)
 
-    def end(self) -> None:
-        markdown = self._segments[-1].markdown
-        if markdown is not None:
-            markdown.end()
+    def _live_stream(self) -> MarkdownStream:
+        if self._stream is None:
+            markdown = self._segments[-1].markdown
+            assert markdown is not None  # the live segment is never parked
+            self._stream = Markdown.get_stream(markdown)
+        return self._stream
+
+    async def end(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    def cull(self, top: int, bottom: int) -> bool:
+        """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside;
+        True while one that should be parked is not yet (its height is still settling)."""
+        live = self._segments[-1] if self._stream is not None else None
+        waiting = False
+        for segment in self._segments:
+            region = segment.region
+            if top <= region.bottom and region.y <= bottom:
+                segment.unpark()
+            elif segment is not live and region.height:
+                segment.park()
+                waiting = waiting or not segment.parked
+        return waiting
 
 
-def _flat(text: str) -> Static:
-    from rich.markdown import Markdown as RichMarkdown  # only long answers need it
+def _laid_out(markdown: Markdown) -> bool:
+    blocks = markdown.children
+    return bool(blocks) and all(block.outer_size.height for block in blocks)
 
-    return Static(RichMarkdown(text, code_theme="monokai"), classes="flat", markup=False)
 
-
-def _split(text: str) -> list[str]:
+def split_segments(text: str) -> list[str]:
+    """`text` cut where streaming it would have cut it (`_segment_cut`), so a redrawn answer is
+    built from the same segments as the streamed one and looks the same."""
     parts: list[str] = []
-    while (cut := _segment_cut(text, since=0)) is not None:
+    while (cut := _segment_cut("", text)) is not None:
         parts.append(text[:cut])
         text = text[cut:]
     return [*parts, text]
 
 
-def _segment_cut(text: str, *, since: int) -> int | None:
-    """Where a segment of `text` may end: the last paragraph break at or after `since` (and
-    past half of `SEGMENT_CHARS`) outside a code fence, or None while the segment is short."""
-    if len(text) < SEGMENT_CHARS:
+def _segment_cut(text: str, fragment: str) -> int | None:
+    """Where in `fragment` the segment holding `text` ends: just after the first paragraph break
+    outside a code fence that ends at or past `SEGMENT_CHARS`; None when it goes on."""
+    whole = text + fragment
+    if len(whole) < SEGMENT_CHARS:
         return None
-    start = max(since, SEGMENT_CHARS // 2)
-    at = text.rfind("\n\n", start)
+    at = whole.find("\n\n", max(len(text) - 1, SEGMENT_CHARS - 2))
     while at != -1:
-        if text.count("```", 0, at) % 2 == 0:
-            return at + 2
-        at = text.rfind("\n\n", start, at)
+        if whole.count("```", 0, at) % 2 == 0:
+            return at + 2 - len(text)
+        at = whole.find("\n\n", at + 1)
     return None
 
 
@@ -231,18 +240,25 @@ class Thinking(Widget, can_focus=True):
 
     def __init__(self, block: ThinkingBlock) -> None:
         super().__init__(classes="block thinking")
-        self._body = StreamingMarkdown(block.text, streaming=block.streaming, classes="body")
+        self._body = Markdown(block.text, classes="body")
         self._title = Static("▸ thinking", classes="title", markup=False)
+        self._stream: MarkdownStream | None = None
+        self.shown = len(block.text)  # characters of the block's text this widget holds
 
     def compose(self) -> ComposeResult:
         yield self._title
         yield self._body
 
-    def feed(self, fragment: str) -> None:
-        self._body.feed(fragment)
+    async def write(self, fragment: str) -> None:
+        self.shown += len(fragment)
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self._body)
+        await self._stream.write(fragment)
 
-    def end(self) -> None:
-        self._body.end()
+    async def end(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
 
     def watch_expanded(self, expanded: bool) -> None:
         self._title.update("▾ thinking" if expanded else "▸ thinking")

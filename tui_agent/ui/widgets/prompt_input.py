@@ -4,12 +4,16 @@ The text is taken and the input cleared at the key press itself, so whatever is 
 Enter (even in the same burst) belongs to the next prompt.
 
 Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
-`/` opens slash-command completion (Tab completes, Up/Down choose). The widget only posts
-messages; the app decides what a submit means (run, queue, steer, command, saved edit).
+`/` opens slash-command completion (Tab completes, Up/Down choose); `@` opens path completion
+(Tab or Enter accepts). A paste of more than `FOLD_LINES` lines shows as a `[pasted #1: 200
+lines]` chip (Ctrl+O puts the text itself in the draft); the whole text is sent. Ctrl+R asks for
+history search, Ctrl+G for the external editor. The widget only posts messages; the app decides
+what a submit means (run, queue, steer, command, saved edit).
 """
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from textual import events
@@ -18,6 +22,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
+FOLD_LINES = 10  # a paste of more lines than this shows as a chip
+PASTE_CHIP = re.compile(r"\[pasted #(\d+): \d+ lines\]")
 
 
 class PromptInput(TextArea):
@@ -42,6 +48,19 @@ class PromptInput(TextArea):
             super().__init__()
             self.key = key
 
+    class MentionMove(Message):
+        """Up/Down/Tab/Enter while the @ path completion is open."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    class HistorySearchRequested(Message):
+        """Ctrl+R: search the prompt history."""
+
+    class EditorRequested(Message):
+        """Ctrl+G: edit the draft in $VISUAL / $EDITOR."""
+
     class JumpToTail(Message):
         """End pressed with the cursor already at the end: follow the transcript again."""
 
@@ -61,13 +80,15 @@ class PromptInput(TextArea):
         self._history_at: int | None = None  # index into history while walking it
         self._draft = ""
         self.completion_open = False
+        self.mention_open = False
+        self.pastes: dict[int, str] = {}  # folded pastes by chip number
 
     # ------------------------------------------------------------ keys
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
-        if key == "enter":
+        if key == "enter" and not self.mention_open:
             self.action_submit()
         elif key == "ctrl+s":
             # Here rather than only as an app binding: keys typed just before it are handled
@@ -75,8 +96,16 @@ class PromptInput(TextArea):
             self.action_steer()
         elif key in NEWLINE_KEYS:
             self.action_newline()
+        elif key in ("up", "down", "tab", "enter") and self.mention_open:
+            self.post_message(self.MentionMove(key))
         elif key in ("up", "down", "tab") and self.completion_open:
             self.post_message(self.CompletionMove(key))
+        elif key == "ctrl+r":
+            self.post_message(self.HistorySearchRequested())
+        elif key == "ctrl+g":
+            self.post_message(self.EditorRequested())
+        elif key == "ctrl+o":
+            self.unfold_pastes()
         elif key == "up" and self._can_walk_history(up=True):
             self._walk_history(-1)
         elif key == "down" and self._history_at is not None and self._can_walk_history(up=False):
@@ -105,11 +134,34 @@ class PromptInput(TextArea):
         self.replace("\n", *self.selection)
 
     def _post_submit(self, *, steer: bool) -> None:
-        text = self.text
+        text = self.unfolded(self.text)
         if not text.strip():
             return
         self.post_message(self.Submitted(text, steer=steer, completing=self.completion_open))
         self.clear_input()  # now, so keys typed after Enter start the next prompt
+
+    # ------------------------------------------------------------ pastes
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        lines = event.text.count("\n") + 1
+        if lines <= FOLD_LINES or self.read_only:
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        number = max(self.pastes, default=0) + 1
+        self.pastes[number] = event.text
+        self.replace(f"[pasted #{number}: {lines} lines]", *self.selection)
+
+    def unfolded(self, text: str) -> str:
+        """`text` with each paste chip replaced by the text it stands for."""
+        return PASTE_CHIP.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)
+
+    def unfold_pastes(self) -> None:
+        """Ctrl+O: put the pasted text itself in the draft, to read or change it."""
+        if PASTE_CHIP.search(self.text):
+            self.load_text(self.unfolded(self.text))
+            self.move_cursor(self.document.end)
 
     # ------------------------------------------------------------ history
 
@@ -137,4 +189,5 @@ class PromptInput(TextArea):
 
     def clear_input(self) -> None:
         self._history_at = None
+        self.pastes = {}
         self.load_text("")

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -25,6 +26,8 @@ from tui_agent.ui.view_model import (
     Reset,
     StreamEnded,
     TextAppended,
+    TextBlock,
+    ThinkingBlock,
     ViewModel,
 )
 from tui_agent.ui.widgets.blocks import (
@@ -37,8 +40,8 @@ from tui_agent.ui.widgets.blocks import (
 
 # Every layout change (even the input growing a line) re-arranges every mounted widget, and a
 # Markdown block is several widgets: keep the mounted window small, re-create on demand.
-MAX_MOUNTED = 120
-PRUNE_BATCH = 60
+MAX_MOUNTED = 60
+PRUNE_BATCH = 20
 
 
 class EarlierBlocks(Static):
@@ -68,6 +71,10 @@ class Transcript(VerticalScroll, can_focus=True):
         self.vm = vm
         self._widgets: dict[int, Widget] = {}
         self._earlier = EarlierBlocks()
+        self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
+        self._redrawing = False
+        self._cull_scheduled = False
+        self._width = 0
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -77,18 +84,52 @@ class Transcript(VerticalScroll, can_focus=True):
 
     # ------------------------------------------------------------ view-model changes
 
-    def apply(self, change: Change) -> None:
+    class _Pending(Message):
+        """View-model changes are waiting in `Transcript._changes`."""
+
+    class DrawFailed(Message):
+        """Drawing a change raised: the app reports it (the transcript goes on with the next)."""
+
+        def __init__(self, what: str, error: Exception) -> None:
+            super().__init__()
+            self.what = what
+            self.error = error
+
+    @property
+    def settled(self) -> bool:
+        """Every change taken so far is drawn (a redraw has mounted all it shows)."""
+        return not self._changes and not self._redrawing
+
+    def take(self, change: Change) -> None:
+        """Queue a view-model change; it is drawn from the transcript's own message queue, so
+        streaming and mounting never hold up the app's (where the keys arrive)."""
+        self._changes.append(change)
+        if len(self._changes) == 1:
+            self.post_message(self._Pending())
+
+    @on(_Pending)
+    async def _draw_pending(self) -> None:
+        while self._changes:
+            change = self._changes[0]
+            try:
+                await self.apply(change)
+            except Exception as error:
+                what = f"drawing a {type(change).__name__} change failed"
+                self.post_message(self.DrawFailed(what, error))
+            finally:
+                del self._changes[0]
+
+    async def apply(self, change: Change) -> None:
         match change:
             case BlockAdded():
-                self._mount_block(change.block)
+                await self._mount_block(change.block)
             case TextAppended():
-                widget = self._widgets.get(change.block.id)
-                if isinstance(widget, AssistantText | Thinking):
-                    widget.feed(change.delta)
+                await self._catch_up(change.block)
             case StreamEnded():
                 widget = self._widgets.get(change.block.id)
                 if isinstance(widget, AssistantText | Thinking):
-                    widget.end()
+                    await self._catch_up(change.block)
+                    await widget.end()
             case BlockUpdated():
                 widget = self._widgets.get(change.block.id)
                 if isinstance(widget, ToolCallBlock | RetryNotice):
@@ -96,34 +137,100 @@ class Transcript(VerticalScroll, can_focus=True):
             case BlockRemoved():
                 widget = self._widgets.pop(change.block.id, None)
                 if widget is not None:
-                    widget.remove()
+                    _remove(widget)
             case Reset():
                 self.redraw()
             case _:
                 pass
 
     def redraw(self) -> None:
-        """Mount the newest blocks of the view model, replacing whatever was shown."""
+        """Show the newest blocks of the view model instead of whatever was shown.
+
+        They are mounted newest first, one block at a time (`_mount_newest_first`), so a long
+        resumed session shows its end at once and never holds the event loop for long."""
         for widget in self._widgets.values():
-            widget.remove()
-        self._widgets = {}
+            _remove(widget)
         newest = self.vm.blocks[-PRUNE_BATCH:]
-        with self.app.batch_update():
-            widgets = [self._make(block) for block in newest]
-            if widgets:
-                self.mount_all(widgets)
+        shown = [(block, make_block_widget(block, self.vm.clock)) for block in newest]
+        self._widgets = {block.id: widget for block, widget in shown}
         self._earlier.show_count(len(self.vm.blocks) - len(newest))
         self.anchor()
+        self._redrawing = True
+        self.run_worker(self._mount_newest_first(shown), group="redraw", exclusive=True)
 
-    def _make(self, block: Block) -> Widget:
+    async def _mount_newest_first(self, shown: list[tuple[Block, Widget]]) -> None:
+        above: Widget | None = None
+        for block, widget in reversed(shown):
+            if self._widgets.get(block.id) is not widget:
+                continue  # removed (or redrawn) meanwhile
+            if above is None:
+                await self.mount(widget, after=self._earlier)
+            else:
+                await self.mount(widget, before=above)
+            above = widget
+            if isinstance(block, TextBlock | ThinkingBlock):
+                await self._catch_up(block)
+        self._redrawing = False
+        self._schedule_cull()
+
+    async def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
+        """Stream what the block's text gained since its widget last took some. Changes are
+        shown after the fact, so the widget may have been built from text that a queued
+        `TextAppended` also carries: the count of characters shown keeps each one shown once."""
+        widget = self._widgets.get(block.id)
+        if not isinstance(widget, AssistantText | Thinking) or not widget.is_mounted:
+            return  # a redraw mounts it later, and catches up then
+        new = block.text[widget.shown :]
+        if not new:
+            return
+        await widget.write(new)
+        if isinstance(widget, AssistantText):
+            self._schedule_cull()
+
+    async def _mount_block(self, block: Block) -> None:
+        if block.id in self._widgets:
+            return  # a redraw drew it already (it was in the view model by then)
         widget = make_block_widget(block, self.vm.clock)
         self._widgets[block.id] = widget
-        return widget
-
-    def _mount_block(self, block: Block) -> None:
-        self.mount(self._make(block))
+        await self.mount(widget)
+        if isinstance(widget, AssistantText):
+            self._schedule_cull()
         if len(self._widgets) > MAX_MOUNTED and self.following:
             self._prune()
+
+    # ------------------------------------------------------------ parking what is far away
+
+    def _schedule_cull(self) -> None:
+        if not self._cull_scheduled:
+            self._cull_scheduled = True
+            self.call_after_refresh(self._cull)
+
+    def _cull(self) -> None:
+        """Long answers park their segments that are more than a screen away from the view."""
+        self._cull_scheduled = False
+        margin = self.size.height // 4
+        top = self.region.y - margin
+        bottom = self.region.bottom + margin
+        waiting = False
+        for widget in self._widgets.values():
+            if isinstance(widget, AssistantText) and widget.is_mounted:
+                waiting = widget.cull(top, bottom) or waiting
+        if waiting:
+            self._schedule_cull()  # look again after the next refresh
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._schedule_cull()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._width:
+            # Parked heights were measured at the old width: rebuild, then park again.
+            self._width = event.size.width
+            for widget in self._widgets.values():
+                if isinstance(widget, AssistantText):
+                    for segment in widget.segments:
+                        segment.unpark(resized=True)
+        self._schedule_cull()
 
     # ------------------------------------------------------------ pruning and restoring
 
@@ -142,7 +249,7 @@ class Transcript(VerticalScroll, can_focus=True):
         oldest = list(self._widgets)[:PRUNE_BATCH]
         with self.app.batch_update():
             for block_id in oldest:
-                self._widgets.pop(block_id).remove()
+                _remove(self._widgets.pop(block_id))
         self._earlier.show_count(self.hidden_count)
 
     def show_earlier(self) -> None:
@@ -174,3 +281,8 @@ class Transcript(VerticalScroll, can_focus=True):
     def action_top(self) -> None:
         self.show_earlier()
         self.scroll_home(animate=False)
+
+
+def _remove(widget: Widget) -> None:
+    if widget.parent is not None:  # a redraw mounts newest first: older ones may not be yet
+        widget.remove()

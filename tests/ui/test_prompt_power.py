@@ -1,0 +1,174 @@
+"""Prompt power through the real loop and real keys: @ completion and attachments, !commands,
+Ctrl+R history search, Ctrl+G external editor, folded pastes and custom slash commands."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from tests.ui.real_loop import until
+from tests.ui.test_flows import app_on, send
+from tui_agent.ui.history_search import HistorySearch
+from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src/app").mkdir(parents=True)
+    (root / "src/app/main.py").write_text("def main():\n    return 42\n")
+    (root / "README.md").write_text("hello\n")
+    return root
+
+
+def user_texts(loop: object) -> list[str]:
+    return [e.message.text for e in loop.history() if e.message.role == "user"]  # type: ignore[attr-defined]
+
+
+async def type_keys(pilot: object, text: str) -> None:
+    for char in text:
+        await pilot.press(char)  # type: ignore[attr-defined]
+
+
+async def test_at_completes_paths_and_the_file_goes_with_the_prompt(workspace: Path) -> None:
+    async with app_on([{"text": "Seen."}], workspace) as (app, pilot, loop):
+        await until(pilot, lambda: app.power.index is not None and app.power.index.ready.is_set())
+        await type_keys(pilot, "explain @mai")
+        await until(pilot, lambda: bool(app.paths.display))
+        assert app.paths.chosen == "src/app/main.py"
+        await pilot.press("tab")
+        assert app.prompt_input.text == "explain @src/app/main.py "
+        assert not app.paths.display
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    (sent,) = user_texts(loop)
+    assert sent.startswith("explain @src/app/main.py")
+    assert '<context source="@src/app/main.py">' in sent and "return 42" in sent
+    shown = next(b for b in app.vm.blocks if type(b).__name__ == "UserBlock")
+    assert "return 42" in shown.text  # the chip is drawn from it; the words come first
+
+
+async def test_a_missing_mention_is_flagged_and_nothing_is_sent(workspace: Path) -> None:
+    async with app_on([{"text": "never"}], workspace) as (app, pilot, loop):
+        await send(pilot, "read @nope.txt please")
+        await until(
+            pilot,
+            lambda: any(
+                isinstance(b, MarkerBlock) and "@nope.txt" in b.text for b in app.vm.blocks
+            ),
+        )
+        assert user_texts(loop) == []
+        assert app.prompt_input.text == "read @nope.txt please"  # back in the input to fix
+
+
+async def test_a_bang_command_runs_and_its_output_goes_with_the_next_prompt(
+    workspace: Path,
+) -> None:
+    async with app_on([{"text": "Noted."}], workspace) as (app, pilot, loop):
+        await send(pilot, "!echo from-the-shell")
+        await until(
+            pilot,
+            lambda: any(isinstance(b, ToolBlock) and b.state == "done" for b in app.vm.blocks),
+        )
+        block = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
+        assert block.name == "!" and "from-the-shell" in block.output
+        assert user_texts(loop) == []  # no model call for it
+        await send(pilot, "what did it say?")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    (sent,) = user_texts(loop)
+    assert sent.startswith("what did it say?")
+    assert '<context source="!echo from-the-shell">' in sent and "from-the-shell" in sent
+
+
+async def test_esc_stops_a_running_bang_command(workspace: Path) -> None:
+    gate = workspace / "never"
+    async with app_on([], workspace) as (app, pilot, _loop):
+        await send(pilot, f"!echo started; while [ ! -e {gate} ]; do sleep 0.05; done")
+        await until(
+            pilot,
+            lambda: any(isinstance(b, ToolBlock) and "started" in b.output for b in app.vm.blocks),
+        )
+        await pilot.press("escape")
+        await until(
+            pilot,
+            lambda: any(isinstance(b, ToolBlock) and b.state == "aborted" for b in app.vm.blocks),
+        )
+
+
+async def test_ctrl_r_finds_an_earlier_prompt_of_this_workspace(workspace: Path) -> None:
+    steps = [{"text": "one"}, {"text": "two"}]
+    async with app_on(steps, workspace) as (app, pilot, loop):
+        await send(pilot, "fix the parser")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        await send(pilot, "write the docs")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 2)
+    async with app_on([], workspace) as (app, pilot, _loop):  # a new session, same workspace
+        await until(pilot, lambda: len(app.prompt_input.prompt_history) == 2)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistorySearch))
+        await type_keys(pilot, "pars")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, HistorySearch))
+        assert app.prompt_input.text == "fix the parser"
+
+
+async def test_ctrl_g_replaces_the_draft_with_what_the_editor_saved(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = tmp_path / "fake-editor"
+    editor.write_text('#!/bin/sh\nprintf "edited in the editor" > "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("VISUAL", str(editor))
+    async with app_on([], workspace) as (app, pilot, _loop):
+        await type_keys(pilot, "draft")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: app.prompt_input.text == "edited in the editor")
+
+
+async def test_a_long_paste_shows_as_a_chip_and_is_sent_whole(workspace: Path) -> None:
+    pasted = "\n".join(f"line {n}" for n in range(200))
+    async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
+        app.prompt_input.post_message(events.Paste(pasted))
+        await until(pilot, lambda: "[pasted #1: 200 lines]" in app.prompt_input.text)
+        await type_keys(pilot, " explain")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == [pasted + " explain"]
+
+
+async def test_ctrl_o_unfolds_a_paste_into_the_draft(workspace: Path) -> None:
+    pasted = "\n".join(str(n) for n in range(12))
+    async with app_on([], workspace) as (app, pilot, _loop):
+        app.prompt_input.post_message(events.Paste(pasted))
+        await until(pilot, lambda: "[pasted #1: 12 lines]" in app.prompt_input.text)
+        await pilot.press("ctrl+o")
+        assert app.prompt_input.text == pasted
+
+
+async def test_a_custom_command_with_arguments_is_completed_and_sent(workspace: Path) -> None:
+    commands = workspace / ".tui-agent/commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file carefully\n---\nReview $ARGUMENTS for bugs."
+    )
+    async with app_on([{"text": "Reviewed."}], workspace) as (app, pilot, loop):
+        await until(pilot, lambda: bool(app.power.commands))
+        await type_keys(pilot, "/rev")
+        await until(pilot, lambda: app.completion.chosen is not None)
+        assert app.completion.chosen is not None and app.completion.chosen.name == "review"
+        await pilot.press("tab")
+        await type_keys(pilot, "main.py")
+        assert app.prompt_input.text == "/review main.py"
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        await send(pilot, "/help")
+        await until(pilot, lambda: "/review" in markers(app))
+    assert user_texts(loop) == ["Review main.py for bugs."]
+    assert "Review a file carefully" in markers(app)
+
+
+def markers(app: object) -> str:
+    return "\n".join(b.text for b in app.vm.blocks if isinstance(b, MarkerBlock))  # type: ignore[attr-defined]

@@ -1,0 +1,136 @@
+"""What a prompt carries besides the user's words: `@path` mentions and `!command` output.
+
+A prompt is sent as the user's words, then one `<context source="…">` section per attachment:
+a mentioned file's content with line numbers (bounded as `read_file` bounds it), a folder's
+listing, or a shell command the user ran with `!` and its output. The built-in tools read and
+run them, so the workspace's confinement, limits and process handling are the same (they are
+imported when first used: the app draws its first frame without the tools). The transcript
+shows attachments as chips: `split_attachments` gives back the words and the sources, also for
+a resumed session.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.vocab import AbortSignal, ToolUpdate
+
+if TYPE_CHECKING:
+    from tui_agent.tools import ToolContext, Workspace
+
+SECTION = re.compile(r'\n\n<context source="(?P<source>[^"]*)">\n')
+MENTION = re.compile(r'(?<![\w@])@(?:"(?P<quoted>[^"]+)"|(?P<plain>[^\s"]+))')
+SHELL_OUTPUT_CAP = 30_000  # characters of a `!` command's output kept for the model
+
+
+@dataclass(frozen=True)
+class Attachment:
+    source: str  # "@src/app.py", "@src/", "!make test"
+    text: str
+
+
+@dataclass(frozen=True)
+class Mentions:
+    attachments: tuple[Attachment, ...]
+    missing: tuple[str, ...]  # mentioned paths that are not in the workspace
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The `@path` mentions of a prompt, in order, each once (`@"a b.txt"` for spaces)."""
+    seen: list[str] = []
+    for match in MENTION.finditer(text):
+        path = (match.group("quoted") or match.group("plain") or "").rstrip(".,;:!?)")
+        if path and path not in seen:
+            seen.append(path)
+    return seen
+
+
+async def read_mentions(workspace: Path, text: str) -> Mentions:
+    """Read every mentioned file or folder; a path that is not there is reported, not read."""
+    from tui_agent.tools import Glob, GlobArgs, ReadFile, ReadFileArgs, Workspace, WorkspaceError
+
+    root = Workspace(workspace)
+    attachments: list[Attachment] = []
+    missing: list[str] = []
+    for path in mentioned_paths(text):
+        try:
+            target = root.resolve(path)
+        except WorkspaceError:
+            missing.append(path)
+            continue
+        if target.is_dir():
+            listing = await Glob(root).execute(GlobArgs(pattern="**/*", path=path), _context(root))
+            attachments.append(Attachment(f"@{path.rstrip('/')}/", listing.text))
+        elif target.is_file():
+            content = await ReadFile(root).execute(ReadFileArgs(path=path), _context(root))
+            attachments.append(Attachment(f"@{path}", content.text))
+        else:
+            missing.append(path)
+    return Mentions(tuple(attachments), tuple(missing))
+
+
+async def run_user_shell(
+    workspace: Path,
+    command: str,
+    signal: AbortSignal,
+    on_output: Callable[[str], None],
+    timeout_s: float | None = None,
+) -> Attachment:
+    """Run a `!command` the way the `shell` tool runs one (process group, timeout, cancel)."""
+    from tui_agent.tools import Shell, ShellArgs, ToolAborted, Workspace
+
+    root = Workspace(workspace)
+    ctx = _context(root, signal, on_output)
+    try:
+        result = await Shell(root).execute(ShellArgs(command=command, timeout_s=timeout_s), ctx)
+        output = result.text
+    except ToolAborted as stopped:
+        output = f"{stopped.partial}\n[stopped by the user]".lstrip("\n")
+    if len(output) > SHELL_OUTPUT_CAP:
+        output = output[-SHELL_OUTPUT_CAP:] + "\n[output cut to its last part]"
+    return Attachment(f"!{command}", output)
+
+
+def attach(words: str, attachments: Sequence[Attachment]) -> str:
+    """The text sent for a prompt: the words, then each attachment in its own section."""
+    sections = [
+        f'\n\n<context source="{_quote(a.source)}">\n{a.text.rstrip()}\n</context>'
+        for a in attachments
+    ]
+    return words + "".join(sections)
+
+
+def split_attachments(text: str) -> tuple[str, list[str]]:
+    """The user's words and the sources of what was attached (for chips in the transcript)."""
+    first = SECTION.search(text)
+    if first is None:
+        return text, []
+    return text[: first.start()], [m.group("source") for m in SECTION.finditer(text)]
+
+
+def _quote(source: str) -> str:
+    return source.replace('"', "'").replace("\n", " ")
+
+
+def _context(
+    root: Workspace,
+    signal: AbortSignal | None = None,
+    on_output: Callable[[str], None] | None = None,
+) -> ToolContext:
+    from tui_agent.tools import ToolContext
+
+    def update(part: ToolUpdate) -> None:
+        if on_output is not None and part.text:
+            on_output(part.text)
+
+    return ToolContext(
+        signal=signal or AbortSignal(),
+        on_update=update,
+        detach=lambda ack: None,  # a user's command always runs in the foreground
+        workspace=root,
+        call_id="user",
+    )

@@ -1,0 +1,117 @@
+"""The prompt's extras for one workspace: custom commands, history kept on disk, `@` mentions
+over a file index, and `!` commands whose output goes with the next prompt.
+
+The app owns one `PromptPower` and calls it from its input handlers; everything slow (reading
+command files and history, listing the workspace, reading mentioned files, running a command)
+runs off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.session import (
+    Attachment,
+    PromptHistory,
+    attach,
+    load_custom_commands,
+    read_mentions,
+    run_user_shell,
+)
+from tui_agent.ui.commands import SlashCommand, custom_commands
+from tui_agent.ui.view_model import ViewModel
+from tui_agent.vocab import AbortSignal
+
+if TYPE_CHECKING:
+    from tui_agent.session import FileIndex
+
+MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?P<query>[^\s"@]*)$')
+
+
+class PromptPower:
+    def __init__(self, vm: ViewModel) -> None:
+        self.vm = vm
+        self.commands: tuple[SlashCommand, ...] = ()
+        self.index: FileIndex | None = None
+        self.pending: list[Attachment] = []  # `!` outputs waiting for the next prompt
+        self._history: PromptHistory | None = None
+        self._shell: AbortSignal | None = None
+
+    async def open(self, workspace: Path) -> list[str]:
+        """Read the workspace's commands and history, start listing its files; returns the
+        prompt history (oldest first)."""
+        from tui_agent.session import FileIndex  # runs ripgrep through the tools layer
+
+        found, problems = await asyncio.to_thread(load_custom_commands, workspace)
+        self.commands = custom_commands(found)
+        for problem in problems:
+            self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
+        self._history = PromptHistory(workspace)
+        self.pending = []
+        if await asyncio.to_thread(workspace.is_dir):  # (a replayed scene's may not exist)
+            self.index = FileIndex(workspace)
+            asyncio.create_task(self._list_files(self.index), name="file-index")  # noqa: RUF006
+        return await asyncio.to_thread(self._history.load)
+
+    async def _list_files(self, index: FileIndex) -> None:
+        try:
+            await index.load()
+        except Exception as exc:  # @ completion is a convenience: say why it is missing
+            self.vm.add_marker("warning", f"cannot list the workspace for @ completion: {exc}")
+
+    def remember(self, words: str) -> None:
+        if self._history is not None:
+            history = self._history
+            asyncio.get_running_loop().run_in_executor(None, history.append, words)
+
+    # -- @ mentions ------------------------------------------------------------------------------
+
+    def mention_at(self, before_cursor: str) -> str | None:
+        """The `@query` being typed at the cursor, or None."""
+        match = MENTION_AT_CURSOR.search(before_cursor)
+        return None if match is None else match.group("query")
+
+    def complete(self, query: str) -> list[str]:
+        if self.index is None or not self.index.ready.is_set():
+            return []
+        return self.index.match(query)
+
+    async def prepare(self, workspace: Path, words: str) -> tuple[str, tuple[str, ...]]:
+        """The text to send for `words` (mentions read, `!` outputs attached), and the
+        mentioned paths that do not exist (then nothing should be sent)."""
+        mentions = await read_mentions(workspace, words)
+        if mentions.missing:
+            return words, mentions.missing
+        text = attach(words, [*mentions.attachments, *self.pending])
+        self.pending = []
+        return text, ()
+
+    # -- ! commands ------------------------------------------------------------------------------
+
+    @property
+    def shell_running(self) -> bool:
+        return self._shell is not None
+
+    def stop_shell(self) -> None:
+        if self._shell is not None:
+            self._shell.abort("stopped by the user")
+
+    async def run_shell(self, workspace: Path, command: str) -> None:
+        """Run `!command`, show its output as it comes, keep it for the next prompt."""
+        block = self.vm.add_user_command(command)
+        self._shell = signal = AbortSignal()
+        try:
+            done = await run_user_shell(
+                workspace, command, signal, lambda text: self.vm.user_command_output(block, text)
+            )
+        except Exception as exc:
+            self.vm.user_command_output(block, f"cannot run it: {exc}", state="failed")
+            return
+        finally:
+            self._shell = None
+        state = "aborted" if signal.aborted else "done"
+        self.vm.user_command_output(block, done.text, state=state)
+        self.pending.append(done)
