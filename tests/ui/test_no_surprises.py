@@ -281,7 +281,7 @@ async def test_the_whole_diff_is_in_the_preview_with_line_numbers_and_it_scrolls
         shown_text = str(app.approval_bar._preview.render())
         assert "+new 40" in shown_text and "more lines" not in shown_text
         assert "40    -old 40" in shown_text and "   40 +new 40" in shown_text
-        assert preview.max_scroll_y > 0
+        await until(pilot, lambda: preview.max_scroll_y > 0)  # more lines than the box shows
         await pilot.press("pagedown")
         assert preview.scroll_y > 0
         assert app.status_bar.region.height == 1 and app.status_bar.region.y < 20

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
-from tui_agent.vocab import HistoryEntry
 
 
 @dataclass(frozen=True)
@@ -38,17 +38,6 @@ ApprovalDecision = Literal["once", "always", "deny"]
 PromptState = Literal[
     "pending", "running", "steered", "completed", "failed", "cancelled", "blocked"
 ]
-
-
-@dataclass(frozen=True)
-class RestorePlan:
-    """What going back to just before turn `turn` (counted from 0 in the log) would do."""
-
-    turn: int
-    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
-    files: tuple[str, ...]  # files whose content would change
-    shell: tuple[str, ...]  # shell commands run since, whose effects stay
-    changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
 
 
 @dataclass(frozen=True)
