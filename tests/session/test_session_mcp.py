@@ -134,3 +134,18 @@ def test_approvals_never_store_environment_values(tmp_path: Path, tui_home: Path
 @pytest.fixture
 def tui_home(_isolated_home: Path) -> Path:
     return _isolated_home
+
+
+def test_a_key_held_away_from_tools_can_still_be_given_to_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_agent import keys
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-held")
+    keys.configure(keys.DEFAULT_SECRET_PATTERNS)  # what start-up does: out of os.environ
+    config_file = tmp_path / "config.toml"
+    toml = '[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }\n'
+    setup = load_mcp_servers(parse_config(toml, config_file), config_file, tmp_path)
+    assert setup.problems == ()
+    [server] = setup.servers
+    assert dict(server.env) == {"GITHUB_TOKEN": "ghp-held"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState, RestorePlan
@@ -16,13 +17,18 @@ from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import HistoryEntry
 
+# A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
+# welcome block shows the path, so it must exist and read the same in every run.
+WORKSPACE = Path("/tmp/tui-agent-scene/project")
+WORKSPACE.mkdir(parents=True, exist_ok=True)
+
 INFO = LoopInfo(
     provider="scripted",
     model="demo-model",
     context_window=200_000,
     approval_mode="ask",
     session_id="s-20261129-demo",
-    workspace="/work/project",
+    workspace=str(WORKSPACE),
     demo=True,
 )
 

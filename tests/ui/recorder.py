@@ -5,8 +5,8 @@ scripted provider in a fresh workspace, lets `play` drive it (submit, steer, rem
 moment worth looking at (the event it returns), then stops the loop and returns the events up to
 that one, with what varies between runs fixed: every timestamp is `T0`, generated ids
 (approval requests, the hex tail of the library's invoke events) become stable ones, and the
-temporary workspace is shown as `/work/project`. Scenes replay these events into the app, so a
-picture shows what the loop really does, and changes when the loop does.
+temporary workspace is shown as the fake loop's. Scenes replay these events into the app, so
+a picture shows what the loop really does, and changes when the loop does.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tests.ui.fake_loop import WORKSPACE
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.session import LoopConfig, open_loop
 
 T0 = 1_764_450_000.0  # the fixed "now" of every scene
-SHOWN_WORKSPACE = "/work/project"
+SHOWN_WORKSPACE = str(WORKSPACE)
 _INVOKE_TAIL = re.compile(r"(\.invoke\.[\w.]+?)\.[0-9a-f]{6,}$")
 WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done"  # a shell call that runs until stopped
 RECORD_TIMEOUT_S = 30.0

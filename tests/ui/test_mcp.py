@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from tui_agent.tools.mcp import McpServerConfig
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.view_model import MarkerBlock
+from tui_agent.ui.widgets.approval_bar import GUARD_S
 
 FIXTURE = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 
@@ -47,6 +48,21 @@ async def app_opening(workspace: Path) -> AsyncIterator[tuple[TuiAgentApp, Pilot
         await app.loop.close()
 
 
+async def answer(
+    app: TuiAgentApp, pilot: Pilot[None], key: str, answered: Callable[[], bool]
+) -> None:
+    """Press `key` on the approval box; on a loaded machine the box may still be guarding
+    (a key too soon after it appeared is held back), so move the test clock on and retry."""
+    assert isinstance(app.clock, StepClock)
+    for _ in range(5):
+        await pilot.press(key)
+        await pilot.pause()
+        if answered():
+            return
+        app.clock.added += GUARD_S
+    raise AssertionError(f"the approval box never took {key!r}")
+
+
 def status_text(app: TuiAgentApp) -> str:
     return str(app.status_bar.render())
 
@@ -63,7 +79,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
         request = app.vm.approvals[0]
         assert request.name == "MCP servers from .mcp.json"
         assert f"fx: {sys.executable} {FIXTURE}" in request.preview
-        await pilot.press("a")
+        await answer(app, pilot, "a", lambda: not app.vm.approvals)
         await until(pilot, lambda: fx_state(app) == "ready")
         await until(pilot, lambda: "mcp 1/1" in status_text(app))
 
@@ -74,7 +90,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
 async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> None:
     async with app_opening(workspace) as (app, pilot):
         await approval_shown(pilot)
-        await pilot.press("n")
+        await answer(app, pilot, "n", lambda: app.approval_bar.asking_reason)
         await send(pilot, "")
         await until(pilot, lambda: fx_state(app) == "skipped")
         await until(pilot, lambda: "mcp 0/1" in status_text(app))

@@ -69,6 +69,7 @@ async def screen_after(loop: LoopApi, drive: Any) -> str:
     try:
         async with app.run_test(size=(120, 60)) as pilot:
             await drive(app, pilot)
+            await until(pilot, lambda: app.transcript.settled)
             app.set_focus(None)  # no cursor, no focused block: the keys pressed are not the picture
             app.transcript.action_follow()
             await pilot.pause()

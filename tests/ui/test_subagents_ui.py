@@ -107,6 +107,7 @@ async def test_a_finished_tasks_transcript_opens_from_its_block_also_after_resum
 
 
 async def open_task_block(app: TuiAgentApp, pilot: Pilot[None]) -> None:
+    await until(pilot, lambda: app.transcript.settled and bool(app.query(ToolCallBlock)))
     block = next(w for w in app.query(ToolCallBlock) if w.block.name == "task")
     block.focus()
     await pilot.press("enter")

@@ -11,13 +11,27 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tui_agent.loop.checkpoints import RestorePlan as RestorePlan
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.vocab import HistoryEntry
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
-from tui_agent.vocab import HistoryEntry
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What going back to just before turn `turn` (counted from 0 in the log) would do.
+
+    Here rather than beside the checkpoints that compute it: the app names it before its first
+    frame, and the checkpoints module imports the tools."""
+
+    turn: int
+    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
+    files: tuple[str, ...]  # files whose content would change
+    shell: tuple[str, ...]  # shell commands run since, whose effects stay
+    changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
+
 
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 ApprovalDecision = Literal["once", "always", "deny"]

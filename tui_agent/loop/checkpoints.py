@@ -34,20 +34,10 @@ from tui_agent.context import (
     TurnBegin,
     read_log_async,
 )
+from tui_agent.loop.api import RestorePlan
 from tui_agent.tools import Workspace, WorkspaceError
 
 RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
-
-
-@dataclass(frozen=True)
-class RestorePlan:
-    """What going back to just before turn `turn` (counted from 0 in the log) would do."""
-
-    turn: int
-    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
-    files: tuple[str, ...]  # files whose content would change
-    shell: tuple[str, ...]  # shell commands run since, whose effects stay
-    changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
 
 
 @dataclass
@@ -241,4 +231,4 @@ def _command(arguments: str) -> str:
     return command if isinstance(command, str) else arguments
 
 
-__all__ = ["RESTORE_CALL", "Checkpoints", "RestorePlan", "Timeline"]
+__all__ = ["RESTORE_CALL", "Checkpoints", "Timeline"]

@@ -98,17 +98,8 @@ class LogJournal:
         self.log.write(StepEnd(uuid=uuid, finish_reason=reason, raw_finish_reason=raw, usage=usage))
 
     def retrying(self, event: Retrying) -> None:
-        self.log.write(
-            RetryRecorded(
-                step=event.step,
-                attempt=event.attempt,
-                max_attempts=event.max_attempts,
-                delay_s=event.delay_s,
-                error_code=event.error_code,
-                message=event.message,
-                status=event.status,
-            )
-        )
+        # The record keeps the event's words (the turn is the one the log is in).
+        self.log.write(RetryRecorded(**event.model_dump(exclude={"type", "ts", "turn_id"})))
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))

@@ -24,8 +24,8 @@ from tui_agent.loop._policy import Prompt, TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo
-from tui_agent.loop.checkpoints import Checkpoints, RestorePlan
+from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, RestorePlan
+from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
 from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler

@@ -15,17 +15,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui_agent.tools import (
-    Glob,
-    ReadFile,
-    Shell,
-    ToolAborted,
-    ToolContext,
-    Workspace,
-    WorkspaceError,
-)
 from tui_agent.vocab import AbortSignal, ToolUpdate
+
+if TYPE_CHECKING:
+    from tui_agent.tools import ToolContext, Workspace
 
 SECTION = re.compile(r'\n\n<context source="(?P<source>[^"]*)">\n')
 MENTION = re.compile(r'(?<![\w@])@(?:"(?P<quoted>[^"]+)"|(?P<plain>[^\s"]+))')
@@ -56,7 +51,7 @@ def mentioned_paths(text: str) -> list[str]:
 
 async def read_mentions(workspace: Path, text: str) -> Mentions:
     """Read every mentioned file or folder; a path that is not there is reported, not read."""
-    from tui_agent.tools import GlobArgs, ReadFileArgs, Workspace
+    from tui_agent.tools import Glob, GlobArgs, ReadFile, ReadFileArgs, Workspace, WorkspaceError
 
     root = Workspace(workspace)
     attachments: list[Attachment] = []
@@ -86,7 +81,7 @@ async def run_user_shell(
     timeout_s: float | None = None,
 ) -> Attachment:
     """Run a `!command` the way the `shell` tool runs one (process group, timeout, cancel)."""
-    from tui_agent.tools import ShellArgs, Workspace
+    from tui_agent.tools import Shell, ShellArgs, ToolAborted, Workspace
 
     root = Workspace(workspace)
     ctx = _context(root, signal, on_output)

@@ -207,7 +207,11 @@ class TuiAgentApp(App[None]):
         self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
-        self._call(self._open_prompt_power(Path(loop.info.workspace)), "loading the prompt extras")
+        # After a frame: the file index imports the tools, which the first frame must not wait for.
+        workspace = Path(loop.info.workspace)
+        self.call_after_refresh(
+            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
+        )
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         if not transcript and loop.info.demo:
             self.vm.add_marker("notice", DEMO_NOTICE)

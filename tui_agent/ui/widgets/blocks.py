@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
@@ -72,6 +73,8 @@ class _Segment(Widget):
         super().__init__()
         self.text = text
         self.markdown: Markdown | None = Markdown(text)
+        self._seen_height = 0
+        self._parked_height = 0
 
     def compose(self) -> ComposeResult:
         if self.markdown is not None:
@@ -81,18 +84,44 @@ class _Segment(Widget):
     def parked(self) -> bool:
         return self.markdown is None
 
-    def park(self) -> None:
-        height = self.outer_size.height
-        if self.markdown is None or not height:
-            return  # parked already, or not laid out yet
-        self.markdown.remove()
-        self.markdown = None
-        self.styles.height = height
+    @property
+    def drawn(self) -> bool:
+        """Its Markdown is built and laid out (not parked, not rebuilding)."""
+        return self.markdown is not None and _laid_out(self.markdown)
 
-    def unpark(self) -> None:
+    def render(self) -> str:
+        return ""  # a parked segment is blank
+
+    def park(self) -> None:
+        """Swap the Markdown for a blank of its height, once that height is known: its blocks
+        are laid out and the height was the same at the previous cull."""
+        markdown = self.markdown
+        height = self.outer_size.height
+        seen, self._seen_height = self._seen_height, height
+        if markdown is None or height != seen or not _laid_out(markdown):
+            return
+        markdown.remove()
+        self.markdown = None
+        self._parked_height = height
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # The answer's `stream` layout measures content only (it ignores a `height` style).
+        # A rebuilt segment keeps its parked height until its Markdown is laid out again, so
+        # nothing below it moves while it builds.
+        markdown = self.markdown
+        height = 0 if markdown is None else super().get_content_height(container, viewport, width)
+        if self._parked_height and self.drawn:
+            self._parked_height = 0
+        return max(height, self._parked_height)
+
+    def unpark(self, *, resized: bool = False) -> None:
+        """Rebuild the Markdown; `resized`: the parked height is no longer the right one."""
         if self.markdown is None:
             self.markdown = Markdown(self.text)
-            self.styles.height = "auto"
+            self._seen_height = 0
+            if resized:
+                self._parked_height = 0
             self.mount(self.markdown)
 
 
@@ -157,15 +186,24 @@ class AssistantText(Widget):
             stream, self._stream = self._stream, None
             await stream.stop()
 
-    def cull(self, top: int, bottom: int) -> None:
-        """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside."""
+    def cull(self, top: int, bottom: int) -> bool:
+        """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside;
+        True while one that should be parked is not yet (its height is still settling)."""
         live = self._segments[-1] if self._stream is not None else None
+        waiting = False
         for segment in self._segments:
             region = segment.region
             if top <= region.bottom and region.y <= bottom:
                 segment.unpark()
             elif segment is not live and region.height:
                 segment.park()
+                waiting = waiting or not segment.parked
+        return waiting
+
+
+def _laid_out(markdown: Markdown) -> bool:
+    blocks = markdown.children
+    return bool(blocks) and all(block.outer_size.height for block in blocks)
 
 
 def split_segments(text: str) -> list[str]:

@@ -72,6 +72,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._widgets: dict[int, Widget] = {}
         self._earlier = EarlierBlocks()
         self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
+        self._redrawing = False
         self._cull_scheduled = False
         self._width = 0
 
@@ -93,6 +94,11 @@ class Transcript(VerticalScroll, can_focus=True):
             super().__init__()
             self.what = what
             self.error = error
+
+    @property
+    def settled(self) -> bool:
+        """Every change taken so far is drawn (a redraw has mounted all it shows)."""
+        return not self._changes and not self._redrawing
 
     def take(self, change: Change) -> None:
         """Queue a view-model change; it is drawn from the transcript's own message queue, so
@@ -149,6 +155,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._widgets = {block.id: widget for block, widget in shown}
         self._earlier.show_count(len(self.vm.blocks) - len(newest))
         self.anchor()
+        self._redrawing = True
         self.run_worker(self._mount_newest_first(shown), group="redraw", exclusive=True)
 
     async def _mount_newest_first(self, shown: list[tuple[Block, Widget]]) -> None:
@@ -163,6 +170,7 @@ class Transcript(VerticalScroll, can_focus=True):
             above = widget
             if isinstance(block, TextBlock | ThinkingBlock):
                 await self._catch_up(block)
+        self._redrawing = False
         self._schedule_cull()
 
     async def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
@@ -203,9 +211,12 @@ class Transcript(VerticalScroll, can_focus=True):
         margin = self.size.height // 4
         top = self.region.y - margin
         bottom = self.region.bottom + margin
+        waiting = False
         for widget in self._widgets.values():
             if isinstance(widget, AssistantText) and widget.is_mounted:
-                widget.cull(top, bottom)
+                waiting = widget.cull(top, bottom) or waiting
+        if waiting:
+            self._schedule_cull()  # look again after the next refresh
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -218,7 +229,7 @@ class Transcript(VerticalScroll, can_focus=True):
             for widget in self._widgets.values():
                 if isinstance(widget, AssistantText):
                     for segment in widget.segments:
-                        segment.unpark()
+                        segment.unpark(resized=True)
         self._schedule_cull()
 
     # ------------------------------------------------------------ pruning and restoring
