@@ -101,6 +101,8 @@ async def test_esc_stops_a_running_bang_command(workspace: Path) -> None:
 async def test_ctrl_r_finds_an_earlier_prompt_of_this_workspace(workspace: Path) -> None:
     steps = [{"text": "one"}, {"text": "two"}]
     async with app_on(steps, workspace) as (app, pilot, loop):
+        # The prompt history opens after the first frame: a prompt sent before is not kept.
+        await until(pilot, lambda: app.power.index is not None)
         await send(pilot, "fix the parser")
         await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
         await send(pilot, "write the docs")
