@@ -40,7 +40,9 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         session = _session(args)
         if args.output is None:
-            sys.stdout.write(export_session(read_log(session.events_path), args.format))
+            sys.stdout.write(
+                export_session(read_log(session.events_path), args.format, session.dir / "tasks")
+            )
         else:
             export_file(session.session_id, args.format, args.output)
     except (_UsageError, ValueError, EventLogError, OSError) as exc:

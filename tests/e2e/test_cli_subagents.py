@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.test_cli import events_of, run_cli, session_logs
+from tests.e2e.test_cli import events_of, run_cli, session_logs, tui_agent
 from tests.support.openai_server import scripted_openai_server
 
 
@@ -42,3 +42,8 @@ def test_a_headless_turn_delegates_to_a_sub_agent_and_reports_its_plan(tmp_path:
     (log,) = session_logs()
     child_logs = list((log.parent / "tasks").glob("*.jsonl"))
     assert len(child_logs) == 1 and "alpha" in child_logs[0].read_text()
+
+    exported = tui_agent("export", "--workspace", str(workspace))
+    assert exported.returncode == 0, exported.stderr
+    nested = exported.stdout.split("**Sub-agent transcript**", 1)[1]
+    assert "> ## Prompt" in nested and "> Read a.txt" in nested and "read_file" in nested

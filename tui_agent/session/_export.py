@@ -52,6 +52,7 @@ class _Call:
     outcome: str | None = None
     output: str = ""
     diff: str | None = None
+    child: list[_Part] | None = None  # a `task` call: what its sub-agent said and did
 
 
 @dataclass
@@ -72,7 +73,9 @@ class _Session:
     context_tokens: int
 
 
-def _collect(records: list[Record]) -> tuple[_Session, tuple[ev.LoopEvent, ...]]:
+def _collect(
+    records: list[Record], tasks: Path | None = None
+) -> tuple[_Session, tuple[ev.LoopEvent, ...]]:
     meta = next((r for r in records if isinstance(r, SessionMeta)), None)
     replayed = replay(records, context_window=0)
     events = replayed.events
@@ -100,6 +103,7 @@ def _collect(records: list[Record]) -> tuple[_Session, tuple[ev.LoopEvent, ...]]
                     call.output = event.output
                     diff = (event.display or {}).get("diff")
                     call.diff = diff if isinstance(diff, str) else None
+                    call.child = _subagent(event.display, tasks)
             case ev.TurnFinished():
                 marker = event.result.marker()
                 if marker is not None:
@@ -121,6 +125,15 @@ def _collect(records: list[Record]) -> tuple[_Session, tuple[ev.LoopEvent, ...]]
     title = f"Session {meta.session_id}" if meta is not None else "Session"
     session = _Session(title, facts, parts, replayed.usage, replayed.context_tokens)
     return session, events
+
+
+def _subagent(display: dict[str, object] | None, tasks: Path | None) -> list[_Part] | None:
+    """The parts of the sub-agent a `task` call ran, from its own log beside the session's."""
+    link = (display or {}).get("subagent")
+    if tasks is None or not isinstance(link, dict) or not isinstance(link.get("log"), str):
+        return None
+    path = tasks / Path(link["log"]).name
+    return _collect(read_log(path), tasks)[0].parts if path.is_file() else None
 
 
 def _usage_line(session: _Session) -> str:
@@ -156,7 +169,14 @@ def _longest_backticks(text: str) -> int:
 def _markdown(session: _Session) -> str:
     out = [f"# {session.title}", ""]
     out += [f"- {name}: {value}" for name, value in session.facts]
-    for part in session.parts:
+    out += _markdown_parts(session.parts)
+    out += ["", "---", "", f"Usage: {_usage_line(session)}", ""]
+    return "\n".join(out)
+
+
+def _markdown_parts(parts: list[_Part]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
         out.append("")
         match part:
             case _Said():
@@ -176,10 +196,12 @@ def _markdown(session: _Session) -> str:
                     out += ["", _fence(part.diff, "diff")]
                 elif part.output.strip():
                     out += ["", _fence(part.output)]
+                if part.child is not None:
+                    nested = ["**Sub-agent transcript**", *_markdown_parts(part.child)]
+                    out += [""] + [f"> {line}".rstrip() for line in nested]
             case _Marker():
                 out.append(f"> **{part.text}**")
-    out += ["", "---", "", f"Usage: {_usage_line(session)}", ""]
-    return "\n".join(out)
+    return out
 
 
 # ---------------------------------------------------------------- HTML
@@ -224,7 +246,20 @@ def _html(session: _Session) -> str:
     body = [f"<h1>{e(session.title)}</h1>", '<div class="facts">']
     body += [f"<div>{e(name)}: {e(value)}</div>" for name, value in session.facts]
     body.append("</div>")
-    for part in session.parts:
+    body += _html_parts(session.parts)
+    body.append(f'<div class="usage">Usage: {e(_usage_line(session))}</div>')
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{e(session.title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _html_parts(parts: list[_Part]) -> list[str]:
+    e = html.escape
+    body: list[str] = []
+    for part in parts:
         match part:
             case _Said():
                 body.append(f'<div class="{part.who}">{e(part.text.strip())}</div>')
@@ -245,16 +280,14 @@ def _html(session: _Session) -> str:
                     body.append(_diff_html(part.diff))
                 elif part.output.strip():
                     body.append(f"<pre>{e(part.output.rstrip())}</pre>")
+                if part.child is not None:
+                    body.append("<details><summary>Sub-agent transcript</summary>")
+                    body += _html_parts(part.child)
+                    body.append("</details>")
                 body.append("</div>")
             case _Marker():
                 body.append(f'<div class="marker {part.kind}">{e(part.text)}</div>')
-    body.append(f'<div class="usage">Usage: {e(_usage_line(session))}</div>')
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{e(session.title)}</title><style>{_CSS}</style></head><body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
+    return body
 
 
 # ---------------------------------------------------------------- entry point
@@ -266,13 +299,15 @@ def export_file(session_id: str, fmt: ExportFormat, path: Path) -> Path:
     session = Session.open(session_id)
     if session is None:
         raise ValueError(f"no session {session_id!r}")
-    path.write_text(export_session(read_log(session.events_path), fmt), encoding="utf-8")
+    records = read_log(session.events_path)
+    path.write_text(export_session(records, fmt, session.dir / "tasks"), encoding="utf-8")
     return path
 
 
-def export_session(records: list[Record], fmt: ExportFormat) -> str:
-    """The session whose log holds `records`, in format `fmt`."""
-    session, events = _collect(records)
+def export_session(records: list[Record], fmt: ExportFormat, tasks: Path | None = None) -> str:
+    """The session whose log holds `records`, in format `fmt`; with `tasks` (the folder of
+    its sub-agents' logs), each `task` call shows its sub-agent's transcript."""
+    session, events = _collect(records, tasks)
     if fmt == "jsonl":
         return "".join(event.model_dump_json() + "\n" for event in events)
     if fmt == "html":

@@ -209,6 +209,7 @@ class TuiAgentApp(App[None]):
         self.prompt_input.prompt_history = self.vm.history
         # After a frame: the file index imports the tools, which the first frame must not wait for.
         workspace = Path(loop.info.workspace)
+        self.power.start(workspace)
         self.call_after_refresh(
             lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
         )
@@ -220,7 +221,9 @@ class TuiAgentApp(App[None]):
 
     async def _open_prompt_power(self, workspace: Path) -> None:
         history = await self.power.open(workspace)
-        self.prompt_input.prompt_history = history or self.vm.history
+        typed_meanwhile = [p for p in self.vm.history if p not in history]
+        if history:
+            self.prompt_input.prompt_history = history + typed_meanwhile
 
     def _detach_loop(self) -> None:
         if self._unsubscribe is not None:

@@ -40,6 +40,11 @@ class PromptPower:
         self._history: PromptHistory | None = None
         self._shell: AbortSignal | None = None
 
+    def start(self, workspace: Path) -> None:
+        """A new loop in `workspace`: prompts are remembered from now on (cheap, at once)."""
+        self._history = PromptHistory(workspace)
+        self.pending = []
+
     async def open(self, workspace: Path) -> list[str]:
         """Read the workspace's commands and history, start listing its files; returns the
         prompt history (oldest first)."""
@@ -49,12 +54,11 @@ class PromptPower:
         self.commands = custom_commands(found)
         for problem in problems:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
-        self._history = PromptHistory(workspace)
-        self.pending = []
         if await asyncio.to_thread(workspace.is_dir):  # (a replayed scene's may not exist)
             self.index = FileIndex(workspace)
             asyncio.create_task(self._list_files(self.index), name="file-index")  # noqa: RUF006
-        return await asyncio.to_thread(self._history.load)
+        history = self._history
+        return [] if history is None else await asyncio.to_thread(history.load)
 
     async def _list_files(self, index: FileIndex) -> None:
         try:

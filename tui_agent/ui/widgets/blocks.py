@@ -202,8 +202,9 @@ class AssistantText(Widget):
 
 
 def _laid_out(markdown: Markdown) -> bool:
+    """Its blocks are built and placed: each has a width (a block may be 0 rows high)."""
     blocks = markdown.children
-    return bool(blocks) and all(block.outer_size.height for block in blocks)
+    return bool(blocks) and markdown.outer_size.height > 0 and all(b.size.width for b in blocks)
 
 
 def split_segments(text: str) -> list[str]:
