@@ -211,15 +211,16 @@ async def test_cancel_mid_stream_answers_cancelled(tmp_path: Path, workspace: Pa
     assert len(client.text()) < len("word " * 2000)
 
 
-async def test_cancel_mid_tool_answers_cancelled_with_the_call_failed(
-    tmp_path: Path, workspace: Path
-) -> None:
-    client = RecordingClient()
+@asynccontextmanager
+async def endless_tool(
+    client: RecordingClient, tmp_path: Path, workspace: Path
+) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process, str, asyncio.Task[Any]]]:
+    """An agent whose turn runs a shell call that never ends, once the client saw it run."""
     never = f"while [ ! -e {workspace / 'never'} ]; do sleep 0.05; done"
     steps = [{"tool_calls": [{"name": "shell", "arguments": {"command": never}}]}]
     async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
         conn,
-        _,
+        process,
     ):
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
@@ -229,7 +230,15 @@ async def test_cancel_mid_tool_answers_cancelled_with_the_call_failed(
         await client.wait_for(
             lambda u: u.session_update == "tool_call_update" and u.status == "in_progress"
         )
-        await conn.cancel(session_id=session.session_id)
+        yield conn, process, session.session_id, prompt
+
+
+async def test_cancel_mid_tool_answers_cancelled_with_the_call_failed(
+    tmp_path: Path, workspace: Path
+) -> None:
+    client = RecordingClient()
+    async with endless_tool(client, tmp_path, workspace) as (conn, _, session_id, prompt):
+        await conn.cancel(session_id=session_id)
         done = await prompt
     assert done.stop_reason == "cancelled"
     assert client.of("tool_call_update")[-1].status == "failed"
@@ -369,20 +378,7 @@ async def test_a_client_that_disappears_ends_the_turn_and_seals_the_log(
     tmp_path: Path, workspace: Path
 ) -> None:
     client = RecordingClient()
-    never = f"while [ ! -e {workspace / 'never'} ]; do sleep 0.05; done"
-    steps = [{"tool_calls": [{"name": "shell", "arguments": {"command": never}}]}]
-    async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
-        conn,
-        process,
-    ):
-        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
-        prompt = asyncio.create_task(
-            conn.prompt(session_id=session.session_id, prompt=[text_block("x")])
-        )
-        await client.wait_for(
-            lambda u: u.session_update == "tool_call_update" and u.status == "in_progress"
-        )
+    async with endless_tool(client, tmp_path, workspace) as (_, process, _, prompt):
         assert process.stdin is not None
         process.stdin.close()  # the editor went away
         assert await process.wait() == 0
