@@ -122,20 +122,26 @@ async def test_a_prompt_streams_the_answer_and_ends_the_turn(
     assert client.text("agent_thought_chunk") == "Let me answer."
 
 
-async def test_a_write_asks_permission_and_lands_with_a_diff_when_allowed(
-    tmp_path: Path, workspace: Path
-) -> None:
-    client = RecordingClient(answer="allow_once")
-    steps = [
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": "new.txt", "content": "hi"}}]},
-        {"text": "Written."},
-    ]
+async def prompt_a_write(
+    tmp_path: Path, workspace: Path, answer: str, path: str, content: str
+) -> tuple[RecordingClient, Any]:
+    """One turn that writes `path` in ask mode, the client answering `answer`."""
+    client = RecordingClient(answer=answer)
+    call = {"name": "write_file", "arguments": {"path": path, "content": content}}
+    steps = [{"tool_calls": [call]}, {"text": "Done."}]
     async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
         conn,
         _,
     ):
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+    return client, done
+
+
+async def test_a_write_asks_permission_and_lands_with_a_diff_when_allowed(
+    tmp_path: Path, workspace: Path
+) -> None:
+    client, done = await prompt_a_write(tmp_path, workspace, "allow_once", "new.txt", "hi")
     assert done.stop_reason == "end_turn"
     assert (workspace / "new.txt").read_text() == "hi"
     (asked,) = client.permissions
@@ -158,18 +164,9 @@ async def test_a_write_asks_permission_and_lands_with_a_diff_when_allowed(
 async def test_a_rejected_write_fails_the_call_and_writes_nothing(
     tmp_path: Path, workspace: Path
 ) -> None:
-    client = RecordingClient(answer="reject_once")
-    steps = [
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": "no.txt", "content": "x"}}]},
-        {"text": "Understood."},
-    ]
-    async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
-        conn,
-        _,
-    ):
-        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+    client, done = await prompt_a_write(tmp_path, workspace, "reject_once", "no.txt", "x")
     assert done.stop_reason == "end_turn"
+    assert len(client.permissions) == 1
     assert not (workspace / "no.txt").exists()
     final = client.of("tool_call_update")[-1]
     assert final.status == "failed" and "denied" in final.content[0].content.text
