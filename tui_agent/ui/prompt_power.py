@@ -39,6 +39,7 @@ class PromptPower:
         self.pending: list[Attachment] = []  # `!` outputs waiting for the next prompt
         self._history: PromptHistory | None = None
         self._shell: AbortSignal | None = None
+        self._listing: asyncio.Task[None] | None = None  # held: a task nobody holds may vanish
 
     def start(self, workspace: Path) -> None:
         """A new loop in `workspace`: prompts are remembered from now on (cheap, at once)."""
@@ -56,7 +57,7 @@ class PromptPower:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
         if await asyncio.to_thread(workspace.is_dir):  # (a replayed scene's may not exist)
             self.index = FileIndex(workspace)
-            asyncio.create_task(self._list_files(self.index), name="file-index")  # noqa: RUF006
+            self._listing = asyncio.create_task(self._list_files(self.index), name="file-index")
         history = self._history
         return [] if history is None else await asyncio.to_thread(history.load)
 
