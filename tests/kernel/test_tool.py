@@ -62,9 +62,21 @@ def _echo_args() -> ScriptedRunner:
 
 
 async def test_tool_walks_preparing_executing_finishing_succeeded() -> None:
-    r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
+    r = await rig(
+        calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")), hooks=Hooks()
+    )
     await r.run("hi")
     assert tool_states(r) == ["preparing", "executing", "finishing", "succeeded"]
+    [finished] = r.of(ToolSettled)
+    assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
+
+
+async def test_tool_without_hooks_is_born_executing_and_goes_straight_to_succeeded() -> None:
+    r = await rig(calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")))
+    await r.run("hi")
+    assert tool_states(r) == ["executing", "succeeded"]
+    starts = [e for e in r.of(Transitioned) if e.machine == "tool" and e.event == "start"]
+    assert [(e.source, e.target) for e in starts] == [("", "executing")]
     [finished] = r.of(ToolSettled)
     assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
 

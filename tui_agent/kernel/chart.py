@@ -86,11 +86,14 @@ class KernelChart(StateChart[Any]):
 
     machine_kind: ClassVar[Machine]
 
-    def __init__(self, emit: Emit, machine_id: str, errors: list[BaseException]) -> None:
+    def __init__(
+        self, emit: Emit, machine_id: str, errors: list[BaseException], *, start: str | None = None
+    ) -> None:
+        """`start` names the state a run begins in, when not the declared initial one."""
         self._emit = emit
         self.machine_id = machine_id
         self.errors = errors
-        super().__init__()
+        super().__init__(start_value=start)
 
     def reset_chart(self) -> None:
         """Back to before activation, keeping the callback table built for this instance (the
@@ -109,7 +112,8 @@ class KernelChart(StateChart[Any]):
     async def activate(self) -> None:
         """Enter the initial state inside the running loop. Announced first, so that eventless
         transitions taken during activation are reported after it."""
-        state = self.initial_state
+        [start] = self.start_configuration_values or [None]
+        state = self.initial_state if start is None else self.states_map[start]
         assert state is not None  # every kernel machine declares its states
         while state.states:
             state = next(child for child in state.states if child.initial)
