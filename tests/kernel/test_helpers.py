@@ -160,6 +160,27 @@ def test_accumulator_joins_text_and_keeps_part_order() -> None:
     )
 
 
+def test_accumulator_opens_a_new_text_part_after_thinking_or_a_call() -> None:
+    acc = _acc()
+    for event in (
+        TextDelta(text="a"),
+        TextDelta(text=""),
+        TextDelta(text="b"),
+        ThinkDelta(text="t"),
+        TextDelta(text="c"),
+        ToolCallDelta(index=0, id="x", name="shell"),
+        TextDelta(text="d"),
+        TextDelta(text="e"),
+    ):
+        acc.feed(event)
+    assert acc.message().content == (
+        TextPart(text="ab"),
+        ThinkPart(think="t"),
+        TextPart(text="c"),
+        TextPart(text="de"),
+    )
+
+
 def test_accumulator_assembles_arguments_split_across_deltas_by_index() -> None:
     acc = _acc()
     for event in (

@@ -73,6 +73,8 @@ class MessageAccumulator:
         self._calls: dict[int, _Call] = {}
         # A new call closes the current content part, as a provider's content block would.
         self._closed = False
+        # The chunks of the text part a text delta extends, or None when it must open one.
+        self._open_text: list[str] | None = None
         self.usage: TokenUsage | None = None
         self.finish: Finish | None = None
         self.message_id: str | None = None
@@ -85,7 +87,7 @@ class MessageAccumulator:
     def feed(self, event: StreamEvent) -> StreamEvent:
         """Take one delta; returns it as it should be forwarded (call ids normalised)."""
         if isinstance(event, TextDelta):
-            self._extend(False, event.text)
+            self.add_text(event.text)
         elif isinstance(event, ThinkDelta):
             part = self._extend(True, event.text, fresh=event.encrypted is not None)
             if event.signature is not None:
@@ -100,6 +102,14 @@ class MessageAccumulator:
             self.message_id = event.message_id
         return event
 
+    def add_text(self, text: str) -> None:
+        """A text delta (the hot path of a stream: one list append once its part is open)."""
+        chunks = self._open_text
+        if chunks is None:
+            self._extend(False, text)
+        elif text:
+            chunks.append(text)
+
     def _extend(self, think: bool, text: str, *, fresh: bool = False) -> _Part:
         parts = self._parts
         if parts and parts[-1].think is think and not fresh and not self._closed:
@@ -110,6 +120,7 @@ class MessageAccumulator:
             self._closed = False
         if text:
             part.chunks.append(text)
+        self._open_text = None if think else part.chunks
         return part
 
     def _feed_call(self, event: ToolCallDelta) -> StreamEvent:
@@ -119,6 +130,7 @@ class MessageAccumulator:
             call = _Call(self._ids.claim(event.index, raw_id), raw_id, event.name or "")
             self._calls[event.index] = call
             self._closed = True
+            self._open_text = None
         elif event.name and not call.name:
             call.name = event.name
         if event.arguments:

@@ -63,6 +63,7 @@ from tui_agent.vocab import (
     Message,
     RequestSent,
     StreamFailed,
+    TextDelta,
     TextPart,
     ToolCall,
     ToolResult,
@@ -231,7 +232,10 @@ class TurnMachine(KernelChart):
         try:
             stream = self._requester.stream(self._history + tuple(self.produced), self._llm_signal)
             async for event in stream:
-                if isinstance(event, RequestSent):
+                if type(event) is TextDelta:  # the common case first, without the dispatch
+                    acc.add_text(event.text)
+                    emit(StreamPart(turn_id, step, event))
+                elif isinstance(event, RequestSent):
                     if acc.has_output or acc.usage is not None:
                         # A transport-level retry inside the requester: void what we have.
                         emit(AttemptVoided(turn_id, step))
