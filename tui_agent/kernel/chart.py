@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from statemachine import StateChart
 from statemachine.engines.async_ import AsyncEngine
 
+from tui_agent.kernel.engine import KernelEngine
 from tui_agent.kernel.events import KernelEvent, Machine, Transitioned
 
 Emit = Callable[[KernelEvent], None]
@@ -54,33 +55,6 @@ def guarded_emit(emit: Emit, errors: list[BaseException]) -> Emit:
     return guarded
 
 
-def _descriptor_matches(descriptor: str, event: str) -> bool:
-    """python-statemachine's event matching (a dotted descriptor matches itself and every event
-    below it; `*` matches all), done with plain string operations: the library's own version
-    splits both names into new `Event` objects on every candidate transition, which was half of
-    the cost of an event."""
-    if descriptor == "*":
-        return True
-    if descriptor.endswith(".*"):
-        descriptor = descriptor[:-2]
-    elif descriptor.endswith("."):
-        descriptor = descriptor[:-1]
-    return not descriptor or event == descriptor or event.startswith(descriptor + ".")
-
-
-class _KernelEngine(AsyncEngine):
-    """The library's async engine with a cheaper transition-matching predicate (same result)."""
-
-    async def select_transitions(self, trigger_data: Any) -> Any:
-        return await self._select_transitions(trigger_data, _transition_matches)
-
-
-def _transition_matches(transition: Any, event: str | None) -> bool:
-    if event is None:
-        return bool(transition.is_eventless)
-    return any(_descriptor_matches(descriptor, event) for descriptor in transition.events)
-
-
 class KernelChart(StateChart[Any]):
     """Base of the agent, turn and tool machines (abstract: it declares no states)."""
 
@@ -107,7 +81,7 @@ class KernelChart(StateChart[Any]):
 
     def _get_engine(self) -> AsyncEngine:
         # Every kernel machine has async callbacks, so the library would pick its async engine.
-        return _KernelEngine(self)
+        return KernelEngine(self)
 
     async def activate(self) -> None:
         """Enter the initial state inside the running loop. Announced first, so that eventless

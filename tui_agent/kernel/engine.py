@@ -1,0 +1,104 @@
+"""The kernel machines' engine: python-statemachine's async engine with cheaper selection.
+
+The library picks transitions generically on every event and after every microstep: it walks
+each active atomic state and all its ancestors, tests every transition with a predicate, and
+matches dotted event names by splitting them into new `Event` objects. The kernel's machines
+never change shape at run time, so what can be computed once per state is: the candidates
+(the state's own transitions, then its ancestors', in the library's order, without initial
+ones), split into eventless ones and ones with events, each event descriptor reduced to the
+two strings a match needs. Selection then only runs guards. The result is the library's: the
+same candidates in the same order, the same guards, the same conflict filter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statemachine.engines.async_ import AsyncEngine
+from statemachine.orderedset import OrderedSet
+
+# A descriptor as two strings: an event matches when `exact` is empty (`*`), equals it, or
+# starts with `prefix` (`exact` + ".").
+_Descriptor = tuple[str, str]
+_Candidates = tuple[tuple[Any, tuple[_Descriptor, ...]], ...]
+
+
+def _descriptor(descriptor: str) -> _Descriptor:
+    """A dotted descriptor matches itself and every event below it; `*` matches all."""
+    if descriptor == "*":
+        descriptor = ""
+    elif descriptor.endswith(".*"):
+        descriptor = descriptor[:-2]
+    elif descriptor.endswith("."):
+        descriptor = descriptor[:-1]
+    return descriptor, descriptor + "."
+
+
+def _matches(descriptors: tuple[_Descriptor, ...], event: str) -> bool:
+    for exact, prefix in descriptors:
+        if not exact or event == exact or event.startswith(prefix):
+            return True
+    return False
+
+
+class _StateCandidates:
+    """One atomic state's candidate transitions, eventless and with events."""
+
+    __slots__ = ("eventless", "evented", "state")
+
+    def __init__(self, state: Any) -> None:
+        self.state = state  # kept so the id the cache is keyed by stays this state's
+        eventless: list[Any] = []
+        evented: list[tuple[Any, tuple[_Descriptor, ...]]] = []
+        for source in (state, *state.ancestors()):
+            for transition in source.transitions:
+                if transition.initial:
+                    continue
+                if transition.is_eventless:
+                    eventless.append(transition)
+                else:
+                    descriptors = tuple(_descriptor(str(d)) for d in transition.events)
+                    evented.append((transition, descriptors))
+        self.eventless: tuple[Any, ...] = tuple(eventless)
+        self.evented: _Candidates = tuple(evented)
+
+
+_candidates: dict[int, _StateCandidates] = {}
+
+
+def _of(state: Any) -> _StateCandidates:
+    found = _candidates.get(id(state))
+    if found is None or found.state is not state:
+        found = _candidates[id(state)] = _StateCandidates(state)
+    return found
+
+
+class KernelEngine(AsyncEngine):
+    async def select_eventless_transitions(self, trigger_data: Any) -> Any:
+        enabled: OrderedSet[Any] = OrderedSet()
+        for state in self.sm.configuration:
+            if not state.is_atomic:
+                continue
+            for transition in _of(state).eventless:
+                if await self._conditions_match(transition, trigger_data):
+                    enabled.add(transition)
+                    break
+        return self._filtered(enabled)
+
+    async def select_transitions(self, trigger_data: Any) -> Any:
+        event = str(trigger_data.event)
+        enabled: OrderedSet[Any] = OrderedSet()
+        for state in self.sm.configuration:
+            if not state.is_atomic:
+                continue
+            for transition, descriptors in _of(state).evented:
+                if _matches(descriptors, event) and await self._conditions_match(
+                    transition, trigger_data
+                ):
+                    enabled.add(transition)
+                    break
+        return self._filtered(enabled)
+
+    def _filtered(self, enabled: OrderedSet[Any]) -> Any:
+        # One transition conflicts with nothing: the library's filter would return it as is.
+        return enabled if len(enabled) < 2 else self._filter_conflicting_transitions(enabled)
