@@ -53,6 +53,16 @@ from tui_agent.vocab import AbortSignal, HistoryEntry, Message, ToolCall, ToolRe
 
 
 @dataclass(frozen=True)
+class _Settled:
+    """One call's outcome as `tool.settled` carries it."""
+
+    call_id: str
+    name: str
+    outcome: ToolState
+    result: ToolResult
+
+
+@dataclass(frozen=True)
 class _GateRun:
     """The prompt gate's verdicts for a snapshot of the queue (or why it threw)."""
 
@@ -130,7 +140,7 @@ class AgentMachine(KernelChart):
         name="input.reset",
     )
     input_close = Event(live.to(closed, before="note_exit"), id="input.close", name="input.close")
-    tool_settled = Event(live.to(None, on="settle_tool"), id="tool.settled", name="tool.settled")
+    tool_settled = Event(live.to(None, on="settle_tools"), id="tool.settled", name="tool.settled")
     tool_detached = Event(live.to(None, on="detach_tool"), id="tool.detached", name="tool.detached")
     error_execution = live.to(None, on="record_error")
 
@@ -156,6 +166,7 @@ class AgentMachine(KernelChart):
         self.turn: TurnMachine | None = None
         self.tools: dict[str, ToolMachine] = {}
         self._spare_tools: list[ToolMachine] = []
+        self._just_settled: list[ToolMachine] = []  # reported together as one `tool.settled`
         self.turn_tools: set[str] = set()
         self.background: set[str] = set()
         self.abort_reason: str | None = None
@@ -338,14 +349,17 @@ class AgentMachine(KernelChart):
             # The batch announcement is advisory; each call still runs and fails on its own.
             self.record_error(error)
         aborting = self.live.running.aborting.is_active
+        tools: list[ToolMachine] = []
         for call in calls:
             signal = AbortSignal(self._root)
             if aborting:
                 signal.abort(self.abort_reason or "aborted")
             tool = self._tool_machine(call, signal)
+            tool.settled.add_done_callback(self._on_tool_settled)
             self.tools[call.id] = tool
             self.turn_tools.add(call.id)
-            self._spawn(self._drive_tool(tool))
+            tools.append(tool)
+        self._spawn(self._start_tools(tools))
 
     def steer_waiting(self) -> bool:
         return any(entry.meta.in_turn for entry in self.notifications)
@@ -371,40 +385,53 @@ class AgentMachine(KernelChart):
             on_detach=self._on_detach,
         )
 
-    async def _drive_tool(self, tool: ToolMachine) -> None:
-        await tool.activate()
-        if tool.signal.aborted:
-            await tool.send("tool.abort")
-        await tool.settled
-        await self.send(
-            "tool.settled",
-            call_id=tool.original_id,
-            name=tool.call.name,
-            outcome=tool.outcome,
-            result=tool.result,
+    async def _start_tools(self, tools: list[ToolMachine]) -> None:
+        for tool in tools:
+            await tool.activate()
+            if tool.signal.aborted:
+                await tool.send("tool.abort")
+
+    def _on_tool_settled(self, settled: asyncio.Future[ToolMachine]) -> None:
+        """Calls that settle in the same loop iteration are reported as one event: the first
+        schedules the report, which runs after the done-callbacks already queued."""
+        self._just_settled.append(settled.result())
+        if len(self._just_settled) == 1:
+            self._spawn(self._report_settled())
+
+    async def _report_settled(self) -> None:
+        tools, self._just_settled = self._just_settled, []
+        calls = tuple(
+            _Settled(tool.original_id, tool.call.name, tool.outcome, tool.final_result)
+            for tool in tools
         )
-        if self.tools.get(tool.original_id) is not tool:
-            self._spare_tools.append(tool)  # settled and let go of: the next call reuses it
+        await self.send("tool.settled", calls=calls)
+        for tool in tools:
+            if self.tools.get(tool.original_id) is not tool:
+                self._spare_tools.append(tool)  # settled and let go of: the next call reuses it
 
     def _on_detach(self, call_id: str, ack: str) -> None:
         # Called synchronously from a runner: queue the event now, process it in a task.
         self._spawn(self.send("tool.detached", call_id=call_id, ack=ack))
 
-    async def settle_tool(
-        self, call_id: str, name: str, outcome: ToolState, result: ToolResult
-    ) -> None:
-        if call_id in self.background:
-            self.background.discard(call_id)
-            self.tools.pop(call_id, None)
-            self._emit(ToolSettled(call_id, name, _final(outcome), result, background=True))
-            succeeded = outcome == "succeeded"
-            self.notifications.append(async_tool_notification(call_id, name, succeeded, result))
-        elif call_id in self.turn_tools:
-            self.turn_tools.discard(call_id)
-            self.tools.pop(call_id, None)
-            self._emit(ToolSettled(call_id, name, _final(outcome), result))
-            if self.turn is not None:
-                await self.turn.send("tool.settled", call_id=call_id, result=result)
+    async def settle_tools(self, calls: tuple[_Settled, ...]) -> None:
+        for_turn: list[tuple[str, ToolResult]] = []
+        for call in calls:
+            call_id, name, outcome, result = call.call_id, call.name, call.outcome, call.result
+            if call_id in self.background:
+                self.background.discard(call_id)
+                self.tools.pop(call_id, None)
+                self._emit(ToolSettled(call_id, name, _final(outcome), result, background=True))
+                succeeded = outcome == "succeeded"
+                self.notifications.append(
+                    async_tool_notification(call_id, name, succeeded, result)
+                )
+            elif call_id in self.turn_tools:
+                self.turn_tools.discard(call_id)
+                self.tools.pop(call_id, None)
+                self._emit(ToolSettled(call_id, name, _final(outcome), result))
+                for_turn.append((call_id, result))
+        if for_turn and self.turn is not None:
+            await self.turn.send("tool.settled", results=tuple(for_turn))
 
     async def detach_tool(self, call_id: str, ack: str) -> None:
         if call_id not in self.turn_tools:

@@ -174,9 +174,8 @@ class ToolMachine(KernelChart):
     async def on_invoke_finishing(self) -> ToolResult | _Raised:
         hooks = self._hooks
         assert hooks is not None  # as for preparing
-        result = self.result if self.result is not None else error_result(NO_RESULT_TEXT)
         try:
-            return await hooks.finish(self.call, result)
+            return await hooks.finish(self.call, self.final_result)
         except Exception as error:
             return _Raised(_error_text(error), self.signal.aborted)
 
@@ -223,6 +222,11 @@ class ToolMachine(KernelChart):
     def outcome(self) -> ToolState:
         name: ToolState = self.state_path  # type: ignore[assignment]
         return name
+
+    @property
+    def final_result(self) -> ToolResult:
+        """What enters history once settled (every final state sets `result`)."""
+        return self.result if self.result is not None else error_result(NO_RESULT_TEXT)
 
     def emit_update(self, update: ToolUpdate) -> None:
         self._emit(ToolOutput(self.original_id, update))

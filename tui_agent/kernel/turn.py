@@ -168,7 +168,7 @@ class TurnMachine(KernelChart):
         name="turn.notify",
     )
     tool_settled = Event(
-        live.acting.to(None, on="record_outcome"), id="tool.settled", name="tool.settled"
+        live.acting.to(None, on="record_outcomes"), id="tool.settled", name="tool.settled"
     )
     tool_detached = Event(
         live.acting.to(None, on="record_detach"), id="tool.detached", name="tool.detached"
@@ -382,9 +382,12 @@ class TurnMachine(KernelChart):
         self._emit(ToolsSpawned(self.turn_id, self.step, self._pending))
         self._host.spawn_tools(self._pending)
 
-    def record_outcome(self, call_id: str, result: ToolResult) -> None:
-        if any(call.id == call_id for call in self._pending):
-            self._outcomes[call_id] = result
+    def record_outcomes(self, results: tuple[tuple[str, ToolResult], ...]) -> None:
+        """The outcomes of the calls that settled together (as `(call_id, result)`)."""
+        pending = {call.id for call in self._pending}
+        for call_id, result in results:
+            if call_id in pending:
+                self._outcomes[call_id] = result
 
     def record_detach(self, call_id: str, ack: str, name: str = "") -> None:
         if call_id in self._outcomes:
