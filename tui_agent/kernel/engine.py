@@ -8,10 +8,18 @@ never change shape at run time, so what can be computed once per state is: the c
 ones), split into eventless ones and ones with events, each event descriptor reduced to the
 two strings a match needs. Selection then only runs guards. The result is the library's: the
 same candidates in the same order, the same guards, the same conflict filter.
+
+Transition content (`before`, `on`, `after`) also runs in order here. The library runs a
+group given no error handler (`before` and `after`) through `asyncio.gather`, which wraps each
+callback in a task and costs two trips through the event loop per microstep; every kernel
+transition has an `after` callback (the `Transitioned` emission). In order, a failing callback
+still raises to the microstep as it did through `gather`; what goes is only the concurrency of
+several async callbacks of one group, which no kernel machine has.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from statemachine.engines.async_ import AsyncEngine
@@ -98,6 +106,36 @@ class KernelEngine(AsyncEngine):
                     enabled.add(transition)
                     break
         return self._filtered(enabled)
+
+    async def _execute_transition_content(
+        self,
+        enabled_transitions: list[Any],
+        trigger_data: Any,
+        get_key: Callable[[Any], str],
+        set_target_as_state: bool = False,
+        **kwargs_extra: Any,
+    ) -> list[Any]:
+        registry = self.sm._callbacks
+        result: list[Any] = []
+        for transition in enabled_transitions:
+            key = get_key(transition)
+            if key not in registry:
+                continue  # nothing to call: no arguments to build
+            target = transition.target if set_target_as_state else None
+            args, kwargs = await self._get_args_kwargs(transition, trigger_data, target=target)
+            kwargs.update(kwargs_extra)
+            on_error = kwargs.pop("on_error", None)
+            for callback in registry[key]:
+                if not callback.condition(*args, **kwargs):
+                    continue
+                if on_error is None:
+                    result.append(await callback(*args, **kwargs))
+                    continue
+                try:
+                    result.append(await callback(*args, **kwargs))
+                except Exception as error:
+                    on_error(error)
+        return result
 
     def _filtered(self, enabled: OrderedSet[Any]) -> Any:
         # One transition conflicts with nothing: the library's filter would return it as is.
