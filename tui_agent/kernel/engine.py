@@ -9,6 +9,10 @@ ones), split into eventless ones and ones with events, each event descriptor red
 two strings a match needs. Selection then only runs guards. The result is the library's: the
 same candidates in the same order, the same guards, the same conflict filter.
 
+The transitions that activate a machine are built once per machine class and start value
+(the library builds a new empty source state and new transitions for every activation, which
+a reused tool machine does once per call); they carry no callbacks.
+
 Transition content (`before`, `on`, `after`) also runs in order here. The library runs a
 group given no error handler (`before` and `after`) through `asyncio.gather`, which wraps each
 callback in a task and costs two trips through the event loop per microstep; every kernel
@@ -72,6 +76,9 @@ class _StateCandidates:
 
 
 _candidates: dict[int, _StateCandidates] = {}
+# The transitions that activate a machine, by machine class and start values (the library
+# builds a new empty source state and new transitions for every activation).
+_initial: dict[tuple[type, tuple[Any, ...]], list[Any]] = {}
 
 
 def _of(state: Any) -> _StateCandidates:
@@ -82,6 +89,13 @@ def _of(state: Any) -> _StateCandidates:
 
 
 class KernelEngine(AsyncEngine):
+    def _initial_transitions(self, trigger_data: Any) -> list[Any]:
+        key = (type(self.sm), tuple(self.sm.start_configuration_values))
+        found = _initial.get(key)
+        if found is None:
+            found = _initial[key] = super()._initial_transitions(trigger_data)
+        return list(found)
+
     async def select_eventless_transitions(self, trigger_data: Any) -> Any:
         enabled: OrderedSet[Any] = OrderedSet()
         for state in self.sm.configuration:
