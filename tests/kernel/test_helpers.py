@@ -20,9 +20,12 @@ from tui_agent.kernel.retry import (
     retry_delay_s,
     should_retry,
 )
+from tui_agent.kernel.turn import HistorySoFar
 from tui_agent.vocab import (
+    EntryMeta,
     Finish,
     FinishReason,
+    HistoryEntry,
     LLMError,
     LLMErrorKind,
     Message,
@@ -261,3 +264,33 @@ def test_filtered_empty_response_is_not_retryable() -> None:
 def test_text_or_calls_are_not_an_empty_response() -> None:
     message = Message(role="assistant", content=(TextPart(text="ok"),))
     assert empty_response_error(message, None, "p", "m") is None
+
+
+def _entries(count: int, start: int = 0) -> list[HistoryEntry]:
+    return [
+        HistoryEntry(
+            message=Message(role="user", content=(TextPart(text=str(n)),)),
+            meta=EntryMeta(source="input"),
+        )
+        for n in range(start, start + count)
+    ]
+
+
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(-10, 10), st.integers(-10, 10))
+def test_history_so_far_reads_like_the_copy_it_replaces(
+    base_len: int, produced_len: int, start: int, stop: int
+) -> None:
+    base, produced = tuple(_entries(base_len)), _entries(produced_len, base_len)
+    view = HistorySoFar(base, produced)
+    copy = base + tuple(produced)
+    produced.extend(_entries(2, 100))  # later entries are not part of the attempt's history
+    assert len(view) == len(copy) and tuple(view) == copy
+    assert view[start:stop] == copy[start:stop] and view[::-1] == copy[::-1]
+    for index in range(-len(copy), len(copy)):
+        assert view[index] is copy[index]
+    for outside in (len(copy), -len(copy) - 1):
+        try:
+            view[outside]
+        except IndexError:
+            continue
+        raise AssertionError(f"index {outside} should be out of range")

@@ -56,7 +56,7 @@ def _matches(descriptors: tuple[_Descriptor, ...], event: str) -> bool:
 class _StateCandidates:
     """One atomic state's candidate transitions, eventless and with events."""
 
-    __slots__ = ("eventless", "evented", "state")
+    __slots__ = ("evented", "eventless", "state")
 
     def __init__(self, state: Any) -> None:
         self.state = state  # kept so the id the cache is keyed by stays this state's
@@ -93,7 +93,8 @@ class KernelEngine(AsyncEngine):
         key = (type(self.sm), tuple(self.sm.start_configuration_values))
         found = _initial.get(key)
         if found is None:
-            found = _initial[key] = super()._initial_transitions(trigger_data)
+            built: list[Any] = super()._initial_transitions(trigger_data)  # type: ignore[no-untyped-call]
+            found = _initial[key] = built
         return list(found)
 
     async def select_eventless_transitions(self, trigger_data: Any) -> Any:

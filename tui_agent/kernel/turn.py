@@ -25,9 +25,10 @@ call order whatever the completion order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from itertools import chain, islice
+from typing import Any, ClassVar, Protocol, overload
 
 from statemachine import Event, State
 
@@ -100,6 +101,40 @@ def tool_entry(call_id: str, result: ToolResult) -> HistoryEntry:
     content = (TextPart(text=result.output),) if isinstance(result.output, str) else result.output
     message = Message(role="tool", content=content, tool_call_id=call_id, is_error=result.is_error)
     return HistoryEntry(message=message, meta=EntryMeta(source="tool", note=result.note))
+
+
+class HistorySoFar(Sequence[HistoryEntry]):
+    """The history one attempt sees: the turn's opening history, then what the turn had
+    produced when the attempt began. `produced` only ever grows, so this is a fixed snapshot
+    without a copy (copying it for every attempt made a long turn quadratic)."""
+
+    __slots__ = ("_base", "_len", "_produced")
+
+    def __init__(self, base: tuple[HistoryEntry, ...], produced: list[HistoryEntry]) -> None:
+        self._base = base
+        self._produced = produced
+        self._len = len(base) + len(produced)
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> HistoryEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[HistoryEntry, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> HistoryEntry | tuple[HistoryEntry, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._len)))
+        position = index + self._len if index < 0 else index
+        if not 0 <= position < self._len:
+            raise IndexError(index)
+        base = len(self._base)
+        return self._base[position] if position < base else self._produced[position - base]
+
+    def __iter__(self) -> Iterator[HistoryEntry]:
+        return chain(self._base, islice(self._produced, self._len - len(self._base)))
 
 
 def _history_call_ids(history: Sequence[HistoryEntry]) -> list[str]:
@@ -230,7 +265,9 @@ class TurnMachine(KernelChart):
         emit, turn_id, step = self._emit, self.turn_id, self.step
         stream = None
         try:
-            stream = self._requester.stream(self._history + tuple(self.produced), self._llm_signal)
+            stream = self._requester.stream(
+                HistorySoFar(self._history, self.produced), self._llm_signal
+            )
             async for event in stream:
                 if type(event) is TextDelta:  # the common case first, without the dispatch
                     acc.add_text(event.text)
