@@ -76,6 +76,9 @@ class KernelChart(StateChart[Any]):
         assert self.is_terminated, "only a machine in a final state can be reset"
         self.model.state = None
         self.history_values.clear()
+        # Stopping forgets the invocations it still lists: the last one's task refers back to
+        # the engine (through its context), a cycle only the garbage collector would break.
+        self._engine.stop()
         self._engine = self._get_engine()
         self._engine.start()
 

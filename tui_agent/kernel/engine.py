@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from statemachine.engines.async_ import AsyncEngine
+from statemachine.invoke import InvokeManager
 from statemachine.orderedset import OrderedSet
 
 # A descriptor as two strings: an event matches when `exact` is empty (`*`), equals it, or
@@ -88,7 +89,26 @@ def _of(state: Any) -> _StateCandidates:
     return found
 
 
+class _EngineView:
+    """What `InvokeManager` reads of its engine, without pointing back at the engine."""
+
+    __slots__ = ("_debug", "_log_id", "sm")
+
+    def __init__(self, sm: Any, debug: Callable[..., None], log_id: str) -> None:
+        self.sm = sm
+        self._debug = debug
+        self._log_id = log_id
+
+
 class KernelEngine(AsyncEngine):
+    def __init__(self, sm: Any) -> None:
+        super().__init__(sm)
+        # The library's invoke manager points back at its engine, which made every engine let
+        # go of (one per reused tool machine per call) a cycle, with its queues and locks, left
+        # to the garbage collector. The manager reads only these three things of its engine.
+        view = _EngineView(sm, self._debug, self._log_id)
+        self._invoke_manager = InvokeManager(view)  # type: ignore[arg-type]
+
     def _initial_transitions(self, trigger_data: Any) -> list[Any]:
         key = (type(self.sm), tuple(self.sm.start_configuration_values))
         found = _initial.get(key)
