@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from tests.kernel.fakes import Gate, Rig, ScriptedRunner, calls, ok, prompt, rig, settle, text
 from tui_agent.kernel import (
     Deny,
@@ -11,7 +14,8 @@ from tui_agent.kernel import (
     ToolSettled,
     Transitioned,
 )
-from tui_agent.vocab import ToolCall, ToolResult, ToolUpdate
+from tui_agent.kernel.tool import ToolMachine
+from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate
 
 
 class Hooks:
@@ -242,7 +246,6 @@ async def test_runner_gets_one_batch_with_every_call_of_the_step_before_any_run(
 async def test_a_failing_batch_announcement_is_recorded_and_each_call_still_runs() -> None:
     from tests.kernel.fakes import ScriptedRequester, line
     from tui_agent.kernel import Agent
-    from tui_agent.vocab import AbortSignal
 
     class BrokenBatch(ScriptedRunner):
         def begin_batch(self, calls: object, signal: AbortSignal) -> None:
@@ -255,3 +258,23 @@ async def test_a_failing_batch_announcement_is_recorded_and_each_call_still_runs
     await agent.idle()
     assert [line(e) for e in agent.history][2] == "tool:ran"
     assert [str(e) for e in agent.errors] == ["scheduler down"]
+
+
+async def test_a_reused_tool_machine_frees_its_previous_engine_without_the_collector() -> None:
+    """Reuse drops the previous life's engine: nothing may keep it in a reference cycle, or
+    every call would leave its queues and locks to the garbage collector."""
+    errors: list[BaseException] = []
+    call = ToolCall(id="c1", name="echo")
+    tool = ToolMachine(call, ScriptedRunner(echo=ok("x")), AbortSignal(), lambda _: None, errors)
+    await tool.activate()
+    await tool.settled
+    previous = weakref.ref(tool._engine)
+    gc.disable()
+    try:
+        tool.reuse(call.model_copy(update={"id": "c2"}), AbortSignal())
+        assert previous() is None
+    finally:
+        gc.enable()
+    await tool.activate()
+    assert (await tool.settled).final_result.output == "x"
+    assert errors == []
