@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from statemachine.engines.async_ import AsyncEngine
+from statemachine.event_data import EventData
 from statemachine.invoke import InvokeManager
 from statemachine.orderedset import OrderedSet
 
@@ -108,6 +109,37 @@ class KernelEngine(AsyncEngine):
         # to the garbage collector. The manager reads only these three things of its engine.
         view = _EngineView(sm, self._debug, self._log_id)
         self._invoke_manager = InvokeManager(view)  # type: ignore[arg-type]
+        # No kernel machine has `prepare_event` callbacks or validators: their lookups, an
+        # awaited call each, are skipped unless some are registered.
+        self._prepares = sm.prepare.key in sm._callbacks
+
+    async def _get_args_kwargs(
+        self, transition: Any, trigger_data: Any, target: Any = None, source: Any = None
+    ) -> Any:
+        if self._prepares:
+            return await super()._get_args_kwargs(transition, trigger_data, target, source)
+        key = (id(transition), id(trigger_data), id(target), id(source))
+        found = self._cache.get(key)
+        if found is None:
+            event_data = EventData(trigger_data=trigger_data, transition=transition)
+            if target:
+                event_data.state = event_data.target = target
+            if source:
+                event_data.state = event_data.source = source
+            found = self._cache[key] = (event_data.args, event_data.extended_kwargs)
+        return found
+
+    async def _conditions_match(self, transition: Any, trigger_data: Any) -> bool:
+        args, kwargs = await self._get_args_kwargs(transition, trigger_data)
+        registry = self.sm._callbacks
+        if transition.validators.key in registry:
+            await registry.async_call(transition.validators.key, *args, on_error=None, **kwargs)
+        if transition.cond.key not in registry:
+            return True
+        matched: bool = await registry.async_all(
+            transition.cond.key, *args, on_error=self._on_error_handler(), **kwargs
+        )
+        return matched
 
     def _initial_transitions(self, trigger_data: Any) -> list[Any]:
         key = (type(self.sm), tuple(self.sm.start_configuration_values))
