@@ -101,6 +101,17 @@ class _EngineView:
         self._log_id = log_id
 
 
+class _InvokeManager(InvokeManager):
+    @staticmethod
+    def _resolve_handler(underlying: Any) -> Any:
+        # An invoke named by a string (the kernel's `on_invoke_<state>` methods) is a plain
+        # callable: the library's answer too, but only after a runtime Protocol check that costs
+        # more than the rest of spawning the invoke.
+        if isinstance(underlying, str):
+            return None
+        return InvokeManager._resolve_handler(underlying)
+
+
 class KernelEngine(AsyncEngine):
     def __init__(self, sm: Any) -> None:
         super().__init__(sm)
@@ -108,7 +119,7 @@ class KernelEngine(AsyncEngine):
         # go of (one per reused tool machine per call) a cycle, with its queues and locks, left
         # to the garbage collector. The manager reads only these three things of its engine.
         view = _EngineView(sm, self._debug, self._log_id)
-        self._invoke_manager = InvokeManager(view)  # type: ignore[arg-type]
+        self._invoke_manager = _InvokeManager(view)  # type: ignore[arg-type]
         # No kernel machine has `prepare_event` callbacks or validators: their lookups, an
         # awaited call each, are skipped unless some are registered.
         self._prepares = sm.prepare.key in sm._callbacks
