@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tui_agent.tools import RG_TREE, rg_lines, rg_path, walk_files
+from tui_agent.tools import rg_files, rg_path, walk_files
 from tui_agent.vocab import AbortSignal
 
 LIST_TIMEOUT_S = 30.0
@@ -87,13 +87,7 @@ def _parents(path: str) -> list[str]:
 
 async def _list_files(root: str, signal: AbortSignal) -> list[str]:
     if rg_path() is not None:
-        args = ["--files", *RG_TREE, "--no-messages"]
-        files: list[str] = []
-        async for line in rg_lines(args, cwd=root, signal=signal, timeout_s=LIST_TIMEOUT_S):
-            files.append(os.fsdecode(line.rstrip(b"\n")).removeprefix("./"))
-            if len(files) >= MAX_ENTRIES:
-                break
-        return files
+        return await rg_files(root, signal=signal, timeout_s=LIST_TIMEOUT_S, limit=MAX_ENTRIES)
 
     def walk() -> list[str]:
         real = os.path.realpath(root)
