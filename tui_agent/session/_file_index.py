@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import operator
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -38,10 +39,17 @@ class FileIndex:
         self.set_files(files)
 
     def set_files(self, files: list[str]) -> None:
-        folders = {f"{parent}/" for path in files for parent in _parents(path)}
-        self.entries = sorted(folders.union(files), key=lambda p: (p.count("/"), p))
+        # Cheap on 100,000 files: the folders come from the distinct parents (a few thousand),
+        # and the order by depth, then path, from two sorts with no Python key function.
+        folders: set[str] = set()
+        for parent in {path.rpartition("/")[0] for path in files}:
+            while parent and parent + "/" not in folders:
+                folders.add(parent + "/")
+                parent = parent.rpartition("/")[0]
+        self.entries = sorted(folders.union(files))
+        self.entries.sort(key=operator.methodcaller("count", "/"))  # stable: paths stay sorted
         self._lower = [entry.lower() for entry in self.entries]
-        self._names = [entry.rstrip("/").rsplit("/", 1)[-1] for entry in self._lower]
+        self._names = [entry.rstrip("/").rpartition("/")[2] for entry in self._lower]
         self._last = None
         self.ready.set()
 
@@ -78,11 +86,6 @@ class FileIndex:
             if len(chosen) >= limit:
                 break
         return [self.entries[i] for i in chosen]
-
-
-def _parents(path: str) -> list[str]:
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 async def _list_files(root: str, signal: AbortSignal) -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import heapq
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -96,29 +97,32 @@ def _glob_query(workspace: Workspace, args: GlobArgs) -> _GlobQuery:
     return _GlobQuery(top, workspace.root, prefix, matcher)
 
 
-def _glob_walk(query: _GlobQuery, signal: AbortSignal) -> list[str]:
-    """The matching files as our own walker lists them (already in order)."""
+def _glob_walk(query: _GlobQuery, signal: AbortSignal) -> tuple[list[str], int]:
+    """The first MAX_GLOB_RESULTS matching files as our own walker lists them (in walk order),
+    and how many match in all."""
     walk = walk_files(str(query.top), str(query.root), lambda: signal.aborted)
-    return [rel for _absolute, rel in walk if query.matcher.fullmatch(rel[len(query.prefix) :])]
+    found = [rel for _absolute, rel in walk if query.matcher.fullmatch(rel[len(query.prefix) :])]
+    return found[:MAX_GLOB_RESULTS], len(found)
 
 
-async def _glob_rg(query: _GlobQuery, signal: AbortSignal) -> list[str]:
-    """The matching files from ripgrep's listing of the tree (`rg --files`), in walk order."""
+async def _glob_rg(query: _GlobQuery, signal: AbortSignal) -> tuple[list[str], int]:
+    """The same from ripgrep's listing of the tree (`rg --files`, in no particular order): only
+    the first MAX_GLOB_RESULTS are put in order, by their `walk_order` keys."""
     below = await rg_files(str(query.top), signal=signal, timeout_s=GREP_TIMEOUT_S)
-    found = [query.prefix + rel for rel in below if query.matcher.fullmatch(rel)]
-    return sorted(found, key=walk_order)
+    matched = list(filter(query.matcher.fullmatch, below))
+    first = heapq.nsmallest(MAX_GLOB_RESULTS, map(walk_order, matched))
+    return [query.prefix + key.replace("\0", "/") for key in first], len(matched)
 
 
-def _glob_report(found: list[str], args: GlobArgs) -> str:
+def _glob_report(first: list[str], total: int, args: GlobArgs) -> str:
     where = args.path or "the workspace"
-    if not found:
+    if not total:
         hint = "" if "/" in args.pattern else ' (use "**/" to look in subfolders too)'
         return f'No files match "{args.pattern}" in {where}{hint}.'
-    lines = [shown_path(rel) for rel in found[:MAX_GLOB_RESULTS]]
-    if len(found) > len(lines):
-        lines.append(
-            f"[{len(found) - len(lines)} more files not shown; narrow the pattern or the path.]"
-        )
+    lines = [shown_path(rel) for rel in first]
+    if total > len(lines):
+        more = total - len(lines)
+        lines.append(f"[{more} more files not shown; narrow the pattern or the path.]")
     return "\n".join(lines)
 
 
@@ -144,14 +148,14 @@ class Glob(Tool[GlobArgs]):
         try:
             query = await asyncio.to_thread(_glob_query, self.workspace, args)
             if rg_path() is not None:
-                found = await _glob_rg(query, ctx.signal)
+                first, total = await _glob_rg(query, ctx.signal)
             else:
-                found = await asyncio.to_thread(_glob_walk, query, ctx.signal)
+                first, total = await asyncio.to_thread(_glob_walk, query, ctx.signal)
         except (WorkspaceError, re.error) as error:
             return error_result(str(error))
         except (SearchStopped, SearchFailed) as error:
             return error_result(f"Listing the files failed: {error}")
-        return ToolResult(output=_glob_report(found, args))
+        return ToolResult(output=_glob_report(first, total, args))
 
 
 # --- grep --------------------------------------------------------------------------------------
