@@ -246,19 +246,10 @@ class Round1:
         """The child, or None (said on stderr) where git cannot give round 1's code."""
         here = Path(__file__).resolve().parent
         with tempfile.TemporaryDirectory() as old:
-            try:
-                archive = subprocess.run(
-                    ["git", "archive", ROUND1, "tui_agent"],
-                    cwd=here.parent,
-                    capture_output=True,
-                    check=True,
-                )
-                subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
-            except (OSError, subprocess.CalledProcessError) as error:
-                said = getattr(error, "stderr", None)
-                reason = said.decode(errors="replace").strip() if said else str(error)
+            missing = Round1.extract(here.parent, old)
+            if missing:
                 print(
-                    f"Round 1's code ({ROUND1}) is out of reach, its column is skipped: {reason}",
+                    f"Round 1's code ({ROUND1}) is out of reach, its column is skipped: {missing}",
                     file=sys.stderr,
                 )
                 yield None
@@ -279,6 +270,22 @@ class Round1:
                 if process.stdin:
                     process.stdin.close()
                 process.wait()
+
+    @staticmethod
+    def extract(repository: Path, into: str) -> str | None:
+        """Round 1's `tui_agent` package from git into `into`; else why not."""
+        try:
+            archive = subprocess.run(
+                ["git", "archive", ROUND1, "tui_agent"],
+                cwd=repository,
+                capture_output=True,
+                check=True,
+            )
+            subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
+        except (OSError, subprocess.CalledProcessError) as error:
+            said = getattr(error, "stderr", None)
+            return said.decode(errors="replace").strip() if said else str(error)
+        return None
 
     def run(self, tool: str, args: dict[str, Any]) -> tuple[Cost, str]:
         assert self.process.stdin and self.process.stdout
