@@ -9,10 +9,12 @@ Prints a table:
 - executor overhead per call for a batch of 1,000 calls of a tool that answers at once;
 - on a generated tree of 100,000 files (plus 20,000 in .gitignore'd folders): `grep` for a
   literal and for a regex and `glob` of every file, through ripgrep, through our own Python
-  walker (the fallback when `rg` is missing) and as `grep -r` / `find` do it; then the @ file
+  walker (the fallback when `rg` is missing), through round 1's tools (commit 229a6ca, the
+  in-process Python search the issue measures against, extracted with `git archive` and run
+  in a child process: `round1_search.py`) and as `grep -r` / `find` do it; then the @ file
   index: listing the tree and the slowest keystroke of a completion. Each search figure is
-  wall / CPU (this process plus the children it waited for), best of 5, the three engines
-  taking turns within each round so that the ratios compare like with like.
+  wall / CPU (the process that searched plus the children it waited for), best of 5, the four
+  engines taking turns within each round so that the ratios compare like with like.
 
 Everything runs in a temporary folder. Run: `.venv/bin/python benchmarks/tools.py`, or
 `.venv/bin/python benchmarks/tools.py search` for the search rows alone.
@@ -24,7 +26,7 @@ import asyncio
 import contextlib
 import gc
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from round1_search import cpu_seconds
 
 from tui_agent.session import FileIndex
 from tui_agent.tools import (
@@ -39,7 +44,6 @@ from tui_agent.tools import (
     BatchExecutor,
     CallContext,
     Glob,
-    GlobArgs,
     Grep,
     Tool,
     ToolAccesses,
@@ -51,7 +55,6 @@ from tui_agent.tools import (
     default_registry,
 )
 from tui_agent.tools import _search as search_module
-from tui_agent.tools._search import GrepArgs
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult
 
 ROUNDS = 3
@@ -63,6 +66,7 @@ BATCH_CALLS = 1_000
 SEARCH_FILES = 100_000
 IGNORED = 20_000  # in .gitignore'd folders (node_modules/, build/)
 SEARCH_ROUNDS = 5
+ROUND1 = "229a6ca"  # the code issue 18 was filed against
 
 
 def best(samples: list[float]) -> float:
@@ -213,54 +217,133 @@ class Cost:
     def ms(self) -> str:
         return f"{self.wall * 1e3:,.0f} / {self.cpu * 1e3:,.0f} ms"
 
-
-def _cpu() -> float:
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    def speed_up(self, other: Cost) -> str:
+        """How many times faster this is than `other`, wall / CPU."""
+        return f"{other.wall / self.wall:.1f}x / {other.cpu / self.cpu:.1f}x"
 
 
 async def sample(action: Callable[[], Awaitable[object]]) -> Cost:
     gc.collect()
-    wall, cpu = time.perf_counter(), _cpu()
+    wall, cpu = time.perf_counter(), cpu_seconds()
     await action()
-    return Cost(time.perf_counter() - wall, _cpu() - cpu)
+    return Cost(time.perf_counter() - wall, cpu_seconds() - cpu)
 
 
 async def command(argv: list[str], root: Path) -> None:
     await asyncio.to_thread(subprocess.run, argv, cwd=root, capture_output=True, check=False)
 
 
-async def bench_search(root: Path) -> dict[str, tuple[Cost, Cost, Cost]]:
-    """(ripgrep, our Python walker, grep -r / find) for each measure, best of SEARCH_ROUNDS.
+class Round1:
+    """Round 1's `grep` and `glob` (commit ROUND1), in a child process that imports that
+    commit's `tui_agent` package and reports the cost of each call (`round1_search.py`)."""
 
-    The three run in turn within each round, so a change in the machine's load falls on all
-    three alike."""
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+
+    @staticmethod
+    @contextlib.contextmanager
+    def start(root: Path) -> Iterator[Round1 | None]:
+        """The child, or None (said on stderr) where git cannot give round 1's code."""
+        here = Path(__file__).resolve().parent
+        with tempfile.TemporaryDirectory() as old:
+            missing = Round1.extract(here.parent, old)
+            if missing:
+                print(
+                    f"Round 1's code ({ROUND1}) is out of reach, its column is skipped: {missing}",
+                    file=sys.stderr,
+                )
+                yield None
+                return
+            process = subprocess.Popen(
+                [sys.executable, str(here / "round1_search.py"), str(root)],
+                env={**os.environ, "PYTHONPATH": old},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                imported = json.loads(process.stdout.readline()) if process.stdout else None
+                if not str(imported).startswith(old + os.sep):
+                    raise RuntimeError(f"round 1's worker imported tui_agent from {imported}")
+                yield Round1(process)
+            finally:
+                if process.stdin:
+                    process.stdin.close()
+                process.wait()
+
+    @staticmethod
+    def extract(repository: Path, into: str) -> str | None:
+        """Round 1's `tui_agent` package from git into `into`; else why not."""
+        try:
+            archive = subprocess.run(
+                ["git", "archive", ROUND1, "tui_agent"],
+                cwd=repository,
+                capture_output=True,
+                check=True,
+            )
+            subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
+        except (OSError, subprocess.CalledProcessError) as error:
+            said = getattr(error, "stderr", None)
+            return said.decode(errors="replace").strip() if said else str(error)
+        return None
+
+    def run(self, tool: str, args: dict[str, Any]) -> tuple[Cost, str]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps({"tool": tool, "args": args}) + "\n")
+        self.process.stdin.flush()
+        reply = json.loads(self.process.stdout.readline())
+        if reply["is_error"]:
+            raise RuntimeError(f"round 1's {tool} failed: {reply['text']}")
+        return Cost(reply["wall"], reply["cpu"]), reply["text"]
+
+
+Engines = tuple[Cost, Cost, Cost | None, Cost]
+
+
+async def bench_search(root: Path) -> dict[str, Engines]:
+    """(ripgrep, our Python walker, round 1 or None, grep -r / find) for each measure, best of
+    SEARCH_ROUNDS.
+
+    The four run in turn within each round, so a change in the machine's load falls on all
+    alike. Round 1's output must be the same as ripgrep's: the same answer, found faster."""
     workspace = Workspace(root)
     ctx = ToolContext(AbortSignal(), lambda u: None, lambda a: None, workspace, "s")
-    results: dict[str, tuple[Cost, Cost, Cost]] = {}
-    cases = {
-        "grep, a literal": (
-            lambda: Grep(workspace).execute(GrepArgs(pattern="needle_4200"), ctx),
-            ["grep", "-rn", "needle_4200", "."],
-        ),
+    results: dict[str, Engines] = {}
+    grep, glob = Grep(workspace), Glob(workspace)
+    cases: dict[str, tuple[Tool[Any], dict[str, Any], list[str]]] = {
+        "grep, a literal": (grep, {"pattern": "needle_4200"}, ["grep", "-rn", "needle_4200", "."]),
         "grep, a regex": (
-            lambda: Grep(workspace).execute(GrepArgs(pattern=r"def needle_\d+0\(\)"), ctx),
+            grep,
+            {"pattern": r"def needle_\d+0\(\)"},
             ["grep", "-rnE", r"def needle_[0-9]+0\(\)", "."],
         ),
-        "glob, every file": (
-            lambda: Glob(workspace).execute(GlobArgs(pattern="**/*"), ctx),
-            ["find", ".", "-type", "f"],
-        ),
+        "glob, every file": (glob, {"pattern": "**/*"}, ["find", ".", "-type", "f"]),
     }
-    for name, (tool_call, argv) in cases.items():
-        samples: tuple[list[Cost], list[Cost], list[Cost]] = ([], [], [])
-        for _ in range(SEARCH_ROUNDS):
-            samples[0].append(await sample(tool_call))
-            with fallback():
-                samples[1].append(await sample(tool_call))
-            samples[2].append(await sample(lambda argv=argv: command(argv, root)))
-        fast, slow, gnu = (Cost.best(s) for s in samples)
-        results[name] = (fast, slow, gnu)
+    with Round1.start(root) as round1:
+        for name, (tool, args, argv) in cases.items():
+            samples: tuple[list[Cost], list[Cost], list[Cost], list[Cost]] = ([], [], [], [])
+            outputs: list[ToolResult] = []
+
+            async def call(
+                tool: Tool[Any] = tool,
+                args: dict[str, Any] = args,
+                into: list[ToolResult] = outputs,
+            ) -> None:
+                into.append(await tool.execute(tool.Args.model_validate(args), ctx))
+
+            for _ in range(SEARCH_ROUNDS):
+                samples[0].append(await sample(call))
+                with fallback():
+                    samples[1].append(await sample(call))
+                if round1 is not None:
+                    cost, text = round1.run(tool.name, args)
+                    assert text == outputs[0].text, f"{name}: round 1 answers otherwise"
+                    samples[2].append(cost)
+                samples[3].append(await sample(lambda argv=argv: command(argv, root)))
+            assert len({r.text for r in outputs}) == 1 and not outputs[0].is_error, name
+            fast, slow, old, gnu = (Cost.best(s) if s else None for s in samples)
+            assert fast and slow and gnu
+            results[name] = (fast, slow, old, gnu)
     return results
 
 
@@ -298,25 +381,16 @@ def search_rows(root: Path) -> list[tuple[str, str, str]]:
     listed, keystroke, entries = asyncio.run(bench_completion(root))
     tree = f"{SEARCH_FILES // 1000}k files + {IGNORED // 1000}k ignored"
     rows = [(f"search ({tree}), wall / CPU", "", f"best of {SEARCH_ROUNDS}")]
-    for name, (fast, slow, gnu) in search.items():
+    for name, (fast, slow, old, gnu) in search.items():
         other = "find -type f" if name.startswith("glob") else "grep -r"
         rows.append((f"{name}: ripgrep", fast.ms(), ""))
         rows.append(("  our Python walker (the fallback)", slow.ms(), ""))
+        rows.append((f"  round 1 ({ROUND1})", old.ms() if old else "skipped", ""))
         rows.append((f"  {other}", gnu.ms(), ""))
-        rows.append(
-            (
-                "  speed-up vs the walker",
-                f"{slow.wall / fast.wall:.1f}x / {slow.cpu / fast.cpu:.1f}x",
-                "target >= 5x",
-            )
-        )
-        rows.append(
-            (
-                f"  speed-up vs {other}",
-                f"{gnu.wall / fast.wall:.1f}x / {gnu.cpu / fast.cpu:.1f}x",
-                "target > 1x",
-            )
-        )
+        if old:
+            rows.append(("  speed-up vs round 1", fast.speed_up(old), "target >= 5x"))
+        rows.append(("  speed-up vs the walker", fast.speed_up(slow), ""))
+        rows.append((f"  speed-up vs {other}", fast.speed_up(gnu), "target > 1x"))
     rows.append((f"@ index: listing {entries:,} entries", listed.ms(), "rg --files"))
     rows.append(
         (
