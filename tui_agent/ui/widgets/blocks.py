@@ -182,9 +182,13 @@ class AssistantText(Widget):
         return self._stream
 
     async def end(self) -> None:
+        """Stop the live segment's stream. The segment stays live (never parked) until the
+        stream's last append is in: parking it earlier would unmount the Markdown under it."""
         if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+            try:
+                await self._stream.stop()
+            finally:
+                self._stream = None
 
     def cull(self, top: int, bottom: int) -> bool:
         """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside;
