@@ -220,6 +220,27 @@ async def typing_while_streaming(rate: float, idle_s: float = 8.0) -> list[tuple
     return latencies
 
 
+async def frame_costs(size: int, step: int = 100) -> list[float]:
+    """CPU seconds per `step` characters of a `size`-character Markdown answer: the append and
+    the frame that shows it, each step run to idle before the next (no clock involved)."""
+    loop = FakeLoop()
+    app = TuiAgentApp(loop)
+    text = markdown_answer(size)
+    costs: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        loop.emit(
+            ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("go",)),
+            ev.StepStarted(turn_id=1, step=1),
+        )
+        await pilot.pause()
+        for start in range(0, len(text), step):
+            cpu = time.process_time()
+            loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + step]))
+            await pilot.pause()
+            costs.append(time.process_time() - cpu)
+    return costs
+
+
 async def resume_stall(turns: int) -> tuple[float, float]:
     """Swap a long session in (as /resume does); the longest gap between wake-ups of a task
     sleeping 1 ms, until the newest blocks are mounted: (wall, CPU) seconds."""
@@ -413,6 +434,25 @@ def lag_rows(args: argparse.Namespace) -> list[Row]:
     ]
 
 
+def frame_rows(args: argparse.Namespace) -> list[Row]:
+    size, window = 50_000, 100  # 100 steps of 100 characters: the first and last 10 KB
+    runs = [asyncio.run(frame_costs(size)) for _ in range(args.runs)]
+    first = min((run[:window] for run in runs), key=lambda run: percentile(run, 0.5))
+    last = min((run[-window:] for run in runs), key=lambda run: percentile(run, 0.5))
+    return [
+        (
+            "CPU per 100 chars streamed, first 10 KB: p50 / p95",
+            f"{ms(first, 0.5)} / {ms(first, 0.95)}",
+            "",
+        ),
+        (
+            "  the same, last 10 KB of a 50 KB answer",
+            f"{ms(last, 0.5)} / {ms(last, 0.95)}",
+            "≈ first",
+        ),
+    ]
+
+
 def stall_rows(args: argparse.Namespace) -> list[Row]:
     stalls = [asyncio.run(resume_stall(400)) for _ in range(args.runs)]  # 2,000 blocks
     wall, cpu = min(stalls, key=lambda s: s[1])
@@ -445,6 +485,7 @@ def startup_rows(args: argparse.Namespace) -> list[Row]:
 MEASURES = {
     "typing": typing_rows,
     "lag": lag_rows,
+    "frames": frame_rows,
     "stall": stall_rows,
     "keys": keystroke_rows,
     "startup": startup_rows,
