@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -500,6 +502,22 @@ async def test_a_long_answer_streams_into_bounded_segments_and_far_ones_are_park
         assert not answer.segments[-1].parked
         app.transcript.scroll_home(animate=False)
         await until(pilot, lambda: not answer.segments[0].parked and answer.segments[-2].parked)
+
+
+async def test_a_parked_segment_keeps_nothing_of_its_markdown_alive() -> None:
+    # Textual's caches in the segment held the removed Markdown's whole tree: memory and the
+    # collector's pauses grew with every segment parked.
+    text = ("word " * 120 + "\n\n- item\n- item\n\n") * 30
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text))
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+        answer = app.transcript.query_one(AssistantText)
+        first = answer.segments[0]
+        assert first.markdown is not None
+        markdown = weakref.ref(first.markdown)
+        await until(pilot, lambda: first.parked)
+        await until(pilot, lambda: gc.collect() >= 0 and markdown() is None)
 
 
 async def test_a_segment_whose_stream_is_stopping_is_never_parked() -> None:
