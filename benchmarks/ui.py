@@ -9,6 +9,8 @@ Prints a table:
 - chunk-to-screen lag p50/p95: assistant deltas emitted at 500 chunks/s for 20 s, each chunk's
   lag measured from the moment it was due to the first screen refresh after the Markdown widget
   took it in (coalesced chunks share a refresh; a busy loop that emits late counts as lag);
+- CPU per 100 characters of a 50 KB Markdown answer, over its first and its last 10 KB (each
+  step runs to idle, so no clock is involved): a frame must not cost more as the answer grows;
 - the longest event-loop stall while a 2,000-block session is resumed (swapped in, as /resume
   does) until its newest blocks are on screen: the largest gap between the wake-ups of a task
   that sleeps 1 ms, wall and CPU;
@@ -17,9 +19,10 @@ Prints a table:
 - time to first usable frame: `python -m tui_agent` in a real pseudo-terminal (demo provider,
   fresh home) until the prompt and footer are drawn, next to a bare Textual app (input + footer).
 
-Run: `.venv/bin/python benchmarks/ui.py [--seconds 20] [--runs 3]` (targets: typing p95 < 30 ms
-and p50 within 2x of idle, lag p95 < 50 ms, resume stall < 50 ms, keystroke p95 < 30 ms,
-RSS < 400 MB, first frame < 0.3 s). `TEXTUAL_SPEEDUPS=0` turns textual-speedups off.
+Run: `.venv/bin/python benchmarks/ui.py [--seconds 20] [--runs 3] [--only NAME ...]`, NAME one
+of typing, lag, frames, stall, keys, startup (targets: typing p95 < 30 ms and p50 within 2x of
+idle, lag p95 < 50 ms, resume stall < 50 ms, keystroke p95 < 30 ms, RSS < 400 MB, first frame
+< 0.3 s). `TEXTUAL_SPEEDUPS=0` turns textual-speedups off.
 """
 
 from __future__ import annotations
@@ -41,11 +44,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from textual import events  # noqa: E402
+from textual.await_complete import AwaitComplete  # noqa: E402
 from textual.widgets import Markdown  # noqa: E402
 
 from tests.ui.fake_loop import FakeLoop  # noqa: E402
 from tui_agent.loop import events as ev  # noqa: E402
 from tui_agent.ui.app import TuiAgentApp  # noqa: E402
+from tui_agent.ui.view_model import TextBlock  # noqa: E402
+from tui_agent.ui.widgets.blocks import AssistantText  # noqa: E402
 from tui_agent.ui.widgets.transcript import PRUNE_BATCH  # noqa: E402
 from tui_agent.vocab import (  # noqa: E402
     EntryMeta,
@@ -82,26 +88,38 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
     ends: list[int] = []  # cumulative text length after chunk i
     lags: list[float] = []
     shown = 0  # chunks already accounted for
-    appended = 0  # characters handed to Markdown widgets so far
+    taken = 0  # characters the Markdown widgets hold so far
     original_append = Markdown.append
+    original_init = AssistantText.__init__
 
-    def append(self: Markdown, markdown: str) -> object:
-        nonlocal appended
-        awaitable = original_append(self, markdown)
-        # A long answer is split over several Markdown segments: count what all of them took.
-        appended += len(markdown)
-        total = appended
+    def init(self: AssistantText, block: TextBlock) -> None:
+        # The answer's widget is built with the text that arrived before it was mounted.
+        nonlocal taken
+        original_init(self, block)
+        taken += len(block.text)
 
-        def painted() -> None:
-            nonlocal shown
-            now = time.perf_counter()
-            while shown < len(ends) and ends[shown] <= total:
-                lags.append(now - due[shown])
-                shown += 1
+    def append(self: Markdown, markdown: str) -> AwaitComplete:
+        appending = original_append(self, markdown)
 
-        app.call_after_refresh(painted)
-        return awaitable
+        async def appended() -> None:
+            # A long answer is split over several Markdown segments: count what all took.
+            nonlocal taken
+            await appending
+            taken += len(markdown)
+            total = taken
 
+            def painted() -> None:
+                nonlocal shown
+                now = time.perf_counter()
+                while shown < len(ends) and ends[shown] <= total:
+                    lags.append(now - due[shown])
+                    shown += 1
+
+            app.call_after_refresh(painted)
+
+        return AwaitComplete(appended())
+
+    AssistantText.__init__ = init  # type: ignore[method-assign]
     Markdown.append = append  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(120, 40)) as pilot:
@@ -128,6 +146,7 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
                 await pilot.pause(0.05)
     finally:
         Markdown.append = original_append  # type: ignore[method-assign]
+        AssistantText.__init__ = original_init  # type: ignore[method-assign]
     return lags, count
 
 
@@ -202,6 +221,27 @@ async def typing_while_streaming(rate: float, idle_s: float = 8.0) -> list[tuple
             n += 1
         await feeder
     return latencies
+
+
+async def frame_costs(size: int, step: int = 100) -> list[float]:
+    """CPU seconds per `step` characters of a `size`-character Markdown answer: the append and
+    the frame that shows it, each step run to idle before the next (no clock involved)."""
+    loop = FakeLoop()
+    app = TuiAgentApp(loop)
+    text = markdown_answer(size)
+    costs: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        loop.emit(
+            ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("go",)),
+            ev.StepStarted(turn_id=1, step=1),
+        )
+        await pilot.pause()
+        for start in range(0, len(text), step):
+            cpu = time.process_time()
+            loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + step]))
+            await pilot.pause()
+            costs.append(time.process_time() - cpu)
+    return costs
 
 
 async def resume_stall(turns: int) -> tuple[float, float]:
@@ -359,6 +399,102 @@ def best(runs: list[list[tuple[float, float]]]) -> list[tuple[float, float]]:
     return min(runs, key=lambda run: percentile([cpu for _, cpu in run], 0.95))
 
 
+Row = tuple[str, str, str]
+
+
+def ms(values: list[float], q: float) -> str:
+    return f"{percentile(values, q) * 1000:.1f} ms"
+
+
+def both(run: list[tuple[float, float]], q: float) -> str:
+    """Wall and CPU percentiles of (wall, CPU) pairs."""
+    return f"{ms([w for w, _ in run], q)} / {ms([c for _, c in run], q)}"
+
+
+def typing_rows(args: argparse.Namespace) -> list[Row]:
+    rows: list[Row] = []
+    for rate in (0, 600, 3000):
+        run = best([asyncio.run(typing_while_streaming(rate)) for _ in range(args.runs)])
+        if rate == 0:
+            rows += [
+                ("typing, idle: p50 (wall / CPU)", both(run, 0.5), "reference"),
+                ("typing, idle: p95", both(run, 0.95), ""),
+            ]
+        else:
+            rows += [
+                (f"typing while streaming {rate} chars/s: p50", both(run, 0.5), "< 2x idle"),
+                (f"typing while streaming {rate} chars/s: p95", both(run, 0.95), "< 30 ms"),
+            ]
+    return rows
+
+
+def lag_rows(args: argparse.Namespace) -> list[Row]:
+    lags, count = asyncio.run(stream_lag(args.seconds))
+    return [
+        (f"chunk-to-screen lag p50 ({count} chunks @ {RATE}/s)", ms(lags, 0.5), ""),
+        ("chunk-to-screen lag p95", ms(lags, 0.95), "< 50 ms"),
+        ("  p95 over the first 5 s only (a ~15 KB answer)", ms(lags[: 5 * RATE], 0.95), ""),
+    ]
+
+
+def frame_rows(args: argparse.Namespace) -> list[Row]:
+    size, window = 50_000, 100  # 100 steps of 100 characters: the first and last 10 KB
+    runs = [asyncio.run(frame_costs(size)) for _ in range(args.runs)]
+    first = min((run[:window] for run in runs), key=lambda run: percentile(run, 0.5))
+    last = min((run[-window:] for run in runs), key=lambda run: percentile(run, 0.5))
+    return [
+        (
+            "CPU per 100 chars streamed, first 10 KB: p50 / p95",
+            f"{ms(first, 0.5)} / {ms(first, 0.95)}",
+            "",
+        ),
+        (
+            "  the same, last 10 KB of a 50 KB answer",
+            f"{ms(last, 0.5)} / {ms(last, 0.95)}",
+            "≈ first",
+        ),
+    ]
+
+
+def stall_rows(args: argparse.Namespace) -> list[Row]:
+    stalls = [asyncio.run(resume_stall(400)) for _ in range(args.runs)]  # 2,000 blocks
+    wall, cpu = min(stalls, key=lambda s: s[1])
+    return [
+        (
+            "longest stall resuming 2,000 blocks (wall / CPU)",
+            f"{wall * 1000:.0f} ms / {cpu * 1000:.0f} ms",
+            "< 50 ms",
+        )
+    ]
+
+
+def keystroke_rows(args: argparse.Namespace) -> list[Row]:
+    keys, rss = asyncio.run(keystrokes(args.turns, args.presses))
+    return [
+        (f"keystroke-to-echo p95 ({args.turns} turns loaded)", ms(keys, 0.95), "< 30 ms"),
+        ("keystroke-to-echo p50", ms(keys, 0.5), ""),
+        ("peak RSS after the runs above", f"{rss:.0f} MB", "< 400 MB"),
+    ]
+
+
+def startup_rows(args: argparse.Namespace) -> list[Row]:
+    app_start, bare_start = startup(args.startup_runs)
+    return [
+        ("first frame, tui-agent (pty, median)", f"{app_start:.2f} s", "< 0.3 s"),
+        ("first frame, bare Textual input+footer", f"{bare_start:.2f} s", "reference"),
+    ]
+
+
+MEASURES = {
+    "typing": typing_rows,
+    "lag": lag_rows,
+    "frames": frame_rows,
+    "stall": stall_rows,
+    "keys": keystroke_rows,
+    "startup": startup_rows,
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -366,54 +502,16 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--startup-runs", type=int, default=5)
+    parser.add_argument("--only", choices=sorted(MEASURES), action="append")
     args = parser.parse_args()
     os.environ.setdefault("TUI_AGENT_HOME", tempfile.mkdtemp())
 
-    typing = {
-        rate: best([asyncio.run(typing_while_streaming(rate)) for _ in range(args.runs)])
-        for rate in (0, 600, 3000)
-    }
-    lags, count = asyncio.run(stream_lag(args.seconds))
-    stalls = [asyncio.run(resume_stall(400)) for _ in range(args.runs)]
-    stall_wall, stall_cpu = min(stalls, key=lambda s: s[1])
-    keys, rss = asyncio.run(keystrokes(args.turns, args.presses))
-    app_start, bare_start = startup(args.startup_runs)
-
-    def ms(values: list[float], q: float) -> str:
-        return f"{percentile(values, q) * 1000:.1f} ms"
-
-    def both(run: list[tuple[float, float]], q: float) -> str:
-        return f"{ms([w for w, _ in run], q)} / {ms([c for _, c in run], q)}"
-
-    rows = [
-        ("typing, idle: p50 (wall / CPU)", both(typing[0], 0.5), "reference"),
-        ("typing, idle: p95", both(typing[0], 0.95), ""),
-    ]
-    for rate in (600, 3000):
-        rows += [
-            (f"typing while streaming {rate} chars/s: p50", both(typing[rate], 0.5), "< 2x idle"),
-            (f"typing while streaming {rate} chars/s: p95", both(typing[rate], 0.95), "< 30 ms"),
-        ]
-    rows += [
-        (f"chunk-to-screen lag p50 ({count} chunks @ {RATE}/s)", ms(lags, 0.5), ""),
-        ("chunk-to-screen lag p95", ms(lags, 0.95), "< 50 ms"),
-        ("  p95 over the first 5 s only (a ~15 KB answer)", ms(lags[: 5 * RATE], 0.95), ""),
-        (
-            "longest stall resuming 2,000 blocks (wall / CPU)",
-            f"{stall_wall * 1000:.0f} ms / {stall_cpu * 1000:.0f} ms",
-            "< 50 ms",
-        ),
-        (f"keystroke-to-echo p95 ({args.turns} turns loaded)", ms(keys, 0.95), "< 30 ms"),
-        ("keystroke-to-echo p50", ms(keys, 0.5), ""),
-        ("peak RSS after the runs above", f"{rss:.0f} MB", "< 400 MB"),
-        ("first frame, tui-agent (pty, median)", f"{app_start:.2f} s", "< 0.3 s"),
-        ("first frame, bare Textual input+footer", f"{bare_start:.2f} s", "reference"),
-    ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'value':>22}  target")
-    print("-" * (width + 36))
-    for name, value, target in rows:
-        print(f"{name:<{width}}  {value:>22}  {target}")
+    # Rows are printed as each measure ends, so a long run shows its progress.
+    print(f"{'measure':<52}  {'value':>22}  target", flush=True)
+    print("-" * 88, flush=True)
+    for name in args.only or MEASURES:
+        for measure, value, target in MEASURES[name](args):
+            print(f"{measure:<52}  {value:>22}  {target}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -499,6 +502,39 @@ async def test_a_long_answer_streams_into_bounded_segments_and_far_ones_are_park
         assert not answer.segments[-1].parked
         app.transcript.scroll_home(animate=False)
         await until(pilot, lambda: not answer.segments[0].parked and answer.segments[-2].parked)
+
+
+async def test_a_parked_segment_keeps_nothing_of_its_markdown_alive() -> None:
+    # Textual's caches in the segment held the removed Markdown's whole tree: memory and the
+    # collector's pauses grew with every segment parked.
+    text = ("word " * 120 + "\n\n- item\n- item\n\n") * 30
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text))
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+        answer = app.transcript.query_one(AssistantText)
+        first = answer.segments[0]
+        assert first.markdown is not None
+        markdown = weakref.ref(first.markdown)
+        await until(pilot, lambda: first.parked)
+        await until(pilot, lambda: gc.collect() >= 0 and markdown() is None)
+
+
+async def test_a_segment_whose_stream_is_stopping_is_never_parked() -> None:
+    # Parking it while its last append is still mounting would lose that append.
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="word " * 60 + "\n\n- item\n"))
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+        answer = app.transcript.query_one(AssistantText)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="- another item\n"))
+        await until(pilot, lambda: "another" in answer.texts[-1] and answer.segments[-1].drawn)
+        ending = asyncio.create_task(answer.end())
+        await asyncio.sleep(0)  # the stream is stopping, not stopped
+        for _ in range(2):  # a segment parks once its height is the same at two culls
+            answer.cull(-100, -99)  # the whole answer is far from the view
+        await ending
+        assert not answer.segments[-1].parked
 
 
 async def test_page_up_in_the_prompt_scrolls_the_transcript_back() -> None:

@@ -15,6 +15,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
@@ -100,10 +101,21 @@ class _Segment(Widget):
         seen, self._seen_height = self._seen_height, height
         if markdown is None or height != seen or not _laid_out(markdown):
             return
-        markdown.remove()
+        self.call_later(self._forget, markdown.remove())
         self.markdown = None
         self._parked_height = height
         self.refresh(layout=True)
+
+    async def _forget(self, removal: AwaitRemove) -> None:
+        """Once the Markdown is gone, drop what Textual's caches in this segment still hold of
+        it: the last arrangement and the lists of displayed children keep its whole tree alive
+        (the segment is not arranged again while parked), so memory and the collector's
+        pauses would grow with every segment parked."""
+        await removal
+        self._clear_arrangement_cache()
+        # Reading the displayed-children lists recomputes them, dropping the stale ones.
+        len(self.displayed_children)
+        len(self.displayed_and_visible_children)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         # The answer's `stream` layout measures content only (it ignores a `height` style).
@@ -182,9 +194,13 @@ class AssistantText(Widget):
         return self._stream
 
     async def end(self) -> None:
+        """Stop the live segment's stream. The segment stays live (never parked) until the
+        stream's last append is in: parking it earlier would unmount the Markdown under it."""
         if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+            try:
+                await self._stream.stop()
+            finally:
+                self._stream = None
 
     def cull(self, top: int, bottom: int) -> bool:
         """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside;
