@@ -15,9 +15,9 @@ from tests.tools.test_tools_search import PROJECT, tree
 from tui_agent.tools import Grep, ToolContext, Workspace
 from tui_agent.tools import _search as search_module
 from tui_agent.tools._base import ToolAborted
-from tui_agent.tools._pygrep import WORKER, Query
+from tui_agent.tools._pygrep import MAX_GREP_MATCHES, WORKER, Query
 from tui_agent.tools._rg import rg_path
-from tui_agent.tools._search import GrepArgs
+from tui_agent.tools._search import GrepArgs, _FirstFiles
 from tui_agent.vocab import AbortSignal, ToolResult
 
 needs_rg = pytest.mark.skipif(rg_path() is None, reason="the ripgrep package is not installed")
@@ -76,6 +76,48 @@ async def test_ripgrep_and_the_python_fallback_agree(
         assert one == other, query
     assert "caf\\xe9-name.txt:1:TODO named" in str(with_rg[0])
     assert "[65 more matches not shown (315 in 15 files)" in str(with_rg[0])
+
+
+@needs_rg
+async def test_many_matching_files_are_reported_in_walk_order_by_both_engines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ripgrep searches files in parallel and prints them in any order. In walk order "a/..."
+    # comes before "a-b/..." (a plain string sort would put "-" before "/"); the many matches
+    # of the later folders make the ripgrep side drop files on the way.
+    lines_in = {"a": 5, "a/c": 5, "a/c-d": 5, "a-b": 100, "a.b": 100, "b": 100}
+    files: dict[str, str | bytes] = {
+        f"{folder}/{n:02}.txt": "".join(f"hit {k}\n" for k in range(count))
+        for folder, count in lines_in.items()
+        for n in range(8)
+    }
+    workspace = tree(tmp_path / "ws", files)
+
+    with_rg = (await _grep(workspace, pattern="hit")).output
+    monkeypatch.setattr(search_module, "rg_path", lambda: None)
+    fallback = (await _grep(workspace, pattern="hit")).output
+
+    assert with_rg == fallback
+    lines = str(with_rg).splitlines()
+    assert lines[:2] == ["a/00.txt:1:hit 0", "a/00.txt:2:hit 1"]
+    assert lines[120] == "a-b/00.txt:1:hit 0"  # after 3 x 8 files of 5 matches in a/
+    assert lines[-2] == "a-b/01.txt:30:hit 29"
+    assert lines[-1].startswith("[2270 more matches not shown (2520 in 48 files);")
+
+
+def test_the_first_files_hold_the_first_matches_whatever_order_they_come_in() -> None:
+    first = _FirstFiles()
+    for name in [f"f{n:03}" for n in range(200)][::-1]:  # the last file first
+        first.begin(name)
+        for line in range(10):
+            first.match(f"{name}:{line}".encode())
+
+    kept = [line for _rel, lines in first.in_order() for line in lines]
+
+    assert kept[:MAX_GREP_MATCHES] == [
+        f"f{n:03}:{line}".encode() for n in range(25) for line in range(10)
+    ]
+    assert first.lines <= 5 * MAX_GREP_MATCHES  # the later files were dropped on the way
 
 
 @needs_rg

@@ -10,7 +10,7 @@ import pytest
 
 from tui_agent.tools import Glob, Grep, ToolContext, Workspace
 from tui_agent.tools._search import MAX_GLOB_RESULTS, MAX_GREP_MATCHES, GlobArgs, GrepArgs
-from tui_agent.tools._walk import IgnoreFile, glob_regex
+from tui_agent.tools._walk import IgnoreFile, glob_regex, walk_order
 from tui_agent.vocab import AbortSignal, ToolResult
 
 
@@ -208,6 +208,13 @@ async def test_a_missing_search_path_is_a_clear_error(project: Workspace) -> Non
 )
 def test_glob_patterns(pattern: str, path: str, matches: bool) -> None:
     assert bool(re.fullmatch(glob_regex(pattern), path)) is matches
+
+
+def test_walk_order_sorts_folder_by_folder() -> None:
+    paths = ["a-b.txt", "a/z.txt", "a.txt", "a/b/c.txt", "a b/x", "a/-.txt", "ab", "a/\udce9"]
+
+    assert sorted(paths, key=walk_order) == sorted(paths, key=lambda p: p.split("/"))
+    assert sorted(paths, key=walk_order)[:4] == ["a/-.txt", "a/b/c.txt", "a/z.txt", "a/\udce9"]
 
 
 @pytest.mark.parametrize(

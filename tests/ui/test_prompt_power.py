@@ -3,6 +3,7 @@ Ctrl+R history search, Ctrl+G external editor, folded pastes and custom slash co
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 
@@ -174,3 +175,28 @@ async def test_a_custom_command_with_arguments_is_completed_and_sent(workspace: 
 
 def markers(app: object) -> str:
     return "\n".join(b.text for b in app.vm.blocks if isinstance(b, MarkerBlock))  # type: ignore[attr-defined]
+
+
+async def test_the_workspace_listing_ends_with_the_app(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A listing still running when the app ends is stopped and awaited by the app itself, so
+    # `asyncio.run` never has to cancel a process being started (that can hang on Python 3.11).
+    from tui_agent.session import FileIndex
+
+    started, never = asyncio.Event(), asyncio.Event()
+
+    async def slow_load(self: FileIndex, signal: object = None) -> None:
+        started.set()
+        await never.wait()
+
+    monkeypatch.setattr(FileIndex, "load", slow_load)
+    async with app_on([{"text": "unused"}], workspace) as (app, pilot, _loop):
+        await until(pilot, started.is_set)
+        power = app.power
+        listing = power._listing
+        assert listing is not None and not listing.done()
+    assert listing.cancelled()
+    # Opened again after the close (a late `open` of the ending app), it lists nothing.
+    await power.open(workspace)
+    assert power._listing is None

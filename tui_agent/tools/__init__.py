@@ -29,7 +29,7 @@ from tui_agent.tools._files import (
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
-from tui_agent.tools._rg import RG_TREE, rg_lines, rg_path
+from tui_agent.tools._rg import rg_files, rg_path
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
 from tui_agent.tools._shell import Shell, ShellArgs, command_prefix, prefix_allows
@@ -41,7 +41,6 @@ __all__ = [
     "ABORT_GRACE_S",
     "APPROVAL_MODES",
     "EMPTY_OUTPUT",
-    "RG_TREE",
     "SKIPPED",
     "SPILL_THRESHOLD",
     "ApprovalMode",
@@ -82,7 +81,7 @@ __all__ = [
     "plan_in",
     "plan_summary",
     "prefix_allows",
-    "rg_lines",
+    "rg_files",
     "rg_path",
     "split_rule",
     "unified_diff",

@@ -1,11 +1,16 @@
 """Running search workers (ripgrep, or our own Python search) as bounded, killable processes.
 
 A regular expression that backtracks forever holds the interpreter's lock; run in this process
-it would freeze the app. So searches run in a child process: `worker_lines` starts one, yields
-its output line by line, and kills it when the call is aborted or its time is up (then it
-raises `SearchStopped`). `rg_path` finds the `rg` binary that the `ripgrep` package installs
-beside our interpreter (or one on PATH); `rg_lines` runs it. Callers build their own
-arguments: the `grep` tool uses `--json`, a file index would use `--files`.
+it would freeze the app. So searches run in a child process: `worker_batches` starts one,
+yields its output as batches of lines, and kills it when the call is aborted or its time is up
+(then it raises `SearchStopped`). `rg_path` finds the `rg` binary that the `ripgrep` package
+installs beside our interpreter (or one on PATH); `rg_batches` runs it with the caller's
+arguments (the `grep` tool uses `--json`), and `rg_files` lists a tree the way our own walker
+sees it (for `glob` and the @ file index).
+
+A listing of 100,000 files is 100,000 lines, so the output is read in large chunks and handed
+on a batch at a time: one await, or one async-generator step, per line would cost more than
+ripgrep's whole walk.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 import shutil
 import sys
 import sysconfig
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
 from tui_agent.vocab import AbortSignal
@@ -53,27 +58,43 @@ def rg_path() -> str | None:
     return shutil.which("rg")
 
 
-async def rg_lines(
+def rg_batches(
     args: Sequence[str], *, cwd: str, signal: AbortSignal, timeout_s: float
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[list[bytes]]:
     """Run `rg` (which must exist: see `rg_path`) with `args`, ignoring any user config."""
     binary = rg_path()
-    assert binary is not None, "rg_lines needs rg_path()"
-    async for line in worker_lines(
+    assert binary is not None, "rg_batches needs rg_path()"
+    return worker_batches(
         [binary, "--no-config", *args], cwd=cwd, signal=signal, timeout_s=timeout_s
-    ):
-        yield line
+    )
 
 
-async def worker_lines(
+async def rg_files(
+    cwd: str, *, signal: AbortSignal, timeout_s: float, limit: int | None = None
+) -> list[str]:
+    """The files below `cwd` (relative to it, `/`-separated, in no particular order) that our
+    own walker would list, through `rg --files`; at most `limit` of them (the rest unread)."""
+    files: list[str] = []
+    args = ["--files", *RG_TREE, "--no-messages"]
+    batches = rg_batches(args, cwd=cwd, signal=signal, timeout_s=timeout_s)
+    async with contextlib.aclosing(batches):  # leaving early ends rg at once
+        async for batch in batches:
+            files += os.fsdecode(b"\n".join(batch)).split("\n")  # one decode per batch
+            if limit is not None and len(files) >= limit:
+                return files[:limit]
+    return files
+
+
+async def worker_batches(
     argv: Sequence[str],
     *,
     cwd: str,
     signal: AbortSignal,
     timeout_s: float,
     stdin: bytes | None = None,
-) -> AsyncIterator[bytes]:
-    """The output lines (newline kept) of the process `argv`, killed on abort or timeout.
+) -> AsyncGenerator[list[bytes]]:
+    """The output of the process `argv` as batches of lines (without their newlines), killed
+    on abort or timeout; a caller that stops iterating (and closes the generator) kills it too.
 
     Exit status 0 or 1 is success (grep's "found" and "nothing found"); any other status with
     no output raises `SearchFailed`, and a kill raises `SearchStopped` after the lines read.
@@ -109,18 +130,16 @@ async def worker_lines(
                 process.stdin.write(stdin)
                 await process.stdin.drain()
                 process.stdin.close()
-        # Read in large chunks and split them here: a listing of 100,000 files is 100,000
-        # lines, and one `readline` await each would cost more than ripgrep's whole walk.
         pending = b""
         while chunk := await process.stdout.read(_CHUNK):
             printed = True
             *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                yield line + b"\n"
+            if lines:
+                yield lines
             if len(pending) > _LINE_LIMIT:  # one line over the limit: stop rather than hold it
                 raise SearchFailed(f"an output line over {_LINE_LIMIT} bytes")
         if pending:
-            yield pending
+            yield [pending]
         code = await process.wait()
     finally:
         watchdog.cancel()

@@ -2,12 +2,12 @@
 
 Both see the workspace as git does (`.gitignore` files respected, `.git/` skipped, special
 files left out), sort their results and bound their output, saying how much was left out, and
-show file names that are not UTF-8 escaped (`caf\\xe9.txt`). `glob` walks in a worker thread
-and stops early when the call is aborted. `grep` runs ripgrep (the `ripgrep` package ships
-it), or our Python search where there is no `rg`, always as a child process that is killed
-when the call is aborted or after `GREP_TIMEOUT_S`: a pattern that backtracks for ever cannot
-freeze the app. ripgrep does not search symlinked files; the Python search follows a link to
-a file inside the workspace.
+show file names that are not UTF-8 escaped (`caf\\xe9.txt`). `glob` lists the tree with
+`rg --files`, or walks it in a worker thread where there is no `rg`, and stops early when the
+call is aborted. `grep` runs ripgrep (the `ripgrep` package ships it), or our Python search
+where there is no `rg`, always as a child process that is killed when the call is aborted or
+after `GREP_TIMEOUT_S`: a pattern that backtracks for ever cannot freeze the app. ripgrep does
+not search symlinked files; the Python search follows a link to a file inside the workspace.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import heapq
 import json
-import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,11 +38,12 @@ from tui_agent.tools._rg import (
     RG_TREE,
     SearchFailed,
     SearchStopped,
-    rg_lines,
+    rg_batches,
+    rg_files,
     rg_path,
-    worker_lines,
+    worker_batches,
 )
-from tui_agent.tools._walk import glob_regex, walk_files
+from tui_agent.tools._walk import glob_regex, walk_files, walk_order
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 from tui_agent.vocab import AbortSignal, ToolResult, error_result
 
@@ -96,33 +97,32 @@ def _glob_query(workspace: Workspace, args: GlobArgs) -> _GlobQuery:
     return _GlobQuery(top, workspace.root, prefix, matcher)
 
 
-def _glob_walk(query: _GlobQuery, signal: AbortSignal) -> list[str]:
-    """The matching files as our own walker lists them (already in order)."""
+def _glob_walk(query: _GlobQuery, signal: AbortSignal) -> tuple[list[str], int]:
+    """The first MAX_GLOB_RESULTS matching files as our own walker lists them (in walk order),
+    and how many match in all."""
     walk = walk_files(str(query.top), str(query.root), lambda: signal.aborted)
-    return [rel for _absolute, rel in walk if query.matcher.fullmatch(rel[len(query.prefix) :])]
+    found = [rel for _absolute, rel in walk if query.matcher.fullmatch(rel[len(query.prefix) :])]
+    return found[:MAX_GLOB_RESULTS], len(found)
 
 
-async def _glob_rg(query: _GlobQuery, signal: AbortSignal) -> list[str]:
-    """The matching files from ripgrep's listing of the tree (`rg --files`), in walk order."""
-    found: list[str] = []
-    args = ["--files", *RG_TREE, "--no-messages"]
-    async for line in rg_lines(args, cwd=str(query.top), signal=signal, timeout_s=GREP_TIMEOUT_S):
-        below = os.fsdecode(line.rstrip(b"\n")).removeprefix("./")
-        if query.matcher.fullmatch(below):
-            found.append(query.prefix + below)
-    return sorted(found, key=lambda rel: rel.split("/"))
+async def _glob_rg(query: _GlobQuery, signal: AbortSignal) -> tuple[list[str], int]:
+    """The same from ripgrep's listing of the tree (`rg --files`, in no particular order): only
+    the first MAX_GLOB_RESULTS are put in order, by their `walk_order` keys."""
+    below = await rg_files(str(query.top), signal=signal, timeout_s=GREP_TIMEOUT_S)
+    matched = list(filter(query.matcher.fullmatch, below))
+    first = heapq.nsmallest(MAX_GLOB_RESULTS, map(walk_order, matched))
+    return [query.prefix + key.replace("\0", "/") for key in first], len(matched)
 
 
-def _glob_report(found: list[str], args: GlobArgs) -> str:
+def _glob_report(first: list[str], total: int, args: GlobArgs) -> str:
     where = args.path or "the workspace"
-    if not found:
+    if not total:
         hint = "" if "/" in args.pattern else ' (use "**/" to look in subfolders too)'
         return f'No files match "{args.pattern}" in {where}{hint}.'
-    lines = [shown_path(rel) for rel in found[:MAX_GLOB_RESULTS]]
-    if len(found) > len(lines):
-        lines.append(
-            f"[{len(found) - len(lines)} more files not shown; narrow the pattern or the path.]"
-        )
+    lines = [shown_path(rel) for rel in first]
+    if total > len(lines):
+        more = total - len(lines)
+        lines.append(f"[{more} more files not shown; narrow the pattern or the path.]")
     return "\n".join(lines)
 
 
@@ -148,14 +148,14 @@ class Glob(Tool[GlobArgs]):
         try:
             query = await asyncio.to_thread(_glob_query, self.workspace, args)
             if rg_path() is not None:
-                found = await _glob_rg(query, ctx.signal)
+                first, total = await _glob_rg(query, ctx.signal)
             else:
-                found = await asyncio.to_thread(_glob_walk, query, ctx.signal)
+                first, total = await asyncio.to_thread(_glob_walk, query, ctx.signal)
         except (WorkspaceError, re.error) as error:
             return error_result(str(error))
         except (SearchStopped, SearchFailed) as error:
             return error_result(f"Listing the files failed: {error}")
-        return ToolResult(output=_glob_report(found, args))
+        return ToolResult(output=_glob_report(first, total, args))
 
 
 # --- grep --------------------------------------------------------------------------------------
@@ -191,34 +191,82 @@ def _query(workspace: Workspace, args: GrepArgs) -> Query:
 _RG_OPTIONS = (
     # the tree as our own walk sees it: hidden files searched, .gitignore, .ignore and
     # .git/info/exclude obeyed (also outside a git repository) from the workspace down, never
-    # a parent folder's or the user's global rules, never .git/ itself; CRLF lines match like LF
-    "--json", "--sort", "path", *RG_TREE, "--crlf",
+    # a parent folder's or the user's global rules, never .git/ itself; CRLF lines match like LF.
+    # No `--sort`: it would make ripgrep walk with one thread; `_FirstFiles` sorts instead.
+    "--json", *RG_TREE, "--crlf",
 )  # fmt: skip
 
 
 async def _grep_rg(query: Query, signal: AbortSignal) -> Found:
-    """The search through ripgrep's JSON output; only the kept matches are fully parsed."""
+    """The search through ripgrep's JSON output; only the kept matches are fully parsed.
+
+    ripgrep searches files in parallel and prints each file's matches together (a "begin"
+    line, its "match" lines, an "end"), files in any order."""
     args = [*_RG_OPTIONS, "--ignore-case" if query.ignore_case else "--case-sensitive"]
     args += ["--regexp", query.pattern]
     if query.top != query.root:
         args += ["--", query.top]  # absolute: rg then prints absolute paths too
     wanted = query.wanted()
-    found = Found()
-    shown: str | None = None  # the file being reported, None while it is filtered out
-    async for line in rg_lines(args, cwd=query.root, signal=signal, timeout_s=GREP_TIMEOUT_S):
-        if line.startswith(b'{"type":"begin"'):
-            path = _rg_text(json.loads(line)["data"]["path"])
-            rel = query.top_shown if query.top_is_file else _below(path, query.root)
-            shown = rel if wanted(rel) else None
-            found.files += shown is not None
-        elif shown is not None and line.startswith(b'{"type":"match"'):
-            if len(found.lines) < MAX_GREP_MATCHES:
-                data = json.loads(line)["data"]
-                text = _rg_text(data["lines"], "replace").removesuffix("\n").removesuffix("\r")
-                found.add(shown, data["line_number"], text)
-            else:
-                found.total += 1
+    first = _FirstFiles()
+    files = total = 0
+    reporting = False  # whether the file being read passes the glob argument
+    batches = rg_batches(args, cwd=query.root, signal=signal, timeout_s=GREP_TIMEOUT_S)
+    async for batch in batches:
+        for line in batch:
+            if line.startswith(b'{"type":"begin"'):
+                path = _rg_text(json.loads(line)["data"]["path"])
+                rel = query.top_shown if query.top_is_file else _below(path, query.root)
+                reporting = wanted(rel)
+                if reporting:
+                    first.begin(rel)
+                    files += 1
+            elif reporting and line.startswith(b'{"type":"match"'):
+                total += 1
+                first.match(line)
+    found = Found(files=files)
+    for rel, kept in first.in_order():
+        for line in kept:
+            data = json.loads(line)["data"]
+            text = _rg_text(data["lines"], "replace").removesuffix("\n").removesuffix("\r")
+            found.add(rel, data["line_number"], text)
+    found.total = total  # `add` counted only the kept ones
     return found
+
+
+class _FirstFiles:
+    """The files whose matches may still be among the first MAX_GREP_MATCHES in walk order,
+    each with its first MAX_GREP_MATCHES match lines (unparsed JSON): the rest are dropped
+    from time to time, so a search that matches everywhere holds little."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str, list[bytes]]] = []  # (walk_order key, path, matches)
+        self.lines = 0  # match lines held
+
+    def begin(self, rel: str) -> None:
+        """The lines `match` is given from now on are this file's."""
+        if self.lines > 4 * MAX_GREP_MATCHES:
+            self._prune()
+        self.files.append((walk_order(rel), rel, []))
+
+    def match(self, line: bytes) -> None:
+        matches = self.files[-1][2]
+        if len(matches) < MAX_GREP_MATCHES:
+            matches.append(line)
+            self.lines += 1
+
+    def in_order(self) -> list[tuple[str, list[bytes]]]:
+        self._prune()
+        return [(rel, matches) for _key, rel, matches in self.files]
+
+    def _prune(self) -> None:
+        """Keep the first files (in walk order) that hold MAX_GREP_MATCHES lines together."""
+        self.files.sort(key=lambda file: file[0])
+        self.lines = 0
+        for index, (_key, _rel, matches) in enumerate(self.files):
+            self.lines += len(matches)
+            if self.lines >= MAX_GREP_MATCHES:
+                del self.files[index + 1 :]
+                return
 
 
 def _below(path: str, root: str) -> str:
@@ -239,15 +287,16 @@ async def _grep_python(query: Query, signal: AbortSignal) -> Found:
     request = json.dumps(asdict(query)).encode()
     lines = [
         line
-        async for line in worker_lines(
+        async for batch in worker_batches(
             [*WORKER, f"{GREP_TIMEOUT_S + 5:g}"],
             cwd=query.root,
             signal=signal,
             timeout_s=GREP_TIMEOUT_S,
             stdin=request,
         )
+        for line in batch
     ]
-    return Found(**json.loads(b"".join(lines)))
+    return Found(**json.loads(b"\n".join(lines)))
 
 
 def _grep_report(found: Found, args: GrepArgs) -> str:

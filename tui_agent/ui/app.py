@@ -232,9 +232,10 @@ class TuiAgentApp(App[None]):
             self._unsubscribe()
             self._unsubscribe = None
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         # The loop may outlive the screen (the command line closes it after the app exits).
         self._detach_loop()
+        await self.power.close()
 
     async def on_event(self, event: events.Event) -> None:
         """Every key from the terminal passes here first: its name is made canonical, and text

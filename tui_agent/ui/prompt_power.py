@@ -40,6 +40,7 @@ class PromptPower:
         self._history: PromptHistory | None = None
         self._shell: AbortSignal | None = None
         self._listing: asyncio.Task[None] | None = None  # held: a task nobody holds may vanish
+        self._closed = False
 
     def start(self, workspace: Path) -> None:
         """A new loop in `workspace`: prompts are remembered from now on (cheap, at once)."""
@@ -55,7 +56,8 @@ class PromptPower:
         self.commands = custom_commands(found)
         for problem in problems:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
-        if await asyncio.to_thread(workspace.is_dir):  # (a replayed scene's may not exist)
+        if await asyncio.to_thread(workspace.is_dir) and not self._closed:
+            # (a replayed scene's workspace may not exist; a closed app lists nothing)
             self.index = FileIndex(workspace)
             self._listing = asyncio.create_task(self._list_files(self.index), name="file-index")
         history = self._history
@@ -66,6 +68,19 @@ class PromptPower:
             await index.load()
         except Exception as exc:  # @ completion is a convenience: say why it is missing
             self.vm.add_marker("warning", f"cannot list the workspace for @ completion: {exc}")
+
+    async def close(self) -> None:
+        """The app is ending: stop the listing and any `!` command, and wait for the listing.
+
+        Nothing of ours may still be starting a process when `asyncio.run` cancels every task
+        at exit: on Python 3.11 a process whose pipes are being connected at that moment is
+        never reported as ended, and the exit hangs (CPython issue 125502)."""
+        self._closed = True
+        self.stop_shell()
+        listing, self._listing = self._listing, None
+        if listing is not None:
+            listing.cancel()
+            await asyncio.gather(listing, return_exceptions=True)
 
     def remember(self, words: str) -> None:
         if self._history is not None:
