@@ -11,9 +11,7 @@ from hypothesis import HealthCheck, settings
 
 from tui_agent import keys
 
-settings.register_profile(
-    "tui-agent", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("tui-agent", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tui-agent")
 
 

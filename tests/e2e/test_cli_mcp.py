@@ -45,8 +45,16 @@ def test_a_claude_code_mcp_json_server_answers_into_history(workspace: Path) -> 
         {"text": "It is now."},
     ]
     with scripted_openai_server(steps) as server:
-        done = run_cli(server, workspace, "-p", "what time is it", "--output-format", "jsonl",
-                       "--yolo", timeout=60)
+        done = run_cli(
+            server,
+            workspace,
+            "-p",
+            "what time is it",
+            "--output-format",
+            "jsonl",
+            "--yolo",
+            timeout=60,
+        )
 
     assert done.returncode == 0, done.stderr
     assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= _offered(
@@ -113,8 +121,12 @@ def test_a_key_variable_reaches_the_server_it_is_given_to_and_no_other(workspace
     steps = [{"tool_calls": calls}, {"text": "ok"}]
     with scripted_openai_server(steps) as server:
         done = tui_agent(
-            *cli_args(server, workspace), "-p", "env", "--yolo",
-            env={**cli_env(), "FX_TOKEN": "tok-123"}, timeout=60,
+            *cli_args(server, workspace),
+            "-p",
+            "env",
+            "--yolo",
+            env={**cli_env(), "FX_TOKEN": "tok-123"},
+            timeout=60,
         )
 
     assert done.returncode == 0, done.stderr

@@ -184,9 +184,7 @@ def test_piped_stdin_is_attached_to_the_prompt_as_context(workspace: Path) -> No
         proc = start(server, workspace, "-p", "explain", stdin=subprocess.PIPE)
         _, stderr = proc.communicate("ERROR: no space left on device\n", timeout=60)
         assert proc.returncode == 0, stderr
-        assert user_text(server) == (
-            "explain\n\n<stdin>\nERROR: no space left on device\n</stdin>"
-        )
+        assert user_text(server) == ("explain\n\n<stdin>\nERROR: no space left on device\n</stdin>")
 
 
 def test_a_terminal_on_stdin_is_never_read(workspace: Path) -> None:

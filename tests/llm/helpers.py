@@ -63,10 +63,7 @@ class Outcome:
 
     @property
     def tool_calls(self) -> list[tuple[str | None, str | None, str]]:
-        return [
-            (c["id"], c["name"], c["arguments"] or "")
-            for _, c in sorted(self.calls.items())
-        ]
+        return [(c["id"], c["name"], c["arguments"] or "") for _, c in sorted(self.calls.items())]
 
 
 async def collect(stream: AsyncIterator[StreamEvent]) -> Outcome:
@@ -86,7 +83,9 @@ async def collect(stream: AsyncIterator[StreamEvent]) -> Outcome:
             call = out.calls.get(event.index)
             if call is None:
                 out.calls[event.index] = {
-                    "id": event.id, "name": event.name, "arguments": event.arguments
+                    "id": event.id,
+                    "name": event.name,
+                    "arguments": event.arguments,
                 }
             else:
                 assert event.id is None, "only the first delta of a call carries its id"

@@ -91,7 +91,9 @@ def _anthropic_view(message: Any) -> Outcome:
             view.encrypted.append(block.data)
         elif block.type == "tool_use":
             view.calls[len(view.calls)] = {
-                "id": block.id, "name": block.name, "arguments": json.dumps(block.input)
+                "id": block.id,
+                "name": block.name,
+                "arguments": json.dumps(block.input),
             }
     usage = message.usage
     view.usage = TokenUsage(

@@ -14,26 +14,51 @@ K = LLMErrorKind
 @pytest.mark.parametrize(
     ("status", "body", "kind", "retryable"),
     [
-        (529, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
-         K.OVERLOADED, True),
+        (
+            529,
+            '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+            K.OVERLOADED,
+            True,
+        ),
         (503, '{"error":{"message":"The engine is currently overloaded"}}', K.OVERLOADED, True),
         (500, '{"error":{"message":"Internal error"}}', K.STATUS, True),
         (503, "", K.STATUS, True),
         (408, '{"error":{"message":"Request timeout"}}', K.STATUS, True),
         (418, '{"error":{"message":"I am a teapot"}}', K.STATUS, False),
-        (413, '{"error":{"type":"request_too_large","message":"Request exceeds 32 MB"}}',
-         K.REQUEST_TOO_LARGE, False),
-        (413, '{"error":{"message":"input is too long for this model"}}',
-         K.CONTEXT_OVERFLOW, False),
+        (
+            413,
+            '{"error":{"type":"request_too_large","message":"Request exceeds 32 MB"}}',
+            K.REQUEST_TOO_LARGE,
+            False,
+        ),
+        (
+            413,
+            '{"error":{"message":"input is too long for this model"}}',
+            K.CONTEXT_OVERFLOW,
+            False,
+        ),
         (402, '{"error":{"message":"Payment required"}}', K.QUOTA, False),
-        (400, '{"type":"error","error":{"type":"invalid_request_error",'
-         '"message":"Your credit balance is too low to access the Anthropic API."}}',
-         K.QUOTA, False),
+        (
+            400,
+            '{"type":"error","error":{"type":"invalid_request_error",'
+            '"message":"Your credit balance is too low to access the Anthropic API."}}',
+            K.QUOTA,
+            False,
+        ),
         (403, '{"error":{"type":"permission_error","message":"not allowed"}}', K.AUTH, False),
-        (422, '{"detail":"roles must alternate between user and assistant"}',
-         K.REQUEST_STRUCTURE, False),
-        (400, '{"error":{"message":"messages with role \'tool\' must be a response to a '
-         'preceding message with \'tool_calls\'"}}', K.REQUEST_STRUCTURE, False),
+        (
+            422,
+            '{"detail":"roles must alternate between user and assistant"}',
+            K.REQUEST_STRUCTURE,
+            False,
+        ),
+        (
+            400,
+            '{"error":{"message":"messages with role \'tool\' must be a response to a '
+            "preceding message with 'tool_calls'\"}}",
+            K.REQUEST_STRUCTURE,
+            False,
+        ),
         (400, '{"error":{"message":"Invalid value for temperature"}}', K.STATUS, False),
         (404, "<html><title>404 Not Found</title></html>", K.NOT_FOUND, False),
     ],

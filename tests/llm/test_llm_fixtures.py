@@ -91,7 +91,9 @@ OPENAI_STREAMS: dict[str, Want] = {
         message_id="9f9d90210f194076abeee223863eaaf0",
     ),
     "oai_finish_length": Want(
-        text='{"', finish=(R.MAX_TOKENS, "length"), usage=U(79, 1),
+        text='{"',
+        finish=(R.MAX_TOKENS, "length"),
+        usage=U(79, 1),
         message_id="chatcmpl-ABfw3Oqj8RD0z6aJiiX37oTjV2HFh",
     ),
     "oai_n3_interleaved_choices": Want(
@@ -146,7 +148,8 @@ OPENAI_STREAMS: dict[str, Want] = {
         text="The capital of the UK is London.", finish=(R.END_TURN, "stop"), usage=U(78, 9)
     ),
     "oai_text_basic_no_usage": Want(
-        text="South Atlantic Ocean.", finish=(R.END_TURN, "stop"),
+        text="South Atlantic Ocean.",
+        finish=(R.END_TURN, "stop"),
         message_id="chatcmpl-ASfaENPdLwpR8Jo5gHFiIL9tuklHK",
     ),
     "oai_text_include_usage": Want(
@@ -226,9 +229,7 @@ OPENAI_STREAMS: dict[str, Want] = {
         message_id="gen-1765226419-AGrwjunAftQIAgweibL8",
     ),
     "qwen_dashscope_tool_call_empty_id_continuations": Want(
-        calls=(
-            ("call_eee11723464a4b9eb8cee71d", "weather", '{"location": "San Francisco"}'),
-        ),
+        calls=(("call_eee11723464a4b9eb8cee71d", "weather", '{"location": "San Francisco"}'),),
         finish=(R.TOOL_USE, "tool_calls"),
         usage=U(295, 22),
         message_id="chatcmpl-8e243c57-23b3-9db2-a02e-e3c53929c368",
@@ -299,7 +300,10 @@ ANTHROPIC_STREAMS: dict[str, Want] = {
         message_id="msg_018XZkwvj9asBiffg3fXt88s",
     ),
     "ant_refusal_no_content_blocks": Want(
-        text="", thinking="", finish=(R.REFUSAL, "refusal"), usage=U(97, 0),
+        text="",
+        thinking="",
+        finish=(R.REFUSAL, "refusal"),
+        usage=U(97, 0),
         message_id="msg_011Cef1BfCEZn512shRMGG4q",
     ),
     "ant_text_after_tool_result": Want(
@@ -310,7 +314,9 @@ ANTHROPIC_STREAMS: dict[str, Want] = {
         message_id="msg_016HxyUMAncysqX7dn1kWNRx",
     ),
     "ant_text_basic": Want(
-        text="- Captain\n- Scoop", finish=(R.END_TURN, "end_turn"), usage=U(17, 10),
+        text="- Captain\n- Scoop",
+        finish=(R.END_TURN, "end_turn"),
+        usage=U(17, 10),
         message_id="msg_017A4s3HAsrqf5d2WvBmrpLr",
     ),
     "ant_text_stop_sequence": Want(
@@ -452,8 +458,11 @@ MIDSTREAM_ERRORS: dict[str, WantError] = {
 def serve(server: LocalServer, name: str, piece: int = 517) -> None:
     body, meta = fixture(name)
     server.replies.append(
-        Reply(status=meta["http_status"], headers=dict(meta["response_headers"]),
-              pieces=split(body, piece))
+        Reply(
+            status=meta["http_status"],
+            headers=dict(meta["response_headers"]),
+            pieces=split(body, piece),
+        )
     )
 
 

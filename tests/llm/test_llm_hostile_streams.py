@@ -154,11 +154,7 @@ _FIELDS = st.sampled_from(_KEYS)
 
 
 def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return (
-        _SCALARS
-        | st.lists(inner, max_size=3)
-        | st.dictionaries(_FIELDS, inner, max_size=4)
-    )
+    return _SCALARS | st.lists(inner, max_size=3) | st.dictionaries(_FIELDS, inner, max_size=4)
 
 
 # Four levels by hand rather than `st.recursive`, whose leaf budget made Hypothesis report

@@ -69,8 +69,10 @@ async def test_a_new_id_under_a_used_index_is_a_new_call(server: LocalServer) ->
 
 
 async def test_reasoning_comes_before_text_in_the_same_delta(server: LocalServer) -> None:
-    both = {"id": "c1", "choices": [{"index": 0, "delta": {"reasoning_content": "thought.",
-                                                           "content": "Answer."}}]}
+    both = {
+        "id": "c1",
+        "choices": [{"index": 0, "delta": {"reasoning_content": "thought.", "content": "Answer."}}],
+    }
     pieces = [f"data: {json.dumps(both)}\n\n".encode(), openai_chunk(finish="stop")]
     server.replies.append(Reply(headers=SSE_HEADERS, pieces=pieces))
     out = await run_once(settings_for(server))

@@ -147,10 +147,18 @@ def test_anthropic_body_from_a_full_history() -> None:
                 "content": [
                     {"type": "thinking", "thinking": "Look first.", "signature": "sig-1"},
                     {"type": "text", "text": "Reading both."},
-                    {"type": "tool_use", "id": "call_a", "name": "read_file",
-                     "input": {"path": "a.txt"}},
-                    {"type": "tool_use", "id": "call_b", "name": "read_file",
-                     "input": {"path": "b.txt"}},
+                    {
+                        "type": "tool_use",
+                        "id": "call_a",
+                        "name": "read_file",
+                        "input": {"path": "a.txt"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "call_b",
+                        "name": "read_file",
+                        "input": {"path": "b.txt"},
+                    },
                 ],
             },
             {
@@ -266,7 +274,9 @@ async def test_key_never_appears_in_error_messages(server: LocalServer) -> None:
     finally:
         await provider.aclose()
     assert [e.kind for e in errors if e is not None] == [
-        LLMErrorKind.AUTH, LLMErrorKind.STATUS, LLMErrorKind.PROVIDER
+        LLMErrorKind.AUTH,
+        LLMErrorKind.STATUS,
+        LLMErrorKind.PROVIDER,
     ]
     for error in errors:
         assert error is not None

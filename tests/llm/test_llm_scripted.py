@@ -70,8 +70,12 @@ async def test_error_step_streams_its_text_then_fails() -> None:
             {
                 "text": "Partial",
                 "chunk_delay_s": 0,
-                "error": {"kind": "rate_limit", "message": "slow down", "status": 429,
-                          "retry_after_s": 1},
+                "error": {
+                    "kind": "rate_limit",
+                    "message": "slow down",
+                    "status": 429,
+                    "retry_after_s": 1,
+                },
             },
             {"text": "Recovered.", "chunk_delay_s": 0},
         ]
@@ -120,9 +124,7 @@ class DemoSession:
     async def step(self) -> Outcome:
         request = LLMRequest(model="scripted", messages=tuple(self.messages))
         out = await collect(self.provider.stream(request))
-        calls = tuple(
-            ToolCall(id=str(i), name=str(n), arguments=a) for i, n, a in out.tool_calls
-        )
+        calls = tuple(ToolCall(id=str(i), name=str(n), arguments=a) for i, n, a in out.tool_calls)
         self.messages.append(
             Message(role="assistant", content=(TextPart(text=out.text),), tool_calls=calls)
         )
@@ -132,7 +134,9 @@ class DemoSession:
         call = self.messages[-1].tool_calls[-1]
         self.messages.append(
             Message(
-                role="tool", tool_call_id=call.id, content=(TextPart(text=output),),
+                role="tool",
+                tool_call_id=call.id,
+                content=(TextPart(text=output),),
                 is_error=is_error,
             )
         )

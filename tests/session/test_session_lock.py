@@ -27,7 +27,10 @@ def _config(workspace: Path, **changes: object) -> LoopConfig:
     script = workspace.parent / "script.json"
     script.write_text(json.dumps({"steps": [{"text": "ok"}]}), encoding="utf-8")
     return LoopConfig(
-        workspace=workspace, provider="scripted", script=str(script), **changes  # type: ignore[arg-type]
+        workspace=workspace,
+        provider="scripted",
+        script=str(script),
+        **changes,  # type: ignore[arg-type]
     )
 
 

@@ -28,19 +28,27 @@ def test_both_sources_merge_and_config_toml_wins_a_name(tmp_path: Path) -> None:
     setup = _setup(
         tmp_path,
         '[mcp_servers.git]\ncommand = "uvx"\nargs = ["mcp-server-git"]\ntool_timeout_s = 5\n',
-        {"mcpServers": {
-            "git": {"command": "evil"},
-            "docs": {"type": "http", "url": "https://x/mcp", "headers": {"A": "b"}},
-        }},
+        {
+            "mcpServers": {
+                "git": {"command": "evil"},
+                "docs": {"type": "http", "url": "https://x/mcp", "headers": {"A": "b"}},
+            }
+        },
     )
 
     by_name = {server.name: server for server in setup.servers}
     git, docs = by_name["git"], by_name["docs"]
     assert (git.command, git.args, git.source, git.tool_timeout_s) == (
-        "uvx", ("mcp-server-git",), "config", 5
+        "uvx",
+        ("mcp-server-git",),
+        "config",
+        5,
     )
     assert (docs.transport, docs.url, docs.headers, docs.source) == (
-        "http", "https://x/mcp", {"A": "b"}, "workspace"
+        "http",
+        "https://x/mcp",
+        {"A": "b"},
+        "workspace",
     )
     assert not docs.trusted and git.trusted
     assert git.cwd == str(tmp_path / "ws")
@@ -49,11 +57,15 @@ def test_both_sources_merge_and_config_toml_wins_a_name(tmp_path: Path) -> None:
 def test_variables_expand_from_the_environment_with_defaults(tmp_path: Path) -> None:
     setup = _setup(
         tmp_path,
-        mcp_json={"mcpServers": {"s": {
-            "command": "${TOOLS}/server",
-            "args": ["--level=${LEVEL:-info}"],
-            "env": {"TOKEN": "${TOKEN}"},
-        }}},
+        mcp_json={
+            "mcpServers": {
+                "s": {
+                    "command": "${TOOLS}/server",
+                    "args": ["--level=${LEVEL:-info}"],
+                    "env": {"TOKEN": "${TOKEN}"},
+                }
+            }
+        },
         env={"TOOLS": "/opt/bin", "TOKEN": "t0k"},
     )
 
@@ -66,12 +78,17 @@ def test_variables_expand_from_the_environment_with_defaults(tmp_path: Path) -> 
 def test_a_mistake_in_mcp_json_skips_that_server_and_names_file_server_and_key(
     tmp_path: Path,
 ) -> None:
-    setup = _setup(tmp_path, mcp_json={"mcpServers": {
-        "ok": {"command": "a"},
-        "typo": {"args": ["x"]},
-        "bad": {"command": "b", "args": "not-a-list"},
-        "unset": {"command": "${NOPE}"},
-    }})
+    setup = _setup(
+        tmp_path,
+        mcp_json={
+            "mcpServers": {
+                "ok": {"command": "a"},
+                "typo": {"args": ["x"]},
+                "bad": {"command": "b", "args": "not-a-list"},
+                "unset": {"command": "${NOPE}"},
+            }
+        },
+    )
 
     assert [server.name for server in setup.servers] == ["ok"]
     file = tmp_path / "ws" / ".mcp.json"

@@ -68,9 +68,7 @@ async def test_a_command_runs_only_once_its_group_is_tracked(
 
 
 async def test_a_tracked_command_runs_as_bash_c_in_its_own_group(tmp_path: Path) -> None:
-    process = await _groups.spawn_group(
-        'echo "$0 $$ $(ps -o pgid= -p $$)" > out', cwd=tmp_path
-    )
+    process = await _groups.spawn_group('echo "$0 $$ $(ps -o pgid= -p $$)" > out', cwd=tmp_path)
     try:
         assert await process.wait() == 0
     finally:

@@ -45,9 +45,7 @@ async def app_on(
     approval_mode: ApprovalMode = "yolo",
     holds: dict[int, asyncio.Event] | None = None,
 ) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], LoopApi]]:
-    loop = await scripted_loop(
-        steps, workspace=workspace, approval_mode=approval_mode, holds=holds
-    )
+    loop = await scripted_loop(steps, workspace=workspace, approval_mode=approval_mode, holds=holds)
     app = TuiAgentApp(loop, clock=StepClock())
     try:
         async with app.run_test(size=(120, 36)) as pilot:

@@ -326,9 +326,9 @@ async def test_repeated_page_up_keeps_going_and_home_end_work_from_the_prompt() 
         transcript = app.transcript
         await until(
             pilot,
-            lambda: transcript.settled
-            and transcript.max_scroll_y > 4 * page
-            and transcript.following,
+            lambda: (
+                transcript.settled and transcript.max_scroll_y > 4 * page and transcript.following
+            ),
         )
         await until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y)
         bottom = app.transcript.scroll_y

@@ -326,6 +326,8 @@ def protocol_error(ctx: ErrorContext, message: str) -> StreamFailure:
 def incomplete_stream(ctx: ErrorContext, missing: str) -> StreamFailure:
     """A stream that ended (cleanly, as far as the socket knows) before the answer did."""
     return StreamFailure(
-        ctx.error(LLMErrorKind.INCOMPLETE, f"the stream stopped before the answer was complete "
-                  f"({missing})")
+        ctx.error(
+            LLMErrorKind.INCOMPLETE,
+            f"the stream stopped before the answer was complete ({missing})",
+        )
     )

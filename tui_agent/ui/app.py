@@ -83,6 +83,8 @@ def welcome_text(info: LoopInfo) -> str:
         f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
         f"{WELCOME_KEYS}"
     )
+
+
 _log = logging.getLogger(__name__)
 
 

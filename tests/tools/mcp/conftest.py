@@ -23,9 +23,7 @@ def stdio_config(name: str = "fx", **overrides: object) -> McpServerConfig:
 
 @pytest.fixture
 def http_url() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, SERVER, "http"], stdout=subprocess.PIPE, text=True
-    )
+    process = subprocess.Popen([sys.executable, SERVER, "http"], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()  # blocks until the server listens (or dies)

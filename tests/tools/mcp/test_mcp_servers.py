@@ -49,7 +49,11 @@ async def servers_for() -> AsyncIterator[object]:
 
 def _ctx(tmp_path: object, signal: AbortSignal | None = None) -> ToolContext:
     return ToolContext(
-        signal or AbortSignal(), lambda update: None, lambda ack: None, Workspace(tmp_path), "c1"  # type: ignore[arg-type]
+        signal or AbortSignal(),
+        lambda update: None,
+        lambda ack: None,
+        Workspace(tmp_path),
+        "c1",  # type: ignore[arg-type]
     )
 
 
@@ -232,11 +236,14 @@ async def test_workspace_servers_are_skipped_when_nobody_can_approve(servers_for
     assert "ws" in recorder.notices[0][1]
 
 
-@pytest.mark.parametrize(("answer", "state", "remembered"), [
-    ("always", "failed", ["ws"]),  # started (and failed: the command does not exist)
-    ("once", "failed", []),
-    ("deny", "skipped", []),
-])
+@pytest.mark.parametrize(
+    ("answer", "state", "remembered"),
+    [
+        ("always", "failed", ["ws"]),  # started (and failed: the command does not exist)
+        ("once", "failed", []),
+        ("deny", "skipped", []),
+    ],
+)
 async def test_the_users_answer_decides_whether_workspace_servers_start(
     servers_for: object, answer: TrustAnswer, state: str, remembered: list[str]
 ) -> None:

@@ -231,7 +231,6 @@ class Engine:
     def machine_states(self) -> dict[str, str]:
         return dict(self._machine_states)
 
-
     # -- translation -------------------------------------------------------------------------
     def _on_kernel_event(self, event: k.KernelEvent) -> None:
         # Every emission has a handler: a new kind without one fails loudly (the kernel

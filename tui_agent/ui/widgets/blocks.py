@@ -74,8 +74,11 @@ class _Segment(Widget):
         super().__init__()
         self.text = text
         self.markdown: Markdown | None = Markdown(text)
+        self._built = False  # the Markdown has mounted every block of its text
+        self.streamed = False  # the Markdown was built piece by piece, as the text streamed
         self._seen_height = 0
         self._parked_height = 0
+        self.parked_width = 0  # the width its parked height was measured at
 
     def compose(self) -> ComposeResult:
         if self.markdown is not None:
@@ -93,17 +96,29 @@ class _Segment(Widget):
     def render(self) -> str:
         return ""  # a parked segment is blank
 
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # Posted once the Markdown has mounted the blocks of its text (an update ends with it).
+        self._built = self._built or event.markdown is self.markdown
+
     def park(self) -> None:
-        """Swap the Markdown for a blank of its height, once that height is known: its blocks
-        are laid out and the height was the same at the previous cull."""
+        """Swap the Markdown for a blank of its height, once that height is known: all its
+        blocks are built and laid out, and the height was the same at the previous cull.
+        A streamed Markdown is built again from the whole text first: it may still be catching
+        up (a list whose last items are not mounted yet), so its height is not one to trust."""
         markdown = self.markdown
+        if markdown is not None and self.streamed:
+            self.streamed = False
+            self.call_later(self._forget, markdown.remove())
+            self._build()
+            return
         height = self.outer_size.height
         seen, self._seen_height = self._seen_height, height
-        if markdown is None or height != seen or not _laid_out(markdown):
+        if markdown is None or not self._built or height != seen or not _laid_out(markdown):
             return
         self.call_later(self._forget, markdown.remove())
         self.markdown = None
         self._parked_height = height
+        self.parked_width = self.outer_size.width
         self.refresh(layout=True)
 
     async def _forget(self, removal: AwaitRemove) -> None:
@@ -127,14 +142,24 @@ class _Segment(Widget):
             self._parked_height = 0
         return max(height, self._parked_height)
 
-    def unpark(self, *, resized: bool = False) -> None:
-        """Rebuild the Markdown; `resized`: the parked height is no longer the right one."""
+    @property
+    def stale(self) -> bool:
+        """It is parked at another width than it has now, so its parked height is wrong."""
+        return self.parked and self.outer_size.width != self.parked_width
+
+    def unpark(self) -> None:
+        """Rebuild the Markdown; its parked height stands in until it is laid out, unless it
+        was measured at another width."""
         if self.markdown is None:
-            self.markdown = Markdown(self.text)
-            self._seen_height = 0
-            if resized:
+            if self.stale:
                 self._parked_height = 0
-            self.mount(self.markdown)
+            self._build()
+
+    def _build(self) -> None:
+        self.markdown = Markdown(self.text)
+        self._built = False
+        self._seen_height = 0
+        self.mount(self.markdown)
 
 
 class AssistantText(Widget):
@@ -188,7 +213,9 @@ class AssistantText(Widget):
 
     def _live_stream(self) -> MarkdownStream:
         if self._stream is None:
-            markdown = self._segments[-1].markdown
+            live = self._segments[-1]
+            live.streamed = True
+            markdown = live.markdown
             assert markdown is not None  # the live segment is never parked
             self._stream = Markdown.get_stream(markdown)
         return self._stream
@@ -203,13 +230,14 @@ class AssistantText(Widget):
                 self._stream = None
 
     def cull(self, top: int, bottom: int) -> bool:
-        """Park the finished segments outside screen rows `top`..`bottom`, unpark those inside;
+        """Park the finished segments outside rows `top`..`bottom` (of this widget's content),
+        rebuild those inside, and those parked at another width (their height is stale);
         True while one that should be parked is not yet (its height is still settling)."""
         live = self._segments[-1] if self._stream is not None else None
         waiting = False
         for segment in self._segments:
-            region = segment.region
-            if top <= region.bottom and region.y <= bottom:
+            region = segment.virtual_region
+            if (top <= region.bottom and region.y <= bottom) or segment.stale:
                 segment.unpark()
             elif segment is not live and region.height:
                 segment.park()

@@ -14,6 +14,7 @@ from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -74,11 +75,11 @@ class Transcript(VerticalScroll, can_focus=True):
         self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
         self._redrawing = False
         self._cull_scheduled = False
-        self._width = 0
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
         self._earlier.display = False
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._layout_refreshed)
         self.redraw()
         self.anchor()
 
@@ -171,7 +172,6 @@ class Transcript(VerticalScroll, can_focus=True):
             if isinstance(block, TextBlock | ThinkingBlock):
                 await self._catch_up(block)
         self._redrawing = False
-        self._schedule_cull()
 
     async def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
         """Stream what the block's text gained since its widget last took some. Changes are
@@ -184,8 +184,6 @@ class Transcript(VerticalScroll, can_focus=True):
         if not new:
             return
         await widget.write(new)
-        if isinstance(widget, AssistantText):
-            self._schedule_cull()
 
     async def _mount_block(self, block: Block) -> None:
         if block.id in self._widgets:
@@ -193,12 +191,13 @@ class Transcript(VerticalScroll, can_focus=True):
         widget = make_block_widget(block, self.vm.clock)
         self._widgets[block.id] = widget
         await self.mount(widget)
-        if isinstance(widget, AssistantText):
-            self._schedule_cull()
         if len(self._widgets) > MAX_MOUNTED and self.following:
             self._prune()
 
     # ------------------------------------------------------------ parking what is far away
+
+    def _layout_refreshed(self, screen: Screen[object]) -> None:
+        self._schedule_cull()
 
     def _schedule_cull(self) -> None:
         if not self._cull_scheduled:
@@ -206,31 +205,26 @@ class Transcript(VerticalScroll, can_focus=True):
             self.call_after_refresh(self._cull)
 
     def _cull(self) -> None:
-        """Long answers park their segments that are more than a screen away from the view."""
+        """Long answers park their segments that are more than a quarter screen away from the
+        view, and rebuild the others.
+
+        It runs after every layout of the screen (scrolling, resizing, streaming, parking all
+        end in one), so the last one always sees the final geometry. It reads positions in the
+        transcript's own (scrolled) space, which scrolling does not change, against the current
+        scroll offset: a cull that runs before the screen has caught up with a scroll still
+        judges the right segments, and one that runs before a layout is followed by another."""
         self._cull_scheduled = False
-        margin = self.size.height // 4
-        top = self.region.y - margin
-        bottom = self.region.bottom + margin
+        height = self.scrollable_content_region.height
+        margin = height // 4
+        top = round(self.scroll_y) - margin
+        bottom = round(self.scroll_y) + height + margin
         waiting = False
         for widget in self._widgets.values():
             if isinstance(widget, AssistantText) and widget.is_mounted:
-                waiting = widget.cull(top, bottom) or waiting
+                origin = widget.virtual_region.y + widget.styles.gutter.top
+                waiting = widget.cull(top - origin, bottom - origin) or waiting
         if waiting:
             self._schedule_cull()  # look again after the next refresh
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        self._schedule_cull()
-
-    def on_resize(self, event: events.Resize) -> None:
-        if event.size.width != self._width:
-            # Parked heights were measured at the old width: rebuild, then park again.
-            self._width = event.size.width
-            for widget in self._widgets.values():
-                if isinstance(widget, AssistantText):
-                    for segment in widget.segments:
-                        segment.unpark(resized=True)
-        self._schedule_cull()
 
     # ------------------------------------------------------------ pruning and restoring
 
