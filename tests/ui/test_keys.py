@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -21,7 +18,8 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
-from tui_agent.ui.widgets.blocks import AssistantText, split_segments
+from tui_agent.ui.widgets.blocks import AssistantText
+from tui_agent.ui.widgets.markdown_view import split_blocks
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 
 
@@ -483,58 +481,47 @@ async def test_commands_without_a_hook_say_they_are_not_available() -> None:
         assert loop.calls == []
 
 
-async def test_a_long_answer_streams_into_bounded_segments_and_far_ones_are_parked() -> None:
+async def test_a_long_answer_draws_each_settled_block_once() -> None:
+    # A frame draws the block that can still change, never the whole answer again: so a frame
+    # costs the same however long the answer grows.
     paragraph = "word " * 120 + "\n\n"
-    fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: no cut there
+    fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: one block
     text = paragraph * 20 + fence + paragraph * 20
     async with running() as (app, pilot, loop):
         turn_running(loop)
         for start in range(0, len(text), 50):
             loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + 50]))
-        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+            await pilot.pause()  # a frame for (nearly) every piece
         answer = app.transcript.query_one(AssistantText)
-        await until(pilot, lambda: "".join(answer.texts) == text)
-        assert answer.texts == split_segments(text)  # a redraw builds the same segments
-        assert len(answer.texts) > 3
-        assert all(part.count("```") % 2 == 0 for part in answer.texts)
-        # The top is far above the view (parked), the tail in it; the live segment never parks.
-        await until(pilot, lambda: answer.segments[0].parked)
-        assert not answer.segments[-1].parked
-        app.transcript.scroll_home(animate=False)
-        await until(pilot, lambda: not answer.segments[0].parked and answer.segments[-2].parked)
+        await until(pilot, lambda: answer.drawn_chars == len(text))
+        assert answer.blocks == split_blocks(text)  # as an answer drawn from its whole text
+        assert fence in answer.blocks
+        # Each block once, the growing one again at most once per piece, and all of them once
+        # more when the scrollbar appeared (the width changed). Drawing the answer again at
+        # each frame would be thousands.
+        pieces, blocks = len(text) // 50 + 1, len(answer.blocks)
+        assert answer.blocks_drawn <= pieces + 2 * blocks
+        drawn = answer.blocks_drawn
+        app.transcript.scroll_home(animate=False)  # showing other lines draws nothing again
+        await until(pilot, lambda: app.transcript.scroll_y == 0)
+        await pilot.pause()
+        assert answer.blocks_drawn == drawn
 
 
-async def test_a_parked_segment_keeps_nothing_of_its_markdown_alive() -> None:
-    # Textual's caches in the segment held the removed Markdown's whole tree: memory and the
-    # collector's pauses grew with every segment parked.
-    text = ("word " * 120 + "\n\n- item\n- item\n\n") * 30
-    async with running() as (app, pilot, loop):
+async def test_a_narrower_window_draws_the_answer_again_at_its_width() -> None:
+    text = "## Title\n\n" + "word " * 60 + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    async with running(size=(100, 30)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text))
         await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
         answer = app.transcript.query_one(AssistantText)
-        first = answer.segments[0]
-        assert first.markdown is not None
-        markdown = weakref.ref(first.markdown)
-        await until(pilot, lambda: first.parked)
-        await until(pilot, lambda: gc.collect() >= 0 and markdown() is None)
-
-
-async def test_a_segment_whose_stream_is_stopping_is_never_parked() -> None:
-    # Parking it while its last append is still mounting would lose that append.
-    async with running() as (app, pilot, loop):
-        turn_running(loop)
-        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="word " * 60 + "\n\n- item\n"))
-        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
-        answer = app.transcript.query_one(AssistantText)
-        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="- another item\n"))
-        await until(pilot, lambda: "another" in answer.texts[-1] and answer.segments[-1].drawn)
-        ending = asyncio.create_task(answer.end())
-        await asyncio.sleep(0)  # the stream is stopping, not stopped
-        for _ in range(2):  # a segment parks once its height is the same at two culls
-            answer.cull(-100, -99)  # the whole answer is far from the view
-        await ending
-        assert not answer.segments[-1].parked
+        await until(pilot, lambda: answer.drawn_chars == len(text))
+        tall = answer.size.height
+        await pilot.resize_terminal(60, 30)
+        await until(pilot, lambda: answer.size.width < 60 and answer.size.height > tall)
+        lines = [answer.render_line(y) for y in range(answer.size.height)]
+        assert all(line.cell_length == answer.size.width for line in lines)
+        assert "word" in lines[2].text
 
 
 async def test_page_up_in_the_prompt_scrolls_the_transcript_back() -> None:

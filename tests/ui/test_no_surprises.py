@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from textual._xterm_parser import XTermParser
+from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.selection import Selection
 
@@ -18,7 +19,7 @@ from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.view_model import MarkerBlock
 from tui_agent.ui.widgets.approval_bar import GUARD_S
-from tui_agent.ui.widgets.blocks import UserPrompt
+from tui_agent.ui.widgets.blocks import AssistantText, UserPrompt
 
 
 async def feed(pilot: Pilot[None], raw: str) -> None:
@@ -63,6 +64,21 @@ async def test_ctrl_c_with_a_selection_during_a_turn_copies_and_does_not_cancel(
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.clipboard.endswith("fix the parser") and loop.calls == []
+
+
+async def test_ctrl_c_copies_a_selection_in_an_answer() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="## Plan\n\n- read `main.py`\n"))
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+        answer = app.transcript.query_one(AssistantText)
+        await until(pilot, lambda: answer.drawn_chars > 0)
+        app.screen.selections = {answer: Selection(Offset(3, 2), Offset(15, 2))}
+        await pilot.pause()
+        assert "read main.py" in answer.render_line(2).text  # still drawn while selected
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "read main.py"
 
 
 async def test_ctrl_shift_c_copies_a_selection_in_the_prompt_and_nothing_without_one() -> None:

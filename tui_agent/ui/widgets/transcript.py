@@ -14,7 +14,6 @@ from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -39,8 +38,8 @@ from tui_agent.ui.widgets.blocks import (
     make_block_widget,
 )
 
-# Every layout change (even the input growing a line) re-arranges every mounted widget, and a
-# Markdown block is several widgets: keep the mounted window small, re-create on demand.
+# Every layout change (even the input growing a line) re-arranges every mounted widget: keep
+# the mounted window small, re-create on demand.
 MAX_MOUNTED = 60
 PRUNE_BATCH = 20
 
@@ -74,12 +73,10 @@ class Transcript(VerticalScroll, can_focus=True):
         self._earlier = EarlierBlocks()
         self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
         self._redrawing = False
-        self._cull_scheduled = False
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
         self._earlier.display = False
-        self.screen.screen_layout_refresh_signal.subscribe(self, self._layout_refreshed)
         self.redraw()
         self.anchor()
 
@@ -124,13 +121,8 @@ class Transcript(VerticalScroll, can_focus=True):
         match change:
             case BlockAdded():
                 await self._mount_block(change.block)
-            case TextAppended():
-                await self._catch_up(change.block)
-            case StreamEnded():
-                widget = self._widgets.get(change.block.id)
-                if isinstance(widget, AssistantText | Thinking):
-                    await self._catch_up(change.block)
-                    await widget.end()
+            case TextAppended() | StreamEnded():
+                self._catch_up(change.block)
             case BlockUpdated():
                 widget = self._widgets.get(change.block.id)
                 if isinstance(widget, ToolCallBlock | RetryNotice):
@@ -170,10 +162,10 @@ class Transcript(VerticalScroll, can_focus=True):
                 await self.mount(widget, before=above)
             above = widget
             if isinstance(block, TextBlock | ThinkingBlock):
-                await self._catch_up(block)
+                self._catch_up(block)
         self._redrawing = False
 
-    async def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
+    def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
         """Stream what the block's text gained since its widget last took some. Changes are
         shown after the fact, so the widget may have been built from text that a queued
         `TextAppended` also carries: the count of characters shown keeps each one shown once."""
@@ -183,7 +175,7 @@ class Transcript(VerticalScroll, can_focus=True):
         new = block.text[widget.shown :]
         if not new:
             return
-        await widget.write(new)
+        widget.write(new)
 
     async def _mount_block(self, block: Block) -> None:
         if block.id in self._widgets:
@@ -193,38 +185,6 @@ class Transcript(VerticalScroll, can_focus=True):
         await self.mount(widget)
         if len(self._widgets) > MAX_MOUNTED and self.following:
             self._prune()
-
-    # ------------------------------------------------------------ parking what is far away
-
-    def _layout_refreshed(self, screen: Screen[object]) -> None:
-        self._schedule_cull()
-
-    def _schedule_cull(self) -> None:
-        if not self._cull_scheduled:
-            self._cull_scheduled = True
-            self.call_after_refresh(self._cull)
-
-    def _cull(self) -> None:
-        """Long answers park their segments that are more than a quarter screen away from the
-        view, and rebuild the others.
-
-        It runs after every layout of the screen (scrolling, resizing, streaming, parking all
-        end in one), so the last one always sees the final geometry. It reads positions in the
-        transcript's own (scrolled) space, which scrolling does not change, against the current
-        scroll offset: a cull that runs before the screen has caught up with a scroll still
-        judges the right segments, and one that runs before a layout is followed by another."""
-        self._cull_scheduled = False
-        height = self.scrollable_content_region.height
-        margin = height // 4
-        top = round(self.scroll_y) - margin
-        bottom = round(self.scroll_y) + height + margin
-        waiting = False
-        for widget in self._widgets.values():
-            if isinstance(widget, AssistantText) and widget.is_mounted:
-                origin = widget.virtual_region.y + widget.styles.gutter.top
-                waiting = widget.cull(top - origin, bottom - origin) or waiting
-        if waiting:
-            self._schedule_cull()  # look again after the next refresh
 
     # ------------------------------------------------------------ pruning and restoring
 

@@ -1,0 +1,187 @@
+"""Streaming Markdown drawn by one widget through Textual's line API.
+
+Textual's `Markdown` widget is a tree of widgets (one per paragraph, list item, table cell
+group, fence), and every append re-mounts the last of them and re-arranges the whole screen:
+measured here at about 1 ms of CPU per character streamed and 25–45 ms per frame, so a key
+typed during a long answer waited behind it. `MarkdownView` keeps the text as a list of
+top-level Markdown blocks instead, each drawn once by Rich into lines at the widget's width;
+an append only marks the last block (the one that can still change) for drawing again, and
+the drawing happens once per frame, when Textual asks for the height or a line. So a frame
+costs the same however long the answer is, and an answer drawn from its whole text (a resumed
+session) is cut into the same blocks, and looks the same, as one that streamed in.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.markdown import Heading, Markdown
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.widget import Widget
+
+CODE_THEME = "monokai"
+# The parser Rich's Markdown uses (CommonMark with tables and strikethrough): blocks are cut
+# where Rich would see them begin.
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+
+
+class _LeftHeading(Heading):
+    """Headings start at the left edge, as the rest of the transcript does."""
+
+    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+
+class _Markdown(Markdown):
+    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+
+
+def split_blocks(text: str) -> list[str]:
+    """`text` cut just before each top-level Markdown block after the first, losslessly (the
+    pieces join back into `text`); blank lines stay with the block before them."""
+    lines = text.splitlines(keepends=True)
+    starts = sorted(
+        {
+            token.map[0]
+            for token in _PARSER.parse(text)
+            if token.level == 0 and token.nesting >= 0 and token.map and token.map[0] > 0
+        }
+    )
+    bounds = [0, *starts, len(lines)]
+    return ["".join(lines[a:b]) for a, b in pairwise(bounds) if b > a]
+
+
+def _blank(line: list[Segment]) -> bool:
+    """Nothing shows on the line (a code block's padding, which has a background, shows)."""
+    return all(
+        not segment.text.strip() and not (segment.style and segment.style.bgcolor)
+        for segment in line
+    )
+
+
+class MarkdownView(Widget):
+    """Markdown that grows at its end (`append`), drawn block by block and cached per width.
+
+    The blocks before the last are settled: later text cannot change them, so each is drawn
+    once. The last block is drawn again only when it changed and a frame needs it. Text can be
+    selected and copied like any other text in the app.
+    """
+
+    DEFAULT_CSS = "MarkdownView { height: auto; }"
+
+    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._settled: list[str] = []  # sources of the blocks that can no longer change
+        self._tail = text  # the rest: the last block, not cut into blocks yet if it grew
+        self._tail_grew = bool(text)
+        self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
+        self._drawn = 0  # how many settled blocks `_settled_lines` holds
+        self._tail_lines: list[Strip] | None = None
+        self._key: tuple[int, Style] | None = None  # the width and style they were drawn at
+        self._style: Style | None = None  # `rich_style` walks the ancestors: read it once
+        self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
+        self.drawn_chars = 0  # characters of the text in the lines drawn last
+
+    @property
+    def source(self) -> str:
+        return "".join(self._settled) + self._tail
+
+    @property
+    def blocks(self) -> list[str]:
+        """The text cut into blocks as drawn so far (the last may grow)."""
+        return [*self._settled, self._tail]
+
+    def append(self, fragment: str) -> None:
+        if not fragment:
+            return
+        self._tail += fragment
+        self._tail_grew = True
+        self._tail_lines = None
+        self.refresh(layout=True)
+
+    # ------------------------------------------------------------ drawing
+
+    def _lines(self, width: int) -> tuple[list[Strip], list[Strip]]:
+        """The settled lines and the last block's lines at `width`, drawing what is missing."""
+        if self._style is None:
+            self._style = self.rich_style
+        key = (width, self._style)
+        if key != self._key:
+            self._key = key
+            self._settled_lines, self._drawn, self._tail_lines = [], 0, None
+        if self._tail_grew:
+            self._tail_grew = False
+            *settled, self._tail = split_blocks(self._tail) or [""]
+            self._settled += settled
+        while self._drawn < len(self._settled):
+            self._settled_lines += self._draw(self._settled[self._drawn], first=self._drawn == 0)
+            self._drawn += 1
+        if self._tail_lines is None:
+            self._tail_lines = self._draw(self._tail, first=not self._settled)
+            self.drawn_chars = sum(map(len, self._settled)) + len(self._tail)
+        return self._settled_lines, self._tail_lines
+
+    def _draw(self, source: str, *, first: bool) -> list[Strip]:
+        """One block drawn by Rich at the current width, after a blank line unless first.
+
+        Rich puts blank lines of its own around some blocks (lists, tables) and not others:
+        they are dropped, so every block is one blank line from the next."""
+        if not source.strip():
+            return []
+        self.blocks_drawn += 1
+        width, style = self._key or (0, Style())
+        options = self.app.console_options.update(width=width, height=None, highlight=False)
+        renderable = _Markdown(source, code_theme=CODE_THEME, hyperlinks=True)
+        segments = self.app.console.render(renderable, options)
+        lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
+        while lines and _blank(lines[-1]):
+            lines.pop()
+        start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
+        strips = [
+            Strip(line).apply_style(style).extend_cell_length(width, style)
+            for line in lines[start:]
+        ]
+        return strips if first else [Strip.blank(width, style), *strips]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        settled, tail = self._lines(width)
+        return len(settled) + len(tail)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        settled, tail = self._lines(width)
+        if y < len(settled):
+            strip = settled[y]
+        elif y - len(settled) < len(tail):
+            strip = tail[y - len(settled)]
+        else:
+            return Strip.blank(width, self._style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            strip = self._highlight(strip, *span)
+        return strip.apply_offsets(0, y)
+
+    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
+        end = strip.cell_length if end == -1 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        middle = Segment.apply_style(strip.crop(start, end), post_style=style)
+        return Strip.join([strip.crop(0, start), Strip(middle), strip.crop(end)])
+
+    def notify_style_update(self) -> None:
+        self._style = None  # drawn again in the new style
+        super().notify_style_update()
+
+    # ------------------------------------------------------------ selection
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        settled, tail = self._lines(self.content_size.width)
+        text = "\n".join(strip.text.rstrip() for strip in [*settled, *tail])
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
