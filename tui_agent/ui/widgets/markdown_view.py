@@ -17,7 +17,8 @@ from itertools import pairwise
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
-from rich.markdown import Heading, Markdown
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Heading, ListItem, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
@@ -37,8 +38,29 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+class _ListItem(ListItem):
+    """Numbered items read `1.`, as they were written, not `1`."""
+
+    def render_number(
+        self, console: Console, options: ConsoleOptions, number: int, last_number: int
+    ) -> RenderResult:
+        width = len(str(last_number)) + 3
+        inner = options.update_width(options.max_width - width)
+        lines = console.render_lines(self.elements, inner, style=self.style)
+        style = console.get_style("markdown.item.number", default="none")
+        for n, line in enumerate(lines):
+            label = f"{number}.".rjust(width - 1) + " " if n == 0 else " " * width
+            yield Segment(label, style)
+            yield from line
+            yield Segment.line()
+
+
 class _Markdown(Markdown):
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+    elements: ClassVar = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+        "list_item_open": _ListItem,
+    }
 
 
 def split_blocks(text: str) -> list[str]:
