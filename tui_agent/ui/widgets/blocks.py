@@ -65,11 +65,6 @@ class AssistantText(MarkdownView):
 
     def __init__(self, block: TextBlock) -> None:
         super().__init__(block.text, classes="block assistant")
-        self.shown = len(block.text)  # characters of the block's text this widget holds
-
-    def write(self, fragment: str) -> None:
-        self.shown += len(fragment)
-        self.append(fragment)
 
 
 class Thinking(Widget, can_focus=True):
@@ -84,14 +79,16 @@ class Thinking(Widget, can_focus=True):
         super().__init__(classes="block thinking")
         self._body = MarkdownView(block.text, classes="body")
         self._title = Static("▸ thinking", classes="title", markup=False)
-        self.shown = len(block.text)  # characters of the block's text this widget holds
 
     def compose(self) -> ComposeResult:
         yield self._title
         yield self._body
 
-    def write(self, fragment: str) -> None:
-        self.shown += len(fragment)
+    @property
+    def length(self) -> int:
+        return self._body.length
+
+    def append(self, fragment: str) -> None:
         self._body.append(fragment)
 
     def watch_expanded(self, expanded: bool) -> None:

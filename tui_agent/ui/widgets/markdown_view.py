@@ -100,6 +100,7 @@ class MarkdownView(Widget):
         super().__init__(classes=classes)
         self._settled: list[str] = []  # sources of the blocks that can no longer change
         self._tail = text  # the rest: the last block, not cut into blocks yet if it grew
+        self.length = len(text)  # characters of text it holds
         self._tail_grew = bool(text)
         self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
         self._drawn = 0  # how many settled blocks `_settled_lines` holds
@@ -122,6 +123,7 @@ class MarkdownView(Widget):
         if not fragment:
             return
         self._tail += fragment
+        self.length += len(fragment)
         self._tail_grew = True
         self._tail_lines = None
         self.refresh(layout=True)
@@ -141,14 +143,15 @@ class MarkdownView(Widget):
             *settled, self._tail = split_blocks(self._tail) or [""]
             self._settled += settled
         while self._drawn < len(self._settled):
-            self._settled_lines += self._draw(self._settled[self._drawn], first=self._drawn == 0)
+            source = self._settled[self._drawn]
+            self._settled_lines += self._draw(source, *key, first=self._drawn == 0)
             self._drawn += 1
         if self._tail_lines is None:
-            self._tail_lines = self._draw(self._tail, first=not self._settled)
+            self._tail_lines = self._draw(self._tail, *key, first=not self._settled)
             self.drawn_chars = sum(map(len, self._settled)) + len(self._tail)
         return self._settled_lines, self._tail_lines
 
-    def _draw(self, source: str, *, first: bool) -> list[Strip]:
+    def _draw(self, source: str, width: int, style: Style, *, first: bool) -> list[Strip]:
         """One block drawn by Rich at the current width, after a blank line unless first.
 
         Rich puts blank lines of its own around some blocks (lists, tables) and not others:
@@ -156,7 +159,6 @@ class MarkdownView(Widget):
         if not source.strip():
             return []
         self.blocks_drawn += 1
-        width, style = self._key or (0, Style())
         options = self.app.console_options.update(width=width, height=None, highlight=False)
         renderable = _Markdown(source, code_theme=CODE_THEME, hyperlinks=True)
         segments = self.app.console.render(renderable, options)
@@ -165,7 +167,7 @@ class MarkdownView(Widget):
             lines.pop()
         start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
         strips = [
-            Strip(line).apply_style(style).extend_cell_length(width, style)
+            Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
             for line in lines[start:]
         ]
         return strips if first else [Strip.blank(width, style), *strips]

@@ -172,10 +172,10 @@ class Transcript(VerticalScroll, can_focus=True):
         widget = self._widgets.get(block.id)
         if not isinstance(widget, AssistantText | Thinking) or not widget.is_mounted:
             return  # a redraw mounts it later, and catches up then
-        new = block.text[widget.shown :]
+        new = block.text[widget.length :]
         if not new:
             return
-        widget.write(new)
+        widget.append(new)
 
     async def _mount_block(self, block: Block) -> None:
         if block.id in self._widgets:
