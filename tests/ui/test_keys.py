@@ -508,6 +508,33 @@ async def test_a_long_answer_draws_each_settled_block_once() -> None:
         assert answer.blocks_drawn == drawn
 
 
+async def test_an_append_costs_one_layout_of_the_screen() -> None:
+    # Textual asks for a second layout whenever a widget's virtual size changed, which for
+    # the answer and the transcript only repeats the first: every stream frame paid twice.
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="intro\n\n" * 40))
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
+        answer = app.transcript.query_one(AssistantText)
+        await until(pilot, lambda: answer.drawn_chars == answer.length)
+        await pilot.pause()
+        screen = app.screen
+        layouts: list[bool] = []
+        original = screen._refresh_layout
+
+        def counted(size: object = None, scroll: bool = False) -> None:
+            layouts.append(scroll)
+            original(size, scroll)  # type: ignore[arg-type]
+
+        screen._refresh_layout = counted  # type: ignore[method-assign]
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="two more\n\nparagraphs"))
+        await until(pilot, lambda: answer.drawn_chars == answer.length)
+        for _ in range(3):
+            await pilot.pause()
+        assert layouts == [False]
+        assert app.transcript.scroll_y == app.transcript.max_scroll_y  # still at the tail
+
+
 async def test_a_narrower_window_draws_the_answer_again_at_its_width() -> None:
     text = "## Title\n\n" + "word " * 60 + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
     async with running(size=(100, 30)) as (app, pilot, loop):

@@ -26,6 +26,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_agent.ui.widgets.one_layout import LaidOutOnce
+
 CODE_THEME = "monokai"
 # The parser Rich's Markdown uses (CommonMark with tables and strikethrough): blocks are cut
 # where Rich would see them begin.
@@ -86,7 +88,7 @@ def _blank(line: list[Segment]) -> bool:
     )
 
 
-class MarkdownView(Widget):
+class MarkdownView(LaidOutOnce, Widget):
     """Markdown that grows at its end (`append`), drawn block by block and cached per width.
 
     The blocks before the last are settled: later text cannot change them, so each is drawn
@@ -148,7 +150,7 @@ class MarkdownView(Widget):
             self._drawn += 1
         if self._tail_lines is None:
             self._tail_lines = self._draw(self._tail, *key, first=not self._settled)
-            self.drawn_chars = sum(map(len, self._settled)) + len(self._tail)
+            self.drawn_chars = self.length
         return self._settled_lines, self._tail_lines
 
     def _draw(self, source: str, width: int, style: Style, *, first: bool) -> list[Strip]:

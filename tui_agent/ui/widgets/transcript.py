@@ -37,6 +37,7 @@ from tui_agent.ui.widgets.blocks import (
     ToolCallBlock,
     make_block_widget,
 )
+from tui_agent.ui.widgets.one_layout import LaidOutOnce
 
 # Every layout change (even the input growing a line) re-arranges every mounted widget: keep
 # the mounted window small, re-create on demand.
@@ -60,7 +61,7 @@ class EarlierBlocks(Static):
             transcript.show_earlier()
 
 
-class Transcript(VerticalScroll, can_focus=True):
+class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end", "follow", "Follow", show=False),
         Binding("home", "top", "Top", show=False),
