@@ -13,15 +13,17 @@ session) is cut into the same blocks, and looks the same, as one that streamed i
 
 from __future__ import annotations
 
+from copy import copy
 from itertools import pairwise
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Heading, ListItem, Markdown
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -65,19 +67,36 @@ class _Markdown(Markdown):
     }
 
 
+# Rich's `Markdown` builds a parser for each instance, a third of the cost of drawing a short
+# block; blocks are copies of this one, given the tokens `_PARSER` made of their text.
+_PROTOTYPE = _Markdown("", code_theme=CODE_THEME, hyperlinks=True)
+
+
+def _renderable(source: str, tokens: list[Token]) -> Markdown:
+    block = copy(_PROTOTYPE)
+    block.markup, block.parsed = source, tokens
+    return block
+
+
 def split_blocks(text: str) -> list[str]:
     """`text` cut just before each top-level Markdown block after the first, losslessly (the
     pieces join back into `text`); blank lines stay with the block before them."""
+    return _parse_blocks(text)[0]
+
+
+def _parse_blocks(text: str) -> tuple[list[str], list[Token]]:
+    """`split_blocks`, and the tokens of the whole text."""
+    tokens = _PARSER.parse(text)
     lines = text.splitlines(keepends=True)
     starts = sorted(
         {
             token.map[0]
-            for token in _PARSER.parse(text)
+            for token in tokens
             if token.level == 0 and token.nesting >= 0 and token.map and token.map[0] > 0
         }
     )
     bounds = [0, *starts, len(lines)]
-    return ["".join(lines[a:b]) for a, b in pairwise(bounds) if b > a]
+    return ["".join(lines[a:b]) for a, b in pairwise(bounds) if b > a], tokens
 
 
 def _blank(line: list[Segment]) -> bool:
@@ -107,6 +126,7 @@ class MarkdownView(LaidOutOnce, Widget):
         self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
         self._drawn = 0  # how many settled blocks `_settled_lines` holds
         self._tail_lines: list[Strip] | None = None
+        self._tail_tokens: list[Token] | None = None  # the last block parsed, if it was whole
         self._key: tuple[int, Style] | None = None  # the width and style they were drawn at
         self._style: Style | None = None  # `rich_style` walks the ancestors: read it once
         self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
@@ -128,7 +148,14 @@ class MarkdownView(LaidOutOnce, Widget):
         self.length += len(fragment)
         self._tail_grew = True
         self._tail_lines = None
-        self.refresh(layout=True)
+        # Only the last block's lines can change: they alone are painted again, every other
+        # line comes from Textual's cache (see `_size_updated`). Lines it gains below are new.
+        top = len(self._settled_lines)
+        width, height = self.content_size
+        if height > top:
+            self.refresh(Region(0, top, width, height - top), layout=True)
+        else:
+            self.refresh(layout=True, repaint=False)
 
     # ------------------------------------------------------------ drawing
 
@@ -142,18 +169,29 @@ class MarkdownView(LaidOutOnce, Widget):
             self._settled_lines, self._drawn, self._tail_lines = [], 0, None
         if self._tail_grew:
             self._tail_grew = False
-            *settled, self._tail = split_blocks(self._tail) or [""]
+            pieces, tokens = _parse_blocks(self._tail)
+            *settled, self._tail = pieces or [""]
             self._settled += settled
+            self._tail_tokens = None if settled else tokens
         while self._drawn < len(self._settled):
             source = self._settled[self._drawn]
             self._settled_lines += self._draw(source, *key, first=self._drawn == 0)
             self._drawn += 1
         if self._tail_lines is None:
-            self._tail_lines = self._draw(self._tail, *key, first=not self._settled)
+            parsed, self._tail_tokens = self._tail_tokens, None
+            self._tail_lines = self._draw(self._tail, *key, first=not self._settled, tokens=parsed)
             self.drawn_chars = self.length
         return self._settled_lines, self._tail_lines
 
-    def _draw(self, source: str, width: int, style: Style, *, first: bool) -> list[Strip]:
+    def _draw(
+        self,
+        source: str,
+        width: int,
+        style: Style,
+        *,
+        first: bool,
+        tokens: list[Token] | None = None,
+    ) -> list[Strip]:
         """One block drawn by Rich at the current width, after a blank line unless first.
 
         Rich puts blank lines of its own around some blocks (lists, tables) and not others:
@@ -162,7 +200,7 @@ class MarkdownView(LaidOutOnce, Widget):
             return []
         self.blocks_drawn += 1
         options = self.app.console_options.update(width=width, height=None, highlight=False)
-        renderable = _Markdown(source, code_theme=CODE_THEME, hyperlinks=True)
+        renderable = _renderable(source, _PARSER.parse(source) if tokens is None else tokens)
         segments = self.app.console.render(renderable, options)
         lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
         while lines and _blank(lines[-1]):
@@ -173,6 +211,17 @@ class MarkdownView(LaidOutOnce, Widget):
             for line in lines[start:]
         ]
         return strips if first else [Strip.blank(width, style), *strips]
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Textual paints a widget whole when its size changes. At the same width, with no
+        # padding or border to move, a taller or shorter view has the same lines above its end,
+        # and `append` has asked for those that changed: a long answer would otherwise paint
+        # every line it shows at each frame that gave it a line.
+        if size.width == self._size.width and not any(self.styles.gutter):
+            self._size = size
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         settled, tail = self._lines(width)
