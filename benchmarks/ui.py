@@ -8,7 +8,9 @@ Prints a table:
   includes waiting for a core). Best of `--runs` (the run with the lowest CPU p95);
 - chunk-to-screen lag p50/p95: assistant deltas emitted at 500 chunks/s for 20 s, each chunk's
   lag measured from the moment it was due to the end of the first screen refresh that drew it
-  (coalesced chunks share a refresh; a busy loop that emits late counts as lag);
+  (coalesced chunks share a refresh; a busy loop that emits late counts as lag); and the same
+  for half as long with a key typed every 100 ms (while keys come the answer is drawn at most
+  20 times a second, on purpose);
 - CPU per 100 characters of a 50 KB Markdown answer, over its first and its last 10 KB (each
   step runs to idle, so no clock is involved): a frame must not cost more as the answer grows;
 - the longest event-loop stall while a 2,000-block session is resumed (swapped in, as /resume
@@ -78,7 +80,7 @@ def chunk(n: int) -> str:
     return word
 
 
-async def stream_lag(seconds: float) -> tuple[list[float], int]:
+async def stream_lag(seconds: float, typing: bool = False) -> tuple[list[float], int]:
     loop = FakeLoop()
     app = TuiAgentApp(loop)
     due: list[float] = []  # when chunk i was due
@@ -102,6 +104,13 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
                 shown += 1
             await asyncio.sleep(0)
 
+    async def type_keys() -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            key = events.Key("x", "x")
+            key.set_sender(app)
+            app._driver.send_message(key)  # type: ignore[union-attr]
+
     async with app.run_test(size=(120, 40)) as pilot:
         loop.emit(
             ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("go",)),
@@ -109,6 +118,7 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
         )
         await pilot.pause()
         watcher = asyncio.create_task(watch())
+        typist = asyncio.create_task(type_keys()) if typing else None
         start = time.perf_counter()
         count = int(seconds * RATE)
         length = 0
@@ -126,6 +136,8 @@ async def stream_lag(seconds: float) -> tuple[list[float], int]:
         while shown < count:
             await pilot.pause(0.05)
         watcher.cancel()
+        if typist is not None:
+            typist.cancel()
     return lags, count
 
 
@@ -413,6 +425,11 @@ def lag_rows(args: argparse.Namespace) -> list[Row]:
         (f"chunk-to-screen lag p50 ({count} chunks @ {RATE}/s)", ms(lags, 0.5), ""),
         ("chunk-to-screen lag p95", ms(lags, 0.95), "< 50 ms"),
         ("  p95 over the first 5 s only (a ~15 KB answer)", ms(lags[: 5 * RATE], 0.95), ""),
+        *[
+            (f"the same, typing a key each 100 ms: p{q * 100:.0f}", ms(typed, q), "")
+            for typed in [asyncio.run(stream_lag(args.seconds / 2, typing=True))[0]]
+            for q in (0.5, 0.95)
+        ],
     ]
 
 

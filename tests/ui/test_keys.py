@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
-from tests.ui.real_loop import until
+from tests.ui.real_loop import MAX_FRAMES, until
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
@@ -517,7 +517,6 @@ async def test_an_append_costs_one_layout_of_the_screen() -> None:
         await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
         answer = app.transcript.query_one(AssistantText)
         await until(pilot, lambda: answer.drawn_chars == answer.length)
-        await pilot.pause()
         screen = app.screen
         layouts: list[bool] = []
         original = screen._refresh_layout
@@ -527,6 +526,13 @@ async def test_an_append_costs_one_layout_of_the_screen() -> None:
             original(size, scroll)  # type: ignore[arg-type]
 
         screen._refresh_layout = counted  # type: ignore[method-assign]
+        quiet = 0  # the turn's first blocks may still be laid out: wait for 2 quiet frames
+        for _ in range(MAX_FRAMES):
+            layouts.clear()
+            await pilot.pause()
+            quiet = 0 if layouts else quiet + 1
+            if quiet == 2:
+                break
         loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="two more\n\nparagraphs"))
         await until(pilot, lambda: answer.drawn_chars == answer.length)
         for _ in range(3):

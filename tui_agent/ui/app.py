@@ -38,6 +38,7 @@ from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
+from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
@@ -146,8 +147,12 @@ class TuiAgentApp(App[None]):
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.power = PromptPower(self.vm)
+        self.main_screen = MainScreen()
 
     # ------------------------------------------------------------ layout
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main_screen
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -238,10 +243,13 @@ class TuiAgentApp(App[None]):
         await self.power.close()
 
     async def on_event(self, event: events.Event) -> None:
-        """Every key from the terminal passes here first: its name is made canonical, and text
-        typed while a side pane has focus goes to the prompt (focus moves before the key is
-        forwarded, so a fast burst keeps its order)."""
+        """Every key from the terminal passes here first: the screen and the transcript learn
+        that the user is typing (`MainScreen`, `Transcript.typed`), its name is made canonical,
+        and text typed while a side pane has focus goes to the prompt (focus moves before the
+        key is forwarded, so a fast burst keeps its order)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
+            self.main_screen.key_pressed()
+            self.transcript.typed()
             key = canonical_key(event.key)
             if key != event.key:
                 event.key, event.character = key, None

@@ -1,0 +1,49 @@
+"""Typing stays instant while an answer streams: a key is painted at once, not at the next of
+Textual's 60 frames a second, and streamed text is drawn less often while keys come."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import events
+
+from tests.ui.real_loop import until
+from tests.ui.terminal import Terminal
+from tests.ui.test_delivery import answer_text
+from tests.ui.test_keys import Clock, running, turn_running
+from tui_agent.loop import events as ev
+from tui_agent.ui.widgets.transcript import TYPING_FRAME_S, TYPING_PAUSE_S
+
+
+async def test_a_key_is_painted_without_waiting_for_the_next_frame() -> None:
+    async with running() as (app, _pilot, _loop):
+        terminal = Terminal(app)
+        app.screen._update_timer.stop()  # no frame comes from Textual's timer any more
+        key = events.Key("x", "x")
+        key.set_sender(app)
+        app._driver.send_message(key)  # as the terminal sends it (`pilot.press` paints itself)
+        prompt = app.prompt_input.region
+        for _ in range(2000):
+            if any("x" in row for row in terminal.text(prompt)):
+                break
+            await asyncio.sleep(0.005)
+        assert any("x" in row for row in terminal.text(prompt)), terminal.text(prompt)
+
+
+async def test_streamed_text_waits_a_frame_while_the_user_types() -> None:
+    clock = Clock()
+    async with running(clock=clock) as (app, pilot, loop):
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
+        await until(pilot, lambda: answer_text(app) == "first ")
+        await pilot.press("a")
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="second "))
+        await until(pilot, lambda: app.transcript.holding)
+        assert answer_text(app) == "first "  # drawn in this frame's time already
+        clock.now += TYPING_FRAME_S + 0.001
+        await until(pilot, lambda: answer_text(app) == "first second ")
+        assert not app.transcript.holding
+        clock.now += TYPING_PAUSE_S  # no key since: text is drawn as it comes again
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="third"))
+        await until(pilot, lambda: answer_text(app) == "first second third")
+        assert app.prompt_input.text == "a"
