@@ -210,7 +210,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
     def _draw_held(self) -> None:
         self._holding = False
         if self._hold():
-            return  # the clock has not moved on (a test's)
+            return  # not a frame's time yet by the app's clock (a test's, or a timer early)
         held, self._held = self._held, {}
         self._streamed_at = self.vm.clock()
         for block in held.values():
