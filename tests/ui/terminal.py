@@ -26,7 +26,6 @@ class Terminal:
     def __init__(self, app: App[Any]) -> None:
         width, height = app.size
         self.app = app
-        self.frames = 0
         self.rows: list[list[Cell]] = [[(" ", "")] * width for _ in range(height)]
         display = app._display
 
@@ -38,7 +37,6 @@ class Terminal:
         app._display = record  # type: ignore[method-assign]
 
     def _apply(self, update: CompositorUpdate) -> None:
-        self.frames += 1
         console = self.app.console
         x = y = 0
         for segment in update.__rich_console__(console, console.options):

@@ -122,11 +122,9 @@ class MarkdownView(LaidOutOnce, Widget):
         self._settled: list[str] = []  # sources of the blocks that can no longer change
         self._tail = text  # the rest: the last block, not cut into blocks yet if it grew
         self.length = len(text)  # characters of text it holds
-        self._tail_grew = bool(text)
         self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
         self._drawn = 0  # how many settled blocks `_settled_lines` holds
-        self._tail_lines: list[Strip] | None = None
-        self._tail_tokens: list[Token] | None = None  # the last block parsed, if it was whole
+        self._tail_lines: list[Strip] | None = None  # None: it grew, or the width or style changed
         self._key: tuple[int, Style] | None = None  # the width and style they were drawn at
         self._style: Style | None = None  # `rich_style` walks the ancestors: read it once
         self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
@@ -146,7 +144,6 @@ class MarkdownView(LaidOutOnce, Widget):
             return
         self._tail += fragment
         self.length += len(fragment)
-        self._tail_grew = True
         self._tail_lines = None
         # Only the last block's lines can change: they alone are painted again, every other
         # line comes from Textual's cache (see `_size_updated`). Lines it gains below are new.
@@ -167,19 +164,20 @@ class MarkdownView(LaidOutOnce, Widget):
         if key != self._key:
             self._key = key
             self._settled_lines, self._drawn, self._tail_lines = [], 0, None
-        if self._tail_grew:
-            self._tail_grew = False
+        tail_tokens = None  # the last block's tokens, when its parse was the whole tail's
+        if self._tail_lines is None:
             pieces, tokens = _parse_blocks(self._tail)
             *settled, self._tail = pieces or [""]
             self._settled += settled
-            self._tail_tokens = None if settled else tokens
+            tail_tokens = None if settled else tokens
         while self._drawn < len(self._settled):
             source = self._settled[self._drawn]
             self._settled_lines += self._draw(source, *key, first=self._drawn == 0)
             self._drawn += 1
         if self._tail_lines is None:
-            parsed, self._tail_tokens = self._tail_tokens, None
-            self._tail_lines = self._draw(self._tail, *key, first=not self._settled, tokens=parsed)
+            self._tail_lines = self._draw(
+                self._tail, *key, first=not self._settled, tokens=tail_tokens
+            )
             self.drawn_chars = self.length
         return self._settled_lines, self._tail_lines
 
