@@ -108,9 +108,7 @@ async def stream_lag(seconds: float, typing: bool = False) -> tuple[list[float],
     async def type_keys() -> None:
         while True:
             await asyncio.sleep(0.1)
-            key = events.Key("x", "x")
-            key.set_sender(app)
-            app._driver.send_message(key)  # type: ignore[union-attr]
+            send_key(app, "x")
 
     async with app.run_test(size=(120, 40)) as pilot:
         loop.emit(
@@ -161,13 +159,18 @@ def markdown_answer(size: int = 10_000) -> str:
     return "".join(parts)
 
 
+def send_key(app: TuiAgentApp, key: str) -> None:
+    """A key as the terminal driver sends it (`pilot.press` would also paint the screen)."""
+    event = events.Key(key, key)
+    event.set_sender(app)
+    app._driver.send_message(event)  # type: ignore[union-attr]
+
+
 async def press_and_wait(app: TuiAgentApp, key: str) -> tuple[float, float]:
     """Send a key as the terminal driver would; (wall, CPU) seconds until it is on screen."""
     before = len(app.prompt_input.text)
-    event = events.Key(key, key)
-    event.set_sender(app)
     wall, cpu = time.perf_counter(), time.process_time()
-    app._driver.send_message(event)  # type: ignore[union-attr]
+    send_key(app, key)
     while len(app.prompt_input.text) == before:  # noqa: ASYNC110 - poll each loop turn
         await asyncio.sleep(0)
     painted = asyncio.Event()
