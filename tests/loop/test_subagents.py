@@ -22,7 +22,7 @@ from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import SubagentOptions, build_loop
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.subagent import SUBAGENT_PROMPT
-from tui_agent.tools import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools import ApprovalMode, Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.vocab import (
     LLMRequest,
     StreamEvent,
@@ -105,6 +105,8 @@ async def open_loop(
     tools: tuple[Tool[Any], ...] = (),
     history: Any = (),
     max_depth: int = 1,
+    approval_mode: ApprovalMode = "yolo",
+    interactive: bool = True,
 ) -> AgentLoopService:
     workspace = tmp_path / "ws"
     workspace.mkdir(parents=True, exist_ok=True)
@@ -116,7 +118,7 @@ async def open_loop(
             provider="scripted",
             model=model.model,
             context_window=128_000,
-            approval_mode="yolo",
+            approval_mode=approval_mode,
             session_id="parent",
             workspace=str(workspace),
             demo=False,
@@ -126,6 +128,7 @@ async def open_loop(
         log=EventLog(session / "events.jsonl"),
         system_prompt=lambda names: "You are a test agent.",
         history=history,
+        interactive=interactive,
         options=LoopOptions(abort_grace_s=0.5),
         extra_tools=tools,
         subagent_options=SubagentOptions(max_depth=max_depth),

@@ -115,6 +115,21 @@ async def test_all_runs_alone() -> None:
     assert g.running() == {"free"}
 
 
+async def test_a_delegated_task_is_in_nobodys_way_and_waits_for_nobody() -> None:
+    g, s = Gated(), ToolScheduler()
+    s.add(A.all(), g.task("shell"))
+    s.add(A.delegated(), g.task("task"))  # starts beside `all`, unlike a call touching nothing
+    await settle()
+    assert g.running() == {"shell", "task"}
+    await g.finish("shell")
+    s.add(A.all(), g.task("child_shell"))  # the sub-agent's own `all` call, while its task runs
+    s.add(A.write_file("/a"), g.task("child_write"))
+    await settle()
+    assert g.running() == {"task", "child_shell"}
+    await g.finish("child_shell")
+    assert g.running() == {"task", "child_write"}
+
+
 async def test_calls_that_touch_nothing_run_together() -> None:
     g, s = Gated(), ToolScheduler()
     s.add(A.none(), g.task("n1"))

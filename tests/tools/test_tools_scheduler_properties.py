@@ -16,9 +16,11 @@ PATHS = ["/a", "/A", "/a/b", "/c", "/"]
 
 @st.composite
 def accesses(draw: st.DrawFn) -> ToolAccesses:
-    kind = draw(st.sampled_from(["none", "all", "file", "file", "file", "file"]))
+    kind = draw(st.sampled_from(["none", "delegated", "all", "file", "file", "file", "file"]))
     if kind == "none":
         return ToolAccesses.none()
+    if kind == "delegated":
+        return ToolAccesses.delegated()
     if kind == "all":
         return ToolAccesses.all()
     op = draw(st.sampled_from(["read", "write", "readwrite", "search"]))

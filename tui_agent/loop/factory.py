@@ -59,6 +59,7 @@ from tui_agent.tools import (
     TodoWrite,
     Tool,
     ToolRegistry,
+    ToolScheduler,
     Workspace,
     default_registry,
     plan_in,
@@ -80,6 +81,20 @@ class SubagentOptions:
     max_steps: int = 50
 
 
+@dataclass(frozen=True)
+class Parent:
+    """What a sub-agent's loop takes from its parent's, besides the approvals, MCP servers and
+    checkpoints: the same objects, never new ones built from defaults. The parent's tool
+    instances (so the child's are configured like the parent's: editor buffers, the shell's
+    settings), its scheduler (so the child's calls are conflict-checked against the parent's
+    and every other sub-agent's, and two of them never edit one file at once), and the id of
+    the top-level `task` call, under which the person is asked about the child's calls."""
+
+    tools: tuple[Tool[Any], ...]
+    scheduler: ToolScheduler
+    task_call_id: str
+
+
 async def build_loop(
     *,
     provider: Provider,
@@ -98,6 +113,7 @@ async def build_loop(
     subagent_options: SubagentOptions = SubagentOptions(),
     depth: int = 0,
     tool_names: Sequence[str] | None = None,
+    parent: Parent | None = None,
     approvals: Approvals | None = None,
     owns_provider: bool = True,
     mcp_servers: Sequence[McpServerConfig] = (),
@@ -112,8 +128,9 @@ async def build_loop(
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
     A sub-agent's loop is built here too (`depth` > 0): it shares the parent's `approvals`
-    and provider (`owns_provider=False`) and may be limited to `tool_names`; its writes are
-    checkpointed by the parent's `checkpoints`, in the parent's log, inside the parent's turn.
+    (mode and rules), provider (`owns_provider=False`), tools and scheduler (`parent`) and
+    may be limited to `tool_names`; its writes are checkpointed by the parent's
+    `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed."""
     root = Workspace(workspace, readable=(spill_dir,))
@@ -129,9 +146,13 @@ async def build_loop(
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
     )
-    registry = default_registry(root, editor_files)
-    for tool in (*extra_tools, TodoWrite(policy.set_plan)):
-        registry.register(tool)
+    if parent is None:
+        tools = (*default_registry(root, editor_files), *extra_tools)
+        scheduler = ToolScheduler()
+    else:
+        tools, scheduler = parent.tools, parent.scheduler
+    registry = ToolRegistry(tools)
+    registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
     if depth < subagent_options.max_depth:
 
         async def spawn(call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
@@ -156,11 +177,10 @@ async def build_loop(
                 max_output_tokens=max_output_tokens,
                 echo_reasoning=echo_reasoning,
                 options=replace(options, max_steps=subagent_options.max_steps),
-                extra_tools=extra_tools,
                 subagent_options=subagent_options,
                 depth=depth + 1,
-                editor_files=editor_files,
                 tool_names=names,
+                parent=Parent(tools, scheduler, parent.task_call_id if parent else call_id),
                 approvals=shared_approvals,
                 owns_provider=False,
                 shared_mcp=mcp,
@@ -191,7 +211,15 @@ async def build_loop(
         return Decision(kind, reason)
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
-    executor = BatchExecutor(registry, root, shared_approvals, spill_dir, checkpointer=checkpoints)
+    executor = BatchExecutor(
+        registry,
+        root,
+        shared_approvals,
+        spill_dir,
+        scheduler=scheduler,
+        checkpointer=checkpoints,
+        approval_call_id=parent.task_call_id if parent else None,
+    )
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
 

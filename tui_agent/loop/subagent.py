@@ -3,9 +3,10 @@
 A child is a whole loop of its own (agent, turn and tool machines) built by the same factory:
 a fresh history (its own system prompt plus the job's prompt, never the parent's
 conversation), the parent's provider and model, the parent's approvals (mode and rules are
-shared, and its questions reach the same user), the same workspace confinement, a step limit,
-and its own event log beside the parent's (`tasks/<call id>.jsonl`). A child below the depth
-limit gets no `task` tool itself.
+shared, and its questions reach the same user, asked about the `task` call), the parent's own
+tool instances and scheduler (its calls never run at the same time as a conflicting call of
+the parent or of another child), a step limit, and its own event log beside the parent's
+(`tasks/<call id>.jsonl`). A child below the depth limit gets no `task` tool itself.
 
 The parent sees a child through `Subagents`: live state and current tool for the tools pane
 (relayed as tool updates), the child's loop while it runs (its transcript and machines), its
@@ -140,7 +141,7 @@ class Task(Tool[TaskArgs]):
         self._tool_names = tuple(name for name in tool_names if name != self.name)
 
     def accesses(self, args: TaskArgs) -> ToolAccesses:
-        return ToolAccesses.none()  # the child's calls are scheduled in its own loop
+        return ToolAccesses.delegated()  # the child's calls go through the same scheduler
 
     def describe(self, args: TaskArgs) -> str:
         return args.description

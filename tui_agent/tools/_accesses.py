@@ -1,8 +1,11 @@
 """What a tool call touches, and when two calls must not run at the same time.
 
-A call declares `ToolAccesses`: nothing, everything (`all`), or a set of file accesses (read,
-write, readwrite or search, on one file or a whole tree). Two calls conflict when either touches
-everything, or when one side writes and their paths overlap. Paths are compared after a
+A call declares `ToolAccesses`: nothing, everything (`all`), a set of file accesses (read,
+write, readwrite or search, on one file or a whole tree), or `delegated`: it touches nothing
+itself and hands its work to calls that are scheduled on their own (a sub-agent's `task`).
+Two calls conflict when either touches everything, or when one side writes and their paths
+overlap; a delegated call conflicts with nothing, not even with `all`, because the calls it
+waits for must be able to run beside it. Paths are compared after a
 deliberately conservative normalisation (lower-cased even on case-sensitive file systems), so a
 false conflict only costs parallelism, never correctness.
 """
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 FileOp = Literal["read", "write", "readwrite", "search"]
-AccessKind = Literal["none", "all", "files"]
+AccessKind = Literal["none", "all", "files", "delegated"]
 
 _SLASH_RUNS = re.compile(r"/{2,}")
 
@@ -52,6 +55,10 @@ class ToolAccesses:
         return cls("all")
 
     @classmethod
+    def delegated(cls) -> ToolAccesses:
+        return cls("delegated")
+
+    @classmethod
     def file(cls, op: FileOp, path: str, *, recursive: bool = False) -> ToolAccesses:
         return cls("files", (FileAccess(op, normalize_path(path), recursive),))
 
@@ -84,12 +91,13 @@ class ToolAccesses:
         return cls.file("search", path, recursive=True)
 
     def __or__(self, other: ToolAccesses) -> ToolAccesses:
-        """Both sets of accesses at once (`all` absorbs everything, `none` adds nothing)."""
+        """Both sets of accesses at once (`all` absorbs everything, `none` and `delegated` add
+        nothing)."""
         if self.kind == "all" or other.kind == "all":
             return ToolAccesses.all()
-        if self.kind == "none":
+        if self.kind in ("none", "delegated"):
             return other
-        if other.kind == "none":
+        if other.kind in ("none", "delegated"):
             return self
         return ToolAccesses("files", self.files + other.files)
 
@@ -107,6 +115,8 @@ def _overlap(a: FileAccess, b: FileAccess) -> bool:
 
 def conflict(a: ToolAccesses, b: ToolAccesses) -> bool:
     """True when the two calls must not run at the same time."""
+    if a.kind == "delegated" or b.kind == "delegated":
+        return False
     if a.kind == "all" or b.kind == "all":
         return True
     if a.kind == "none" or b.kind == "none":

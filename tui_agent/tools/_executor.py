@@ -14,6 +14,10 @@ once per call, and never raises for a call's sake:
 - when a call's signal aborts, a queued call or one awaiting approval is answered at once, and a
   running one gets `abort_grace_s` to finish before it is cancelled and reported aborted;
 - every result is normalised and spilled to disk when too long.
+
+A sub-agent's executor shares its parent's scheduler (its calls are ordered against the
+parent's and every sibling's) and asks about its calls under the id of the `task` call that
+runs it (`approval_call_id`): the call the person sees, and may stop, in the parent's tools.
 """
 
 from __future__ import annotations
@@ -139,6 +143,7 @@ class BatchExecutor:
         abort_grace_s: float = ABORT_GRACE_S,
         scheduler: ToolScheduler | None = None,
         checkpointer: Checkpointer | None = None,
+        approval_call_id: str | None = None,
     ) -> None:
         self.registry = registry
         self.checkpointer = checkpointer
@@ -147,6 +152,7 @@ class BatchExecutor:
         self.spill_dir = spill_dir
         self._grace = abort_grace_s
         self._scheduler = scheduler or ToolScheduler()
+        self._approval_call_id = approval_call_id
         self._live: set[_Run] = set()
 
     async def execute(
@@ -285,7 +291,10 @@ class BatchExecutor:
         tool, args = run.prepared.tool, run.prepared.args
         try:
             denial = await self.approvals.review(
-                tool, args, run.call.id, lambda: run.context.on_state("awaiting_approval")
+                tool,
+                args,
+                self._approval_call_id or run.call.id,
+                lambda: run.context.on_state("awaiting_approval"),
             )
         except Exception as error:
             return error_result(f'Asking the user to approve "{name}" failed: {error}')

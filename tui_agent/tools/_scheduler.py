@@ -5,6 +5,11 @@ any task queued before it; otherwise it waits in the queue. Whenever a task sett
 walked in order and every task that no longer conflicts (with the running ones, or with tasks
 still queued ahead of it) starts, so a later task never overtakes an earlier conflicting one.
 
+One scheduler may serve several executors: a sub-agent's calls go through its parent's, so
+they are ordered against the parent's calls and every other sub-agent's. The `task` call that
+runs a sub-agent is delegated: it starts at once and is in nobody's way (were it held, the
+child's own `all` call would wait for its parent's `task` to end, which waits for the child).
+
 The returned future carries the task's result or exception. Its exception is marked as seen
 from the start, so a task that fails and that nobody awaits never becomes an "exception was
 never retrieved" error. Cancelling the future withdraws a queued task or cancels a running one.
@@ -36,7 +41,8 @@ def _writes(accesses: ToolAccesses) -> bool:
 
 class _Index:
     """A set of tasks sorted by what they can conflict with, so a check does not compare a
-    task with everything: only writers can conflict with a reader, only `all` with `none`."""
+    task with everything: only writers can conflict with a reader, only `all` with `none`.
+    Delegated tasks are not held at all: they conflict with nothing."""
 
     def __init__(self) -> None:
         self.size = 0
@@ -45,6 +51,8 @@ class _Index:
         self.readers: dict[_Task[Any], None] = {}
 
     def add(self, task: _Task[Any]) -> None:
+        if task.accesses.kind == "delegated":
+            return
         self.size += 1
         if task.accesses.kind == "all":
             self.alls += 1
@@ -52,6 +60,8 @@ class _Index:
             (self.writers if _writes(task.accesses) else self.readers)[task] = None
 
     def remove(self, task: _Task[Any]) -> None:
+        if task.accesses.kind == "delegated":
+            return
         self.size -= 1
         if task.accesses.kind == "all":
             self.alls -= 1
@@ -60,6 +70,8 @@ class _Index:
 
     def conflicts(self, task: _Task[Any]) -> bool:
         accesses = task.accesses
+        if accesses.kind == "delegated":
+            return False
         if self.alls:
             return True
         if accesses.kind == "none":
