@@ -47,3 +47,21 @@ def test_a_headless_turn_delegates_to_a_sub_agent_and_reports_its_plan(tmp_path:
     assert exported.returncode == 0, exported.stderr
     nested = exported.stdout.split("**Sub-agent transcript**", 1)[1]
     assert "> ## Prompt" in nested and "> Read a.txt" in nested and "read_file" in nested
+
+
+def test_a_headless_sub_agents_edit_is_denied_without_yolo(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    steps = [
+        {"tool_calls": [{"name": "task", "arguments": {"description": "w", "prompt": "Write"}}]},
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.txt", "content": "b"}}]},
+        {"text": "I could not write b.txt"},  # the child's report
+        {"text": "The sub-agent was not allowed to write."},
+    ]
+    with scripted_openai_server(steps) as server:
+        done = run_cli(server, workspace, "-p", "write b.txt", "--output-format", "jsonl")
+    assert done.returncode == 0, done.stderr
+    child_result = server.requests[2]["messages"][-1]
+    assert child_result["role"] == "tool"
+    assert "needs the user's approval, but this run cannot ask anyone" in child_result["content"]
+    assert not (workspace / "b.txt").exists()

@@ -8,7 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.ui.real_loop import until
-from tests.ui.test_flows import app_on, send
+from tests.ui.test_flows import app_on, approval_shown, send
 from tui_agent.session import LoopConfig, open_loop
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.subagent_screen import SubagentScreen
@@ -75,6 +75,40 @@ async def test_enter_on_a_task_row_shows_the_childs_transcript_live(tmp_path: Pa
         await until(pilot, lambda: not app.vm.busy)
         task_block = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
         assert task_block.name == "task" and task_block.output == "child done"
+
+
+async def test_a_sub_agents_question_names_its_task_and_stopping_the_task_withdraws_it(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    steps = [
+        {"tool_calls": [call("task", description="write notes", prompt="CHILD JOB")]},
+        {"tool_calls": [call("write_file", path="notes.txt", content="x\n")]},  # the child's
+        # The parent's answer; the child, stopped, may or may not ask for its next step first.
+        {"text": "went on"},
+        {"text": "went on"},
+    ]
+    async with app_on(steps, workspace, approval_mode="ask") as (app, pilot, _loop):
+        await send(pilot, "delegate")
+        await approval_shown(pilot)
+        request = app.approval_bar.request
+        assert request is not None and request.task == "write notes"
+        assert (request.name, request.summary) == ("write_file", "notes.txt")
+        assert 'Allow write_file?  (from task "write notes")' in str(
+            app.approval_bar._question.render()
+        )
+
+        await pilot.press("ctrl+t")
+        assert app.tools_pane.highlighted_call_id == request.call_id  # the task's own row
+        await pilot.press("delete")
+        await until(pilot, lambda: not app.approval_bar.display)  # gone, the turn goes on
+        await until(pilot, lambda: not app.vm.busy)
+        texts = [b.text for b in app.vm.blocks if isinstance(b, TextBlock)]
+        assert texts[-1] == "went on"
+        task_block = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
+        assert task_block.name == "task" and task_block.state == "aborted"
+        assert not (workspace / "notes.txt").exists()
 
 
 async def test_a_finished_tasks_transcript_opens_from_its_block_also_after_resuming(

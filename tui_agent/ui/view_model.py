@@ -220,6 +220,7 @@ class Approval:
     summary: str
     rule: str
     preview: str = ""  # a unified diff for edits and writes, the command for shell
+    task: str = ""  # a sub-agent's question: the description of the task it works on
 
 
 @dataclass
@@ -511,6 +512,8 @@ class ViewModel:
             case ToolFinished():
                 self._on_tool_finished(event)
             case ApprovalRequested():
+                # A sub-agent asks under its task's call (a task never asks for itself).
+                row = self.tools.get(event.call_id)
                 self.approvals.append(
                     Approval(
                         event.request_id,
@@ -519,6 +522,7 @@ class ViewModel:
                         event.summary,
                         event.rule,
                         event.preview,
+                        row.summary if row is not None and row.name == "task" else "",
                     )
                 )
                 self._emit(PaneChanged("approvals"))

@@ -102,7 +102,10 @@ class ApprovalBar(Vertical, can_focus=True):
             return text
         text.append("Allow ", style="bold")
         text.append(request.name, style="bold")
-        text.append("?\n")
+        text.append("?")
+        if request.task:
+            text.append(f'  (from task "{request.task}")', style="italic")
+        text.append("\n")
         text.append(request.summary.rstrip())
         text.append("\n")
         text.append("y", style="bold reverse")
