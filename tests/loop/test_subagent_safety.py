@@ -326,3 +326,25 @@ async def test_an_always_answer_in_the_parent_applies_to_its_children(
     assert (await handle.result()).type == "completed"
     assert len(seen.of(ev.ApprovalRequested)) == 1  # the child's write ran on the rule
     assert (tmp_path / "ws" / "c.txt").read_text() == "c.txt\n"
+
+
+async def test_a_nested_sub_agent_is_asked_about_under_the_top_level_task(
+    tmp_path: Path, opened: list[AgentLoopService]
+) -> None:
+    model = RoutedModel(
+        {
+            "PARENT JOB": [calls(task("outer", "CHILD JOB"), prefix="p"), text("done")],
+            "CHILD JOB": [calls(task("inner", "NESTED JOB"), prefix="c"), text("child ok")],
+            "NESTED JOB": [calls(write("g.txt"), prefix="g"), text("wrote g")],
+        }
+    )
+    service = await open_loop(tmp_path, opened, model, approval_mode="ask", max_depth=2)
+    seen = Seen(service)
+    handle = await service.submit("PARENT JOB")
+
+    asked = await seen.first(ev.ApprovalRequested)
+    assert (asked.call_id, asked.summary) == ("p_0", "g.txt")  # the row the person sees
+    await service.answer_approval(asked.request_id, "once")
+
+    assert (await handle.result()).type == "completed"
+    assert (tmp_path / "ws" / "g.txt").read_text() == "g.txt\n"
