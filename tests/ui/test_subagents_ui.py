@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,34 @@ async def test_a_sub_agents_question_names_its_task_and_stopping_the_task_withdr
         task_block = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
         assert task_block.name == "task" and task_block.state == "aborted"
         assert not (workspace / "notes.txt").exists()
+
+
+async def test_a_question_from_a_sub_agent_closes_its_transcript_to_show_the_box(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    child_writes = asyncio.Event()
+    steps = [
+        {"tool_calls": [call("task", description="write notes", prompt="CHILD JOB")]},
+        {"text": "writing", "tool_calls": [call("write_file", path="n.txt", content="x\n")]},
+        {"text": "child done"},
+        {"text": "all done"},
+    ]
+    async with app_on(steps, workspace, "ask", holds={1: child_writes}) as (app, pilot, _):
+        await send(pilot, "delegate")
+        await until(pilot, lambda: bool(app.vm.tools))
+        await pilot.press("ctrl+t", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SubagentScreen))
+
+        child_writes.set()
+
+        await until(pilot, lambda: not isinstance(app.screen, SubagentScreen))
+        await approval_shown(pilot)
+        assert app.focused is app.approval_bar
+        await pilot.press("y")
+        await until(pilot, lambda: not app.vm.busy)
+        assert (workspace / "n.txt").read_text() == "x\n"
 
 
 async def test_a_finished_tasks_transcript_opens_from_its_block_also_after_resuming(

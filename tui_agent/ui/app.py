@@ -393,6 +393,12 @@ class TuiAgentApp(App[None]):
 
     def _show_approval(self) -> None:
         approvals = self.vm.approvals
+        if approvals and self.screen.id == "subagent":
+            # A sub-agent's transcript covers the box, and that sub-agent may be the one asking:
+            # close it, and show the box (focused) once the main screen is back.
+            self.screen.dismiss()
+            self.call_after_refresh(self._show_approval)
+            return
         had_focus = self.focused is self.approval_bar or self.approval_bar.has_focus_within
         if approvals:
             self.approval_bar.ask(approvals[0], len(approvals) - 1)
