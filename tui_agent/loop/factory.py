@@ -191,7 +191,14 @@ async def build_loop(
         return Decision(kind, reason)
 
     shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
-    executor = BatchExecutor(registry, root, shared_approvals, spill_dir, checkpointer=checkpoints)
+    executor = BatchExecutor(
+        registry,
+        root,
+        shared_approvals,
+        spill_dir,
+        checkpointer=checkpoints,
+        report=policy.report_error,
+    )
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
 

@@ -14,12 +14,16 @@ once per call, and never raises for a call's sake:
 - when a call's signal aborts, a queued call or one awaiting approval is answered at once, and a
   running one gets `abort_grace_s` to finish before it is cancelled and reported aborted;
 - every result is normalised and spilled to disk when too long.
+
+An observer of a call's progress (`on_update`) that raises never fails the call it watches; its
+first failure per call goes to `report` (the loop makes it an error notice; by default: the log).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +41,12 @@ from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
 
 ABORT_GRACE_S = 2.0
+Report = Callable[[str, BaseException], None]  # (what failed, the error)
+_log = logging.getLogger(__name__)
+
+
+def _log_failure(what: str, error: BaseException) -> None:
+    _log.error("%s: %r", what, error, exc_info=error)
 
 
 @dataclass
@@ -90,10 +100,12 @@ class _Run:
     prepared: _Prepared
     signal: AbortSignal
     batch: _Batch
+    report: Report
     detached: asyncio.Future[str] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
     task: asyncio.Task[ToolResult] | None = None
+    update_failed: bool = False
 
     def detach(self, ack: str) -> None:
         if self.detached.done():
@@ -104,8 +116,10 @@ class _Run:
     def update(self, update: ToolUpdate) -> None:
         try:
             self.context.on_update(update)
-        except Exception:  # a broken observer must not fail the tool it watches
-            pass
+        except Exception as error:  # a broken observer must not fail the tool it watches
+            if not self.update_failed:  # once: a streaming tool updates many times a second
+                self.update_failed = True
+                self.report(f"showing the progress of {self.call.name} failed", error)
 
 
 def _first_stop(prepared: Sequence[_Prepared | ToolResult]) -> int | None:
@@ -139,8 +153,10 @@ class BatchExecutor:
         abort_grace_s: float = ABORT_GRACE_S,
         scheduler: ToolScheduler | None = None,
         checkpointer: Checkpointer | None = None,
+        report: Report = _log_failure,
     ) -> None:
         self.registry = registry
+        self._report = report
         self.checkpointer = checkpointer
         self.workspace = workspace
         self.approvals = approvals
@@ -235,7 +251,7 @@ class BatchExecutor:
         else:
             signal = AbortSignal(parent=context.signal)
             batch_signal.add_callback(signal.abort)
-            run = _Run(index, call, context, prep, signal, batch)
+            run = _Run(index, call, context, prep, signal, batch, self._report)
             self._live.add(run)
             try:
                 result = await self._run(run, accesses)

@@ -32,7 +32,7 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
-from tui_agent.loop.events import LoopEvent, TurnFinished
+from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
@@ -292,14 +292,24 @@ class TuiAgentApp(App[None]):
         self._events.append(event)
         self._wake()
 
-    def _turn_end_notice(self, outcome: str) -> None:
-        """The terminal is not focused: ring the bell and/or ask for a desktop notification
-        (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for foot, Konsole, VTE terminals)."""
+    def _call_back(self, event: LoopEvent) -> None:
+        """While the terminal is not focused, the moments the person must come back (a turn
+        ended, an approval waits) ring the bell and/or ask for a desktop notification, as the
+        `turn_end_notice` setting says (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for
+        foot, Konsole, VTE terminals)."""
+        if self.app_focus:
+            return
+        if isinstance(event, TurnFinished):
+            text = f"turn {event.result.type}: {self.vm.status.session_id}"
+        elif isinstance(event, ApprovalRequested):
+            text = f"approval needed: {event.name} {event.summary}"
+        else:
+            return
         how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
         if "bell" in how:
             self.bell()
         if "desktop" in how and self._driver is not None:
-            text = f"turn {outcome}: {self.vm.status.session_id}"
+            text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
             self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _on_change(self, change: Change) -> None:
@@ -330,8 +340,7 @@ class TuiAgentApp(App[None]):
         for event in events:
             try:
                 self.vm.apply(event)
-                if isinstance(event, TurnFinished) and not self.app_focus:
-                    self._turn_end_notice(event.result.type)
+                self._call_back(event)
             except Exception as error:
                 self._report_error(f"showing a {event.type} event failed", error)
         if self._dirty:

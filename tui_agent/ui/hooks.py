@@ -9,8 +9,9 @@ the old loop is closed (its log sealed) first. A callback left as None makes its
 is not available. No Textual import here: the
 command line builds this object before it decides whether to load the UI.
 
-`turn_end_notice` says how to tell the user that a turn ended while the terminal was not focused
-(`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None, as in tests: never.
+`turn_end_notice` says how to tell the user that a turn ended or an approval waits while the
+terminal was not focused (`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None,
+as in tests: never.
 """
 
 from __future__ import annotations
