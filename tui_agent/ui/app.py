@@ -27,6 +27,7 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
@@ -730,6 +731,21 @@ class TuiAgentApp(App[None]):
         else:
             self.prompt_input.clear_input()
             self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__name__ != "LinuxDriver":  # Windows, the web: left as Textual makes them
+            return driver
+        from tui_agent.ui.terminal_driver import TerminalDriver
+
+        return TerminalDriver
+
+    def on_terminal_driver_lost(self) -> None:
+        """The terminal hung up (`TerminalDriver.Lost`): nobody is left to ask, so quit."""
+        if self.hooks.terminal_lost is not None:
+            self.hooks.terminal_lost()
+        else:
+            self.action_quit_app()
 
     def action_quit_app(self) -> None:
         self._call(self._quit_sequence(), "quit")

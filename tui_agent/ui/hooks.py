@@ -11,7 +11,8 @@ command line builds this object before it decides whether to load the UI.
 
 `turn_end_notice` says how to tell the user that a turn ended or an approval waits while the
 terminal was not focused (`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None,
-as in tests: never.
+as in tests: never. `terminal_lost` is called when the terminal hangs up (the command line
+quits as for SIGHUP); None: the app quits as for Ctrl+Q.
 """
 
 from __future__ import annotations
@@ -36,3 +37,4 @@ class SessionHooks:
     resume: Callable[[str], Awaitable[LoopApi]] | None = None
     switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None
     turn_end_notice: Callable[[], str] | None = None
+    terminal_lost: Callable[[], None] | None = None
