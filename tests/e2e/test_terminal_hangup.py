@@ -3,27 +3,33 @@ its own socket), a turn is running a tool, and `tmux kill-session` hangs the ter
 
 Two ways the app learns it: SIGHUP (it leads the terminal's session, as under a shell's `exec`),
 and, with SIGHUP ignored (`trap '' HUP`, as nohup does), the terminal failing under it. Either
-way the turn is cancelled, the log sealed, the tool's processes ended and the app gone. Waits
-are bounded polling on observable conditions; nothing asserts how long anything took.
+way the turn is cancelled, the log sealed, the tool's processes ended and the app gone. And
+should the orderly quit after a signal get stuck, the process still ends, giving the terminal
+back (on a pseudo-terminal). Waits are bounded polling on observable conditions; nothing
+asserts how long anything took.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.test_cli import _alive, _wait_for, session_logs, wait_until_dead
+from tui_agent.ui.terminal_driver import _LEAVE
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 # A tool that ignores SIGTERM and leaves a child: only the end of its process group ends both.
 STUBBORN = "trap '' TERM; sleep 600 & echo $! > child.pid; wait"
@@ -60,6 +66,7 @@ def _start(tmux: list[str], tmp_path: Path, before: str) -> tuple[int, Path]:
     return int(shown.stdout), workspace
 
 
+@needs_tmux
 @pytest.mark.parametrize("before", ["", "trap '' HUP; "], ids=["sighup", "sighup-ignored"])
 def test_closing_the_terminal_mid_turn_cancels_seals_ends_the_tools_and_exits(
     tmux: list[str], tmp_path: Path, before: str
@@ -79,3 +86,56 @@ def test_closing_the_terminal_mid_turn_cancels_seals_ends_the_tools_and_exits(
     assert result["outcome"] == "aborted"
     assert records[-1]["type"] == "turn.end"
     assert records[-1]["result"]["type"] == "cancelled"
+
+
+# The app with a quit that never ends, and a short deadline.
+STUCK_QUIT = """
+import asyncio, sys
+from tui_agent.ui import run
+from tui_agent.ui.app import TuiAgentApp
+
+async def never(self):
+    await asyncio.Event().wait()
+
+TuiAgentApp._quit_sequence = never
+run.QUIT_DEADLINE_S = 0.5
+from tui_agent.entry import main
+sys.argv[0] = "tui-agent"
+sys.exit(main())
+"""
+
+
+def test_a_stuck_quit_still_ends_the_process_and_gives_the_terminal_back(tmp_path: Path) -> None:
+    controller, terminal = pty.openpty()
+    output = bytearray()
+    drawn = threading.Event()
+
+    def drain() -> None:  # the app blocks once the terminal's buffer is full
+        with contextlib.suppress(OSError):
+            while chunk := os.read(controller, 65536):
+                output.extend(chunk)
+                if b"Quit" in output:
+                    drawn.set()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STUCK_QUIT, "--workspace", str(tmp_path)],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert drawn.wait(timeout=60), "the app never drew its footer"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(terminal)
+    reader.join(timeout=5)
+    os.close(controller)
+    assert output.endswith(_LEAVE.encode())  # main screen, cursor and modes back

@@ -740,6 +740,14 @@ class TuiAgentApp(App[None]):
 
         return TerminalDriver
 
+    def restore_terminal_now(self) -> None:
+        """For an exit that cannot wait for the orderly one (any thread): the terminal is given
+        back at once (see `TerminalDriver.restore_now`)."""
+        from tui_agent.ui.terminal_driver import TerminalDriver
+
+        if isinstance(self._driver, TerminalDriver):
+            self._driver.restore_now()
+
     def on_terminal_driver_lost(self) -> None:
         """The terminal hung up (`TerminalDriver.Lost`): nobody is left to ask, so quit."""
         if self.hooks.terminal_lost is not None:

@@ -65,11 +65,11 @@ class _Quitting:
 
     def __init__(self) -> None:
         self.signum = 0
-        self._quit: Callable[[], None] = lambda: None
+        self._app: TuiAgentApp | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def watch(self, app: TuiAgentApp) -> None:
-        self._quit = app.action_quit_app
+        self._app = app
         self._loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
@@ -83,16 +83,25 @@ class _Quitting:
 
     def _on_signal(self, signum: int, frame: object) -> None:
         if self.signum:
-            os._exit(128 + self.signum)
+            self._exit_now()
         self._begin(signum)
         assert self._loop is not None
         self._loop.call_soon_threadsafe(self._quit)
 
     def _begin(self, signum: int) -> None:
         self.signum = signum
-        deadline = threading.Timer(QUIT_DEADLINE_S, os._exit, (128 + signum,))
+        deadline = threading.Timer(QUIT_DEADLINE_S, self._exit_now)
         deadline.daemon = True
         deadline.start()
+
+    def _quit(self) -> None:
+        assert self._app is not None
+        self._app.action_quit_app()
+
+    def _exit_now(self) -> None:
+        if self._app is not None:
+            self._app.restore_terminal_now()
+        os._exit(128 + self.signum)
 
 
 async def _open(config: LoopConfig) -> LoopApi:
