@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,15 +35,27 @@ needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 STUBBORN = "trap '' TERM; sleep 600 & echo $! > child.pid; wait"
 
 
+Tmux = Callable[..., str]
+
+
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[list[str]]:
-    """`tmux` on a socket of this test's own, so no other tmux server is touched."""
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    """`tmux ARGS` on a socket of this test's own (so no other tmux server is touched), with
+    /bin/sh running the commands, from inside a tmux too; what it prints."""
     command = ["tmux", "-S", str(tmp_path / "tmux.sock")]
-    yield command
-    subprocess.run([*command, "kill-server"], capture_output=True, check=False)
+    env = {name: value for name, value in os.environ.items() if name != "TMUX"}
+    env["SHELL"] = "/bin/sh"
+
+    def run(*args: str) -> str:
+        done = subprocess.run([*command, *args], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    yield run
+    subprocess.run([*command, "kill-server"], capture_output=True, check=False, env=env)
 
 
-def _start(tmux: list[str], tmp_path: Path, before: str) -> tuple[int, Path]:
+def _start(tmux: Tmux, tmp_path: Path, before: str) -> tuple[int, Path]:
     """The app in a 100x30 tmux pane, told to run STUBBORN; its pid and workspace."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -54,27 +66,19 @@ def _start(tmux: list[str], tmp_path: Path, before: str) -> tuple[int, Path]:
     app += ["--provider", "scripted", "--script", str(script), "--yolo", "run it"]
     # `exec`: the app takes the shell's place, so it leads the terminal's session.
     line = f"{before}exec {shlex.join(['env', 'TERM=xterm-256color', *app])}"
-    subprocess.run(
-        [*tmux, "new-session", "-d", "-s", "app", "-x", "100", "-y", "30", line], check=True
-    )
-    shown = subprocess.run(
-        [*tmux, "display-message", "-p", "-t", "app", "#{pane_pid}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(shown.stdout), workspace
+    tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", line)
+    return int(tmux("display-message", "-p", "-t", "app", "#{pane_pid}")), workspace
 
 
 @needs_tmux
 @pytest.mark.parametrize("before", ["", "trap '' HUP; "], ids=["sighup", "sighup-ignored"])
 def test_closing_the_terminal_mid_turn_cancels_seals_ends_the_tools_and_exits(
-    tmux: list[str], tmp_path: Path, before: str
+    tmux: Tmux, tmp_path: Path, before: str
 ) -> None:
     app, workspace = _start(tmux, tmp_path, before)
     try:
         child = int(_wait_for(workspace / "child.pid", timeout=60))
-        subprocess.run([*tmux, "kill-session", "-t", "app"], check=True)
+        tmux("kill-session", "-t", "app")
         wait_until_dead(app, limit_s=30)
     finally:
         if _alive(app):
