@@ -3,8 +3,8 @@
 Each command runs in a process group of its own, started by `spawn_group`, which makes sure
 the group is tracked before the command runs. `terminate_group` ends one: SIGTERM, then SIGKILL
 after `KILL_GRACE_S`. Other children that lead a group of their own (the search workers, MCP
-stdio servers) are tracked with `track` once started and `untrack`ed once ended. For the exits
-that skip all that:
+stdio servers) are tracked with `track` once started, and `untrack`ed once ended (`end_group`
+kills what is left first). For the exits that skip all that:
 
 - a small reaper process (`_reaper.py`, started with the first group) is told every group;
   it holds the read end of a pipe that only this process can write, so when this process
@@ -72,6 +72,14 @@ def track(group: int) -> None:
         _tell("".join(f"+{live}\n" for live in _live))
     else:
         _tell(f"+{group}\n")
+
+
+def end_group(group: int) -> None:
+    """SIGKILL what is left of a group, if anything (a group with members keeps its id, so no
+    stranger's group is hit), and forget it."""
+    if group_members(group):
+        _signal_group(group, signal.SIGKILL)
+    untrack(group)
 
 
 def untrack(group: int) -> None:

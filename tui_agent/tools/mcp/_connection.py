@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from tui_agent.tools._groups import child_group, track, untrack
+from tui_agent.tools._groups import child_group, end_group, track
 from tui_agent.tools.mcp._config import McpServerConfig
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class McpConnection:
         finally:
             self._session = None
             if group is not None:
-                untrack(group)  # the SDK has ended it
+                end_group(group)  # the SDK has ended it, unless a cancel cut its stop short
 
     def _transport(self, marker: str) -> contextlib.AbstractAsyncContextManager[Any]:
         """The SDK's transport; a stdio server gets `marker` in its environment (see `_own`)."""
