@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 LOCK_VENV := .venv-lock
 
-.PHONY: run test lint lock bench diagrams screenshots clean
+.PHONY: run test lint tmux lock bench diagrams screenshots clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,8 +34,15 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict tui_agent
 	$(BIN)/lint-imports
 
-test: lint
+test: lint tmux
 	$(BIN)/pytest
+
+# The terminal hang-up test drives the app in tmux, which a fresh Debian machine lacks: install
+# it when it is missing and apt-get can (as root); otherwise that test says it was skipped.
+tmux:
+	@command -v tmux >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && apt-get update -qq && apt-get install -y -qq --no-install-recommends tmux >/dev/null; } \
+	  || echo "tmux is not installed: tests/e2e/test_terminal_hangup.py will be skipped"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/kernel.py

@@ -5,6 +5,7 @@ HTTP on 127.0.0.1, an ephemeral port, printed as `PORT <n>` on stdout once it li
 Tools: `echo` and `env` (read-only), `fail` (an error result), `big` (200 KB of text),
 `image` (a PNG), `structured` (structuredContent), `hang` (never returns; a cancel is remembered),
 `was_cancelled` (waits until `hang` saw its cancellation), `crash` (writes to stderr and dies).
+`python mcp_server.py stdio-ignoring-eof PID_FILE` serves stdio but stays when its input ends.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from __future__ import annotations
 import base64
 import os
 import socket
+import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -106,8 +110,19 @@ async def _serve_http() -> None:
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
+def _serve_ignoring_eof(pid_file: str) -> None:
+    """Serve stdio, then stay when the input ends (as some servers do), with a child of its own;
+    both pids go to `pid_file` once the server is up."""
+    helper = subprocess.Popen(["sleep", "600"])
+    Path(pid_file).write_text(f"{os.getpid()} {helper.pid}\n")
+    server.run("stdio")
+    time.sleep(600)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["http"]:
         anyio.run(_serve_http)
+    elif sys.argv[1:2] == ["stdio-ignoring-eof"]:
+        _serve_ignoring_eof(sys.argv[2])
     else:
         server.run("stdio")

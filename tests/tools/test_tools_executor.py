@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,14 @@ from tests.tools.tool_fakes import (
     inline_threads,
     make_tool,
 )
-from tui_agent.tools import EMPTY_OUTPUT, SKIPPED, ToolContext
+from tui_agent.tools import EMPTY_OUTPUT, SKIPPED, BatchExecutor, ToolContext
 from tui_agent.vocab import (
     Delivery,
     ImagePart,
     TextPart,
     ToolCall,
     ToolResult,
+    ToolUpdate,
     user_message,
 )
 
@@ -157,6 +159,52 @@ async def test_updates_reach_the_caller(tmp_path: Path) -> None:
     recorder = Recorder()
     await collect(executor(tmp_path, make_tool("chatty", chatty)), [call("chatty", "c1")], recorder)
     assert [u.text for u in recorder.updates["c1"]] == ["half way"]
+
+
+async def test_an_observer_that_raises_is_reported_once_and_the_call_still_succeeds(
+    tmp_path: Path,
+) -> None:
+    async def chatty(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        ctx.on_update(ToolUpdate(text="one"))
+        ctx.on_update(ToolUpdate(text="two"))
+        return ToolResult(output="done")
+
+    class BrokenObserver(Recorder):
+        def _update(self, call_id: str, update: ToolUpdate) -> None:
+            raise ValueError("the pane is gone")
+
+    reported: list[tuple[str, BaseException]] = []
+    base = executor(tmp_path, make_tool("chatty", chatty))
+    ex = BatchExecutor(
+        base.registry,
+        base.workspace,
+        base.approvals,
+        base.spill_dir,
+        report=lambda what, error: reported.append((what, error)),
+    )
+    [(_, result)] = await collect(ex, [call("chatty", "c1")], BrokenObserver())
+    assert (result.text, result.is_error) == ("done", False)
+    [(what, error)] = reported
+    assert what == "showing the progress of chatty failed"
+    assert isinstance(error, ValueError)
+
+
+async def test_by_default_a_failing_observer_is_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def chatty(args: FakeArgs, ctx: ToolContext) -> ToolResult:
+        ctx.on_update(ToolUpdate(text="one"))
+        return ToolResult(output="done")
+
+    class BrokenObserver(Recorder):
+        def _update(self, call_id: str, update: ToolUpdate) -> None:
+            raise ValueError("the pane is gone")
+
+    with caplog.at_level(logging.ERROR):
+        await collect(
+            executor(tmp_path, make_tool("chatty", chatty)), [call("chatty")], BrokenObserver()
+        )
+    assert "showing the progress of chatty failed: ValueError('the pane is gone')" in caplog.text
 
 
 # --- normalisation, note, delivery -------------------------------------------------------------

@@ -4,6 +4,7 @@ and neither can freeze the app with a pattern that backtracks for ever."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 from dataclasses import asdict
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.test_tools_search import PROJECT, tree
-from tui_agent.tools import Grep, ToolContext, Workspace
+from tui_agent.tools import Grep, ToolContext, Workspace, _groups
+from tui_agent.tools import _rg as rg_module
 from tui_agent.tools import _search as search_module
 from tui_agent.tools._base import ToolAborted
 from tui_agent.tools._pygrep import MAX_GREP_MATCHES, WORKER, Query
@@ -152,6 +154,29 @@ async def test_aborting_kills_the_fallback_worker(
 
     with pytest.raises(ToolAborted):
         await _grep(workspace, signal, pattern="^(a+)+$", path="as.txt")
+
+
+async def test_a_cancel_while_the_worker_searches_ends_it_and_the_reaper_forgets_it(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "rg_path", lambda: None)
+    (workspace.root / "as.txt").write_text("a" * 60 + "b\n")
+    signal = AbortSignal()
+    workers: list[int] = []
+
+    def track_then_cancel(group: int) -> None:
+        _groups.track(group)  # the reaper would end it with the agent
+        workers.append(group)
+        signal.abort("user_cancelled")  # the person cancels while it searches
+
+    monkeypatch.setattr(rg_module, "track", track_then_cancel)
+    with pytest.raises(ToolAborted):
+        await _grep(workspace, signal, pattern="^(a+)+$", path="as.txt")
+
+    [worker] = workers
+    with pytest.raises(ProcessLookupError):  # killed and reaped before the call returned
+        os.kill(worker, 0)
+    assert worker not in _groups._live
 
 
 def test_the_fallback_worker_ends_itself_when_its_cpu_budget_is_spent(tmp_path: Path) -> None:

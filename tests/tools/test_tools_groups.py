@@ -7,6 +7,7 @@ Waits are bounded polling on whether a process is alive, never timing assertions
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import time
@@ -46,6 +47,19 @@ def test_end_of_file_kills_the_listed_groups_and_spares_the_dropped_ones() -> No
         for process in (listed, dropped, reaper):
             process.kill()
             process.wait()
+
+
+def test_ending_a_tracked_group_kills_what_is_left_of_it_and_forgets_it() -> None:
+    left = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        _groups.track(left.pid)
+        _groups.end_group(left.pid)
+        assert left.wait(timeout=10) == -signal.SIGKILL
+        assert left.pid not in _groups._live
+    finally:
+        if _alive(left):
+            left.kill()
+            left.wait()
 
 
 async def test_a_command_runs_only_once_its_group_is_tracked(

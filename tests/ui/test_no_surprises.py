@@ -462,6 +462,29 @@ async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifi
         assert "\x1b]9;turn completed" in out and "\x1b]777;notify;tui-agent;turn completed" in out
 
 
+async def test_an_approval_that_waits_while_the_terminal_is_unfocused_rings_and_notifies() -> None:
+    loop = FakeLoop()
+    app = TuiAgentApp(
+        loop, hooks=SessionHooks(turn_end_notice=lambda: "bell+desktop"), clock=Clock()
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        written: list[str] = []
+        assert app._driver is not None
+        app._driver.write = written.append  # type: ignore[method-assign]
+        app.bell = lambda: written.append("BELL")  # type: ignore[method-assign]
+        turn_running(loop)
+        ask(loop, 1)  # focused: the box is enough
+        await until(pilot, lambda: app.approval_bar.display)
+        assert written == []
+        app.app_focus = False
+        ask(loop, 2, summary="git push\x1b]0;x\x07")
+        await until(pilot, lambda: len(app.vm.approvals) == 2)
+        out = "".join(written)
+        assert out.startswith("BELL")
+        notice = "approval needed: shell git push]0;x"  # its control characters dropped
+        assert f"\x1b]9;{notice}\x07" in out and f"\x1b]777;notify;tui-agent;{notice}\x07" in out
+
+
 async def test_no_turn_end_notice_without_the_setting() -> None:
     async with running() as (app, pilot, loop):
         written: list[str] = []

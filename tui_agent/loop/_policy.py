@@ -124,7 +124,7 @@ class TurnPolicy:
         self._journal = journal
         self._clock = clock
         self._context_window = context_window
-        self._subscribers = Subscribers(self._report_error)
+        self._subscribers = Subscribers(self.report_error)
         self._outbox = Outbox(self._subscribers.publish, self._log_failed)
         self._log_failure_reported = False
         self.approvals = ApprovalQueue(self.publish)
@@ -172,9 +172,9 @@ class TurnPolicy:
             self.publish(ev.Notice(level="error", text=f"The session log stopped: {error}"))
 
     def internal_error(self, error: BaseException) -> None:
-        self._report_error("internal error", error)
+        self.report_error("internal error", error)
 
-    def _report_error(self, what: str, error: BaseException) -> None:
+    def report_error(self, what: str, error: BaseException) -> None:
         """A failure the loop caught: logged with its traceback, written to the event log and
         published as an error notice (the app shows it; headless mode prints it on stderr)."""
         text = f"{what}: {error!r}"

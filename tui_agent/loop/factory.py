@@ -219,6 +219,7 @@ async def build_loop(
         scheduler=scheduler,
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
+        report=policy.report_error,
     )
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step

@@ -4,7 +4,7 @@
     approval_mode = "ask"              # ask | auto-edit | yolo
     max_steps_per_turn = 100
     max_attempts_per_step = 10
-    turn_end_notice = "bell+desktop"   # a turn ended while the terminal was unfocused:
+    turn_end_notice = "bell+desktop"   # a turn ended or an approval waits, unfocused:
                                        # bell+desktop | bell | desktop | off
     retry_budget_s = 60                # a step stops retrying once its waits add up to this
     max_retry_after_s = 60             # a longer Retry-After fails at once ("retry after HH:MM")

@@ -18,12 +18,16 @@ once per call, and never raises for a call's sake:
 A sub-agent's executor shares its parent's scheduler (its calls are ordered against the
 parent's and every sibling's) and asks about its calls under the id of the `task` call that
 runs it (`approval_call_id`): the call the person sees, and may stop, in the parent's tools.
+
+An observer of a call's progress (`on_update`) that raises never fails the call it watches; its
+first failure per call goes to `report` (the loop makes it an error notice; by default: the log).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,12 @@ from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
 
 ABORT_GRACE_S = 2.0
+Report = Callable[[str, BaseException], None]  # (what failed, the error)
+_log = logging.getLogger(__name__)
+
+
+def _log_failure(what: str, error: BaseException) -> None:
+    _log.error("%s: %r", what, error, exc_info=error)
 
 
 @dataclass
@@ -94,10 +104,12 @@ class _Run:
     prepared: _Prepared
     signal: AbortSignal
     batch: _Batch
+    report: Report
     detached: asyncio.Future[str] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
     task: asyncio.Task[ToolResult] | None = None
+    update_failed: bool = False
 
     def detach(self, ack: str) -> None:
         if self.detached.done():
@@ -108,8 +120,10 @@ class _Run:
     def update(self, update: ToolUpdate) -> None:
         try:
             self.context.on_update(update)
-        except Exception:  # a broken observer must not fail the tool it watches
-            pass
+        except Exception as error:  # a broken observer must not fail the tool it watches
+            if not self.update_failed:  # once: a streaming tool updates many times a second
+                self.update_failed = True
+                self.report(f"showing the progress of {self.call.name} failed", error)
 
 
 def _first_stop(prepared: Sequence[_Prepared | ToolResult]) -> int | None:
@@ -144,8 +158,10 @@ class BatchExecutor:
         scheduler: ToolScheduler | None = None,
         checkpointer: Checkpointer | None = None,
         approval_call_id: str | None = None,
+        report: Report = _log_failure,
     ) -> None:
         self.registry = registry
+        self._report = report
         self.checkpointer = checkpointer
         self.workspace = workspace
         self.approvals = approvals
@@ -241,7 +257,7 @@ class BatchExecutor:
         else:
             signal = AbortSignal(parent=context.signal)
             batch_signal.add_callback(signal.abort)
-            run = _Run(index, call, context, prep, signal, batch)
+            run = _Run(index, call, context, prep, signal, batch, self._report)
             self._live.add(run)
             try:
                 result = await self._run(run, accesses)

@@ -2,7 +2,9 @@
 
 Each command runs in a process group of its own, started by `spawn_group`, which makes sure
 the group is tracked before the command runs. `terminate_group` ends one: SIGTERM, then SIGKILL
-after `KILL_GRACE_S`. For the exits that skip it:
+after `KILL_GRACE_S`. Other children that lead a group of their own (the search workers, MCP
+stdio servers) are tracked with `track` once started, and `untrack`ed once ended (`end_group`
+kills what is left first). For the exits that skip all that:
 
 - a small reaper process (`_reaper.py`, started with the first group) is told every group;
   it holds the read end of a pipe that only this process can write, so when this process
@@ -72,7 +74,16 @@ def track(group: int) -> None:
         _tell(f"+{group}\n")
 
 
-def _untrack(group: int) -> None:
+def end_group(group: int) -> None:
+    """SIGKILL what is left of a group, if anything (a group with members keeps its id, so no
+    stranger's group is hit), and forget it."""
+    if group_members(group):
+        _signal_group(group, signal.SIGKILL)
+    untrack(group)
+
+
+def untrack(group: int) -> None:
+    """The group ended (or is another's to end): the reaper forgets it."""
     if group in _live:
         _live.discard(group)
         _tell(f"-{group}\n")
@@ -83,7 +94,7 @@ def kill_all() -> None:
     """SIGKILL every live group now (no grace: the process is leaving)."""
     for group in list(_live):
         _signal_group(group, signal.SIGKILL)
-        _untrack(group)
+        untrack(group)
 
 
 def _tell(lines: str) -> None:
@@ -135,6 +146,31 @@ def group_members(group: int) -> list[int]:
     return members
 
 
+def child_group(marker: str) -> int | None:
+    """The process group led by a child of this process whose environment holds `marker` (a
+    `NAME=value` line), for children started by code that does not tell us their pid (the MCP
+    SDK's stdio servers); None when there is none, or no /proc to look in."""
+    wanted = marker.encode()
+    me = os.getpid()
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    for name in names:
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if int(fields[1]) != me or int(fields[2]) != int(name):  # our child, a group leader
+                continue
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                if wanted in handle.read().split(b"\0"):
+                    return int(name)
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+    return None
+
+
 def _signal_group(group: int, sig: int) -> None:
     try:
         os.killpg(group, sig)
@@ -154,4 +190,4 @@ async def terminate_group(group: int) -> None:
             await asyncio.sleep(0.02)
     finally:  # also when cancelled while waiting: never leave the group behind
         _signal_group(group, signal.SIGKILL)
-        _untrack(group)
+        untrack(group)

@@ -3,7 +3,8 @@
 A regular expression that backtracks forever holds the interpreter's lock; run in this process
 it would freeze the app. So searches run in a child process: `worker_batches` starts one,
 yields its output as batches of lines, and kills it when the call is aborted or its time is up
-(then it raises `SearchStopped`). `rg_path` finds the `rg` binary that the `ripgrep` package
+(then it raises `SearchStopped`); the reaper (`_groups`) knows it while it runs, so it dies with
+the agent even after kill -9. `rg_path` finds the `rg` binary that the `ripgrep` package
 installs beside our interpreter (or one on PATH); `rg_batches` runs it with the caller's
 arguments (the `grep` tool uses `--json`), and `rg_files` lists a tree the way our own walker
 sees it (for `glob` and the @ file index).
@@ -25,6 +26,7 @@ import sysconfig
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
+from tui_agent.tools._groups import track, untrack
 from tui_agent.vocab import AbortSignal
 
 # The tree as `walk_files` sees it (see tools/_walk.py), for every rg that walks the workspace.
@@ -108,6 +110,9 @@ async def worker_batches(
         limit=_LINE_LIMIT,
         start_new_session=True,  # a Ctrl+C at the terminal is the agent's to handle, not theirs
     )
+    # Should the agent die (kill -9 included), the reaper ends the worker: a search that
+    # backtracks would otherwise spin until its CPU budget runs out.
+    track(process.pid)
     assert process.stdout is not None and process.stderr is not None
     stopped: list[bool] = []
 
@@ -143,10 +148,13 @@ async def worker_batches(
         code = await process.wait()
     finally:
         watchdog.cancel()
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+        try:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        finally:
+            untrack(process.pid)
         message = (await errors).decode("utf-8", "replace").strip()
     if stopped:
         raise SearchStopped(timed_out=stopped[0])

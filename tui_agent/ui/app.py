@@ -27,12 +27,13 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
-from tui_agent.loop.events import LoopEvent, TurnFinished
+from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
 from tui_agent.ui.hooks import SessionHooks
@@ -292,14 +293,24 @@ class TuiAgentApp(App[None]):
         self._events.append(event)
         self._wake()
 
-    def _turn_end_notice(self, outcome: str) -> None:
-        """The terminal is not focused: ring the bell and/or ask for a desktop notification
-        (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for foot, Konsole, VTE terminals)."""
+    def _call_back(self, event: LoopEvent) -> None:
+        """While the terminal is not focused, the moments the person must come back (a turn
+        ended, an approval waits) ring the bell and/or ask for a desktop notification, as the
+        `turn_end_notice` setting says (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for
+        foot, Konsole, VTE terminals)."""
+        if self.app_focus:
+            return
+        if isinstance(event, TurnFinished):
+            text = f"turn {event.result.type}: {self.vm.status.session_id}"
+        elif isinstance(event, ApprovalRequested):
+            text = f"approval needed: {event.name} {event.summary}"
+        else:
+            return
         how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
         if "bell" in how:
             self.bell()
         if "desktop" in how and self._driver is not None:
-            text = f"turn {outcome}: {self.vm.status.session_id}"
+            text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
             self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _on_change(self, change: Change) -> None:
@@ -330,8 +341,7 @@ class TuiAgentApp(App[None]):
         for event in events:
             try:
                 self.vm.apply(event)
-                if isinstance(event, TurnFinished) and not self.app_focus:
-                    self._turn_end_notice(event.result.type)
+                self._call_back(event)
             except Exception as error:
                 self._report_error(f"showing a {event.type} event failed", error)
         if self._dirty:
@@ -727,6 +737,29 @@ class TuiAgentApp(App[None]):
         else:
             self.prompt_input.clear_input()
             self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__name__ != "LinuxDriver":  # Windows, the web: left as Textual makes them
+            return driver
+        from tui_agent.ui.terminal_driver import TerminalDriver
+
+        return TerminalDriver
+
+    def restore_terminal_now(self) -> None:
+        """For an exit that cannot wait for the orderly one (any thread): the terminal is given
+        back at once (see `TerminalDriver.restore_now`)."""
+        from tui_agent.ui.terminal_driver import TerminalDriver
+
+        if isinstance(self._driver, TerminalDriver):
+            self._driver.restore_now()
+
+    def on_terminal_driver_lost(self) -> None:
+        """The terminal hung up (`TerminalDriver.Lost`): nobody is left to ask, so quit."""
+        if self.hooks.terminal_lost is not None:
+            self.hooks.terminal_lost()
+        else:
+            self.action_quit_app()
 
     def action_quit_app(self) -> None:
         self._call(self._quit_sequence(), "quit")

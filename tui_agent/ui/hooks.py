@@ -9,8 +9,10 @@ the old loop is closed (its log sealed) first. A callback left as None makes its
 is not available. No Textual import here: the
 command line builds this object before it decides whether to load the UI.
 
-`turn_end_notice` says how to tell the user that a turn ended while the terminal was not focused
-(`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None, as in tests: never.
+`turn_end_notice` says how to tell the user that a turn ended or an approval waits while the
+terminal was not focused (`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None,
+as in tests: never. `terminal_lost` is called when the terminal hangs up (the command line
+quits as for SIGHUP); None: the app quits as for Ctrl+Q.
 """
 
 from __future__ import annotations
@@ -35,3 +37,4 @@ class SessionHooks:
     resume: Callable[[str], Awaitable[LoopApi]] | None = None
     switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None
     turn_end_notice: Callable[[], str] | None = None
+    terminal_lost: Callable[[], None] | None = None

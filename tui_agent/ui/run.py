@@ -10,8 +10,10 @@ open another loop the same way (`SessionHooks`); the app closes the one it repla
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_SETUP = 2
+QUIT_DEADLINE_S = 2.0  # after a signal or a lost terminal, the process ends within this
 
 
 def run_app(config: LoopConfig, prompt: str | None) -> int:
@@ -36,9 +39,11 @@ def run_app(config: LoopConfig, prompt: str | None) -> int:
 async def _run(config: LoopConfig, prompt: str | None) -> int:
     from tui_agent.ui.app import TuiAgentApp
 
+    quitting = _Quitting()
     opening = OpeningLoop(_starting(config), lambda: _open(config))
-    app = TuiAgentApp(opening, initial_prompt=prompt, hooks=session_hooks(config))
-    stopped = _quit_on_signals(app)
+    hooks = replace(session_hooks(config), terminal_lost=quitting.hang_up)
+    app = TuiAgentApp(opening, initial_prompt=prompt, hooks=hooks)
+    quitting.watch(app)
     try:
         await app.run_async()
     finally:
@@ -46,24 +51,57 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
     if app.setup_error is not None:
         print(f"tui-agent: {app.setup_error}", file=sys.stderr)
         return EXIT_SETUP
-    return 128 + stopped[0] if stopped else EXIT_OK
+    return 128 + quitting.signum if quitting.signum else EXIT_OK
 
 
-def _quit_on_signals(app: TuiAgentApp) -> list[int]:
-    """SIGTERM and SIGHUP (the terminal went away) quit as Ctrl+Q does: the turn is cancelled,
-    its tools ended and the log sealed, then the app exits with 128 + the signal's number."""
-    received: list[int] = []
-    loop = asyncio.get_running_loop()
+class _Quitting:
+    """SIGTERM, SIGHUP and a terminal that hung up (taken as SIGHUP) quit as Ctrl+Q does: the turn
+    is cancelled, its tools ended and the log sealed, then the app exits with 128 + the signal's
+    number. The handlers are plain signal handlers, not the event loop's, so a signal is heard
+    even if the loop were stuck; and whatever the quit meets, the process ends QUIT_DEADLINE_S
+    after it began (`os._exit`: the reaper then ends the tool processes, and the log is left as a
+    crash leaves it, repaired when the session is next opened). A second signal ends it at once.
+    """
 
-    def on_signal(signum: int) -> None:
-        if not received:
-            received.append(signum)
-            app.action_quit_app()
+    def __init__(self) -> None:
+        self.signum = 0
+        self._app: TuiAgentApp | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
-            loop.add_signal_handler(signum, on_signal, signum)
-    return received
+    def watch(self, app: TuiAgentApp) -> None:
+        self._app = app
+        self._loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's choice stands
+                signal.signal(signum, self._on_signal)
+
+    def hang_up(self) -> None:
+        """The terminal is gone (called on the event loop): quit, as for SIGHUP."""
+        if not self.signum:
+            self._begin(signal.SIGHUP)
+            self._quit()
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        if self.signum:
+            self._exit_now()
+        self._begin(signum)
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._quit)
+
+    def _begin(self, signum: int) -> None:
+        self.signum = signum
+        deadline = threading.Timer(QUIT_DEADLINE_S, self._exit_now)
+        deadline.daemon = True
+        deadline.start()
+
+    def _quit(self) -> None:
+        assert self._app is not None
+        self._app.action_quit_app()
+
+    def _exit_now(self) -> None:
+        if self._app is not None:
+            self._app.restore_terminal_now()
+        os._exit(128 + self.signum)
 
 
 async def _open(config: LoopConfig) -> LoopApi:

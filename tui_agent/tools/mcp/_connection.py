@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 import os
 import tempfile
+import uuid
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from tui_agent.tools._groups import child_group, end_group, track
 from tui_agent.tools.mcp._config import McpServerConfig
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 STDERR_TAIL = 2_000  # characters of a server's stderr quoted in an error
 CLOSE_TIMEOUT_S = 10.0
+_MARKER = "TUI_AGENT_MCP_SERVER"  # in a stdio server's environment: how we find its pid
 
 
 class McpStartError(Exception):
@@ -82,11 +85,21 @@ class McpConnection:
             raise
 
     async def _own(self, ready: asyncio.Future[list[ServerTool]]) -> None:
+        # The SDK starts a stdio server as a process group of its own and ends it on close; the
+        # reaper is told the group (found by a marker in its environment), so it ends the server
+        # should this process die first (kill -9 included): one that ignores the end of its
+        # input would otherwise stay.
+        marker = f"{_MARKER}={uuid.uuid4().hex}"
+        group: int | None = None
         try:
             from mcp.client.session import ClientSession
 
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self._transport(marker))
+                if self.config.transport == "stdio":
+                    group = child_group(marker)
+                    if group is not None:
+                        track(group)
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
                 tools = await _list_tools(session)
@@ -102,8 +115,11 @@ class McpConnection:
                 ready.set_exception(McpStartError(self._with_tail(_describe(error))))
         finally:
             self._session = None
+            if group is not None:
+                end_group(group)  # the SDK has ended it, unless a cancel cut its stop short
 
-    def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
+    def _transport(self, marker: str) -> contextlib.AbstractAsyncContextManager[Any]:
+        """The SDK's transport; a stdio server gets `marker` in its environment (see `_own`)."""
         config = self.config
         if config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
@@ -113,8 +129,12 @@ class McpConnection:
             return streamable_http_client(config.url, http_client=client)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
+        name, value = marker.split("=", 1)
         params = StdioServerParameters(
-            command=config.command, args=list(config.args), env=dict(config.env), cwd=config.cwd
+            command=config.command,
+            args=list(config.args),
+            env={**config.env, name: value},
+            cwd=config.cwd,
         )
         # The SDK wants a text file for the child's stderr; only its descriptor is used.
         return stdio_client(params, errlog=cast(Any, self._stderr))

@@ -1,0 +1,76 @@
+"""The terminal driver when the terminal hangs up: the first failed write says the terminal is
+gone (once), and what follows is dropped instead of raised, so Textual's writer thread lives on
+and its queue never fills (a full queue blocks the event loop for ever); and the SIGCONT that
+comes with the hang-up does not start the terminal's application mode a second time."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+
+import pytest
+from textual.app import App
+
+from tui_agent.ui.terminal_driver import TerminalDriver, _TerminalOutput
+
+
+class HungUp(io.StringIO):
+    """A terminal that takes `good` writes, then fails every write and flush with EIO."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__()
+        self.good = good
+
+    def write(self, text: str) -> int:
+        if self.good == 0:
+            raise OSError(errno.EIO, "Input/output error")
+        self.good -= 1
+        return super().write(text)
+
+    def flush(self) -> None:
+        if self.good == 0:
+            raise OSError(errno.EIO, "Input/output error")
+
+
+def test_a_failed_write_reports_the_terminal_gone_once_and_later_output_is_dropped() -> None:
+    lost: list[str] = []
+    terminal = HungUp(good=1)
+    output = _TerminalOutput(terminal, lambda: lost.append("lost"))
+    output.write("frame 1")
+    assert lost == []
+    output.write("frame 2")
+    output.flush()
+    output.write("frame 3")
+    assert lost == ["lost"]
+    assert terminal.getvalue() == "frame 1"
+
+
+def test_a_full_terminal_is_not_taken_for_a_gone_one() -> None:
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    lost: list[str] = []
+    with pytest.raises(BlockingIOError):
+        _TerminalOutput(Full(), lambda: lost.append("lost")).write("frame")
+    assert lost == []
+
+
+async def test_only_a_sigcont_after_its_own_suspend_starts_the_terminal_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kernel sends SIGCONT with SIGHUP: that one must not start application mode anew."""
+    monkeypatch.setattr(signal, "signal", lambda *args: None)  # no handler of the test process
+    monkeypatch.setattr(os, "kill", lambda *args: None)  # and no SIGSTOP of it
+    driver = TerminalDriver(App())
+    done: list[str] = []
+    monkeypatch.setattr(driver, "suspend_application_mode", lambda: done.append("suspended"))
+    monkeypatch.setattr(driver, "resume_application_mode", lambda: done.append("resumed"))
+
+    driver._sigcont_application()  # a hang-up's SIGCONT, or a stray `kill -CONT`
+    assert done == []
+    driver._sigtstp_application()  # Ctrl+Z from outside
+    driver._sigcont_application()  # `fg`
+    assert done == ["suspended", "resumed"]

@@ -1,0 +1,142 @@
+"""The terminal driver: Textual's Linux driver, made to notice a terminal that went away.
+
+When the terminal hangs up (its window closed, `tmux kill-session`, an ssh link dropped), writing
+to it fails with EIO and reading it ends or fails. Textual's driver does not expect that: its
+writer thread dies on the first failed write, after which the bounded queue in front of it fills
+and the next write blocks the event loop for ever, so no signal handler of ours can run either;
+and the SIGCONT the kernel sends with SIGHUP makes it start application mode a second time (it
+resumes on any SIGCONT, not only after its own suspend). This driver drops the output the
+terminal can no longer take, resumes only after its own suspend, and tells the app once that the
+terminal is gone (`Lost`), whichever thread noticed. `restore_now` gives a live terminal back
+at once, for an exit that cannot wait.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+import termios
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
+
+END_WAIT_S = 0.2  # how long last words wait for a frame being written
+
+# What leaving application mode turns off: mouse reports, bracketed paste, in-band resize,
+# focus reports and the kitty keyboard protocol; line wrap and the cursor come back, and the
+# alternate screen goes.
+_LEAVE = (
+    "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?2004l\x1b[?2048l\x1b[?1004l"
+    "\x1b[<u\x1b[?7h\x1b[?1049l\x1b[?25h"
+)
+
+
+class TerminalDriver(LinuxDriver):
+    class Lost(Message):
+        """The terminal hung up: nothing more can be shown or typed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._output = _TerminalOutput(sys.__stderr__, self._lose)
+        # The writer thread (the only user of `_file`) calls write, flush and fileno.
+        self._file = self._output  # type: ignore[assignment]
+        self._lost = threading.Event()
+        self._suspended = False
+
+    @property
+    def lost(self) -> bool:
+        return self._lost.is_set()
+
+    def _lose(self) -> None:
+        if not self._lost.is_set():
+            self._lost.set()
+            self._app.post_message(self.Lost())  # thread-safe: it goes through the app's loop
+
+    def restore_now(self) -> None:
+        """Give the terminal back as it was (main screen, cursor, modes off, its settings), at
+        once and from any thread: for an exit that cannot wait for the orderly one."""
+        if self.lost:
+            return
+        with contextlib.suppress(OSError, termios.error):
+            self._output.end_with(_LEAVE)
+            if self.attrs_before is not None:
+                termios.tcsetattr(self.fileno, termios.TCSANOW, self.attrs_before)
+
+    def run_input_thread(self) -> None:
+        try:
+            super().run_input_thread()
+        except OSError as error:
+            if error.errno != errno.EIO:
+                raise  # Textual's own handling: the app panics, showing it
+            self._lose()
+
+    def _sigtstp_application(self, *args: Any) -> None:
+        self._suspended = self._auto_restart  # whether Textual leaves application mode now
+        super()._sigtstp_application(*args)
+
+    def _sigcont_application(self, *args: Any) -> None:
+        if self._suspended and not self.lost:
+            self._suspended = False
+            super()._sigcont_application(*args)
+
+
+class _TerminalOutput:
+    """The terminal as the driver's writer thread sees it: once a write fails, the terminal is
+    taken for gone and what follows is dropped, so the writer thread lives on and drains.
+    `end_with` writes last words that nothing follows."""
+
+    def __init__(self, file: IO[str] | None, lose: Callable[[], None]) -> None:
+        assert file is not None, "a terminal app has a stderr"
+        self._file = file
+        self._lose = lose
+        self._gone = False
+        self._lock = threading.Lock()  # a frame is written whole before the last words
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            if not self._gone:
+                try:
+                    self._file.write(text)
+                except BlockingIOError:
+                    raise  # a full terminal, not a gone one: Textual's own handling
+                except OSError:
+                    self._gone_now()
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._gone:
+                try:
+                    self._file.flush()
+                except BlockingIOError:
+                    raise
+                except OSError:
+                    self._gone_now()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def end_with(self, text: str) -> None:
+        """Write `text` straight to the terminal (what the writer buffered is dropped), then
+        nothing more. It waits a moment for a frame being written, never for a terminal that
+        takes nothing: the terminal is opened anew, not blocking, for these words."""
+        locked = self._lock.acquire(timeout=END_WAIT_S)
+        try:
+            self._gone = True
+            flags = os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY
+            terminal = os.open(os.ttyname(self.fileno()), flags)
+            try:
+                os.write(terminal, text.encode())
+            finally:
+                os.close(terminal)
+        finally:
+            if locked:
+                self._lock.release()
+
+    def _gone_now(self) -> None:
+        self._gone = True
+        self._lose()
