@@ -218,7 +218,8 @@ class _Replayer:
         if call is None:
             return
         text = ToolResult(output=record.output).text  # as the live event showed it
-        outcome = record.outcome or ("failed" if record.is_error else "succeeded")
+        # Logs older than `outcome` knew only the machine's word for a result: succeeded.
+        outcome = record.outcome or "succeeded"
         self.events.append(
             ev.ToolFinished(
                 id=call.id,

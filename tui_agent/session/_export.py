@@ -20,14 +20,21 @@ from tui_agent.context import Record, SessionMeta, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.replay import replay
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import TokenUsage
+from tui_agent.vocab import TokenUsage, ToolStatus
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
 SUFFIX: dict[ExportFormat, str] = {"md": ".md", "html": ".html", "jsonl": ".jsonl"}
 
-_GLYPH = {"succeeded": "✓", "failed": "✗", "aborted": "⊘", None: "…"}
-_STATE = {"succeeded": "done", "failed": "failed", "aborted": "stopped", None: "no result"}
+# Per `ToolStatus` (None: the log has no result for the call), as the app's rows show it.
+_GLYPH = {"done": "✓", "failed": "✗", "denied": "⊗", "aborted": "⊘", None: "…"}
+_STATE = {
+    "done": "done",
+    "failed": "failed",
+    "denied": "denied",
+    "aborted": "stopped",
+    None: "no result",
+}
 
 
 # ---------------------------------------------------------------- the parts, in order
@@ -49,7 +56,7 @@ class _Answer:
 class _Call:
     name: str
     arguments: str
-    outcome: str | None = None
+    status: ToolStatus | None = None
     output: str = ""
     diff: str | None = None
     child: list[_Part] | None = None  # a `task` call: what its sub-agent said and did
@@ -99,7 +106,7 @@ def _collect(
             case ev.ToolFinished():
                 call = calls.get(event.id)
                 if call is not None:
-                    call.outcome = event.outcome
+                    call.status = event.status
                     call.output = event.output
                     diff = (event.display or {}).get("diff")
                     call.diff = diff if isinstance(diff, str) else None
@@ -189,8 +196,8 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
                 if part.text:
                     out.append(part.text)
             case _Call():
-                state = _STATE[part.outcome]
-                out += [f"**{_GLYPH[part.outcome]} `{part.name}`** ({state})", ""]
+                state = _STATE[part.status]
+                out += [f"**{_GLYPH[part.status]} `{part.name}`** ({state})", ""]
                 out += [_fence(_pretty(part.arguments), "json")]
                 if part.diff:
                     out += ["", _fence(part.diff, "diff")]
@@ -217,7 +224,7 @@ margin:1.5rem 0 .5rem;white-space:pre-wrap}
 details{color:#555;margin:.5rem 0}details>div{white-space:pre-wrap;font-style:italic}
 .call{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}
 .call .head{font-family:ui-monospace,monospace}.failed .head{color:#b91c1c}
-.aborted .head{color:#92400e}
+.aborted .head,.denied .head{color:#92400e}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;font:13px/1.4 ui-monospace,monospace}
 .add{color:#166534;background:#dcfce7}.del{color:#991b1b;background:#fee2e2}.hunk{color:#6b21a8}
 .marker{font-weight:bold;margin:.75rem 0}.marker.error{color:#b91c1c}
@@ -272,8 +279,8 @@ def _html_parts(parts: list[_Part]) -> list[str]:
                 if part.text:
                     body.append(f'<div class="answer">{e(part.text)}</div>')
             case _Call():
-                head = f"{_GLYPH[part.outcome]} {e(part.name)} ({_STATE[part.outcome]})"
-                body.append(f'<div class="call {part.outcome or ""}">')
+                head = f"{_GLYPH[part.status]} {e(part.name)} ({_STATE[part.status]})"
+                body.append(f'<div class="call {part.status or ""}">')
                 body.append(f'<div class="head">{head}</div>')
                 body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
                 if part.diff:
