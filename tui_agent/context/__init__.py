@@ -64,6 +64,7 @@ from tui_agent.context._records import (
     TurnBegin,
     TurnEnd,
     TurnOutcome,
+    UsageAdded,
 )
 from tui_agent.context._summary import SUMMARY_KEY, is_summary, summary_entry
 
@@ -104,6 +105,7 @@ __all__ = [
     "TurnBegin",
     "TurnEnd",
     "TurnOutcome",
+    "UsageAdded",
     "compact",
     "describe_bad_lines",
     "estimate_tokens",

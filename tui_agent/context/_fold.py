@@ -40,6 +40,7 @@ from tui_agent.context._records import (
     ToolResultRecorded,
     TurnBegin,
     TurnEnd,
+    UsageAdded,
 )
 from tui_agent.context._summary import summary_entry
 from tui_agent.vocab import (
@@ -180,6 +181,7 @@ class Fold:
                 SessionMeta()
                 | TurnEnd()
                 | RetryRecorded()
+                | UsageAdded()
                 | FileCheckpoint()
                 | FilesRestored()
                 | ErrorReported()

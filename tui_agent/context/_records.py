@@ -153,6 +153,15 @@ class RetryRecorded(_Record):
     status: int | None = None
 
 
+class UsageAdded(_Record):
+    """Tokens spent outside this log's own steps: a sub-agent's (its steps are in its own
+    log). Replay adds them to the totals, as the live loop did, so a reopened session shows
+    the same figures."""
+
+    type: Literal["usage.added"] = "usage.added"
+    usage: TokenUsage
+
+
 class ErrorReported(_Record):
     """A failure the loop caught and told the user about (a subscriber that raised, an error a
     machine recorded). Not part of history: folding skips it."""
@@ -231,6 +240,7 @@ Record = Annotated[
     | Compaction
     | TurnEnd
     | RetryRecorded
+    | UsageAdded
     | ErrorReported
     | FileCheckpoint
     | FilesRestored

@@ -33,6 +33,7 @@ from tui_agent.context import (
     ToolResultRecorded,
     TurnBegin,
     TurnEnd,
+    UsageAdded,
 )
 from tui_agent.loop import events as ev
 from tui_agent.vocab import (
@@ -160,6 +161,9 @@ class _Replayer:
                         ts=record.ts,
                     )
                 )
+            case UsageAdded():
+                self.usage = self.usage + record.usage
+                self._usage_changed(record.ts)
             case Rewind():
                 self._rewind(record.turn, record.ts)
             case FilesRestored():

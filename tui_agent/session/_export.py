@@ -1,10 +1,12 @@
 """Exporting a session: its log as Markdown, one self-contained HTML page, or JSON lines.
 
 The export shows what the transcript showed, so it is rendered from the same replay of the log
-(`loop.replay`): the prompts, the answers and their thinking (folded in HTML), every tool call
-with its arguments and its result (an edit's diff as a diff block), the markers (interrupted,
-turn failed, context compacted) and the token usage. JSON lines are the replayed loop events, in
-the words `--output-format jsonl` uses.
+(`loop.replay`): the prompts with what went with them (`!command` output, `@file` contents), the
+answers and their thinking (Markdown, rendered in HTML by markdown-it-py with raw HTML and images
+off, so the page stays one safe self-contained file), every tool call with its arguments, its
+status and its result (an edit's diff as a diff block), the markers (retries, interrupted, turn
+failed, context compacted) and the token usage. JSON lines are the replayed loop events, in the
+words `--output-format jsonl` uses.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from markdown_it import MarkdownIt
+
 from tui_agent.context import Record, SessionMeta, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.replay import replay
+from tui_agent.session._attachments import Attachment, attachments_of
 from tui_agent.session._sessions import Session
 from tui_agent.vocab import TokenUsage, ToolStatus
 
@@ -40,10 +45,23 @@ _STATE = {
 # ---------------------------------------------------------------- the parts, in order
 
 
+# CommonMark and tables; raw HTML is shown as text and images as links, so nothing in a
+# session can run script in the page or make it fetch anything.
+_RENDER = (
+    MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).disable("image")
+)
+
+
 @dataclass
 class _Said:
     who: Literal["prompt", "steer", "notification"]
-    text: str
+    words: str
+    attachments: list[Attachment]
+
+    @classmethod
+    def of(cls, who: Literal["prompt", "steer", "notification"], text: str) -> _Said:
+        words, attachments = attachments_of(text)
+        return cls(who, words, attachments)
 
 
 @dataclass
@@ -92,11 +110,11 @@ def _collect(
     for event in events:
         match event:
             case ev.TurnStarted():
-                parts.extend(_Said("prompt", text) for text in event.texts)
+                parts.extend(_Said.of("prompt", text) for text in event.texts)
             case ev.NotificationQueued():
                 queued[event.text] = "steer" if event.source == "steer" else "notification"
             case ev.Drained():
-                parts.extend(_Said(queued.pop(t, "steer"), t) for t in event.texts)
+                parts.extend(_Said.of(queued.pop(t, "steer"), t) for t in event.texts)
             case ev.StepCompleted():
                 if event.text.strip() or event.thinking.strip():
                     parts.append(_Answer(event.thinking.strip(), event.text.strip()))
@@ -115,6 +133,8 @@ def _collect(
                 marker = event.result.marker()
                 if marker is not None:
                     parts.append(_Marker(*marker))
+            case ev.Retrying():
+                parts.append(_Marker("retry", _retried(event)))
             case ev.Compacted():
                 text = f"context compacted: {event.tokens_before} → {event.tokens_after} tokens"
                 parts.append(_Marker("compacted", text))
@@ -141,6 +161,20 @@ def _subagent(display: dict[str, object] | None, tasks: Path | None) -> list[_Pa
         return None
     path = tasks / Path(link["log"]).name
     return _collect(read_log(path), tasks)[0].parts if path.is_file() else None
+
+
+def _retried(event: ev.Retrying) -> str:
+    head = f"HTTP {event.status}" if event.status is not None else event.error_code
+    lines = event.message.strip().splitlines()
+    why = f"{head} · {lines[0]}" if lines else head
+    return f"⟳ {why}: retried (attempt {event.attempt}/{event.max_attempts})"
+
+
+def _attached(attachment: Attachment) -> str:
+    """What went with a prompt, named as the transcript's chip names it."""
+    if attachment.source.startswith("!"):
+        return f"$ {attachment.source[1:]} (its output went with the prompt)"
+    return f"{attachment.source} (attached)"
 
 
 def _usage_line(session: _Session) -> str:
@@ -187,7 +221,9 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
         out.append("")
         match part:
             case _Said():
-                out += [f"## {part.who.capitalize()}", "", part.text.strip()]
+                out += [f"## {part.who.capitalize()}", "", part.words.strip()]
+                for attachment in part.attachments:
+                    out += ["", f"**{_attached(attachment)}**", "", _fence(attachment.text)]
             case _Answer():
                 if part.thinking:
                     quoted = f"Thinking: {part.thinking}".split("\n")
@@ -220,15 +256,17 @@ h1{font-size:1.4rem}.facts{color:#666;font-size:.9rem}
 .prompt,.steer,.notification{border-left:4px solid #3b82f6;background:#eef4ff;padding:.5rem 1rem;
 margin:1.5rem 0 .5rem;white-space:pre-wrap}
 .steer{border-color:#a855f7;background:#f5efff}.notification{border-color:#999;background:#f3f3f3}
-.answer{white-space:pre-wrap;margin:.5rem 0}
-details{color:#555;margin:.5rem 0}details>div{white-space:pre-wrap;font-style:italic}
+.answer{margin:.5rem 0}.answer table,.thinking table{border-collapse:collapse}
+.answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}
+code{font:13px/1.4 ui-monospace,monospace;background:#f6f8fa;padding:0 .2rem}pre code{padding:0}
+details{color:#555;margin:.5rem 0}.thinking{font-style:italic}
 .call{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}
 .call .head{font-family:ui-monospace,monospace}.failed .head{color:#b91c1c}
 .aborted .head,.denied .head{color:#92400e}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;font:13px/1.4 ui-monospace,monospace}
 .add{color:#166534;background:#dcfce7}.del{color:#991b1b;background:#fee2e2}.hunk{color:#6b21a8}
 .marker{font-weight:bold;margin:.75rem 0}.marker.error{color:#b91c1c}
-.marker.interrupted,.marker.stopped,.marker.warning{color:#92400e}
+.marker.interrupted,.marker.stopped,.marker.warning,.marker.retry{color:#92400e}
 .usage{border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem;color:#666}
 """
 
@@ -269,15 +307,20 @@ def _html_parts(parts: list[_Part]) -> list[str]:
     for part in parts:
         match part:
             case _Said():
-                body.append(f'<div class="{part.who}">{e(part.text.strip())}</div>')
+                body.append(f'<div class="{part.who}">{e(part.words.strip())}</div>')
+                for attachment in part.attachments:
+                    body.append(
+                        f'<details class="attached"><summary>{e(_attached(attachment))}</summary>'
+                        f"<pre>{e(attachment.text.rstrip())}</pre></details>"
+                    )
             case _Answer():
                 if part.thinking:
                     body.append(
-                        f"<details><summary>Thinking</summary><div>{e(part.thinking)}</div>"
-                        "</details>"
+                        '<details><summary>Thinking</summary><div class="thinking">'
+                        f"{_RENDER.render(part.thinking)}</div></details>"
                     )
                 if part.text:
-                    body.append(f'<div class="answer">{e(part.text)}</div>')
+                    body.append(f'<div class="answer">{_RENDER.render(part.text)}</div>')
             case _Call():
                 head = f"{_GLYPH[part.status]} {e(part.name)} ({_STATE[part.status]})"
                 body.append(f'<div class="call {part.status or ""}">')

@@ -51,6 +51,10 @@ class Journal(Protocol):
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None: ...
 
+    def usage_added(self, usage: TokenUsage) -> None:
+        """Tokens spent outside this log's steps (a sub-agent's), counted in the totals."""
+        ...
+
     def compaction(
         self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int
     ) -> None: ...
