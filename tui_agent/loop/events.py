@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tui_agent.vocab import PlanItem, TokenUsage, ToolStatus, tool_status
 
@@ -137,11 +137,21 @@ class ToolFinished(_Event):
     is_error: bool
     display: dict[str, Any] | None = None
     background: bool = False
+    status: ToolStatus = "done"  # always derived from the fields above (see `_derive_status`)
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def status(self) -> ToolStatus:
-        return tool_status(is_error=self.is_error, display=self.display, outcome=self.outcome)
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_status(cls, data: Any) -> Any:
+        """The status is never given, only derived by the one rule (a status read back from
+        jsonl is derived again, so it cannot disagree with the fields it came from)."""
+        if not isinstance(data, dict):
+            return data
+        status = tool_status(
+            is_error=bool(data.get("is_error")),
+            display=data.get("display"),
+            outcome=data.get("outcome"),
+        )
+        return {**data, "status": status}
 
 
 class ApprovalRequested(_Event):
