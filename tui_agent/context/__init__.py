@@ -65,6 +65,7 @@ from tui_agent.context._records import (
     TurnEnd,
     TurnOutcome,
     UsageAdded,
+    UserCommand,
 )
 from tui_agent.context._summary import SUMMARY_KEY, is_summary, summary_entry
 
@@ -106,6 +107,7 @@ __all__ = [
     "TurnEnd",
     "TurnOutcome",
     "UsageAdded",
+    "UserCommand",
     "compact",
     "describe_bad_lines",
     "estimate_tokens",

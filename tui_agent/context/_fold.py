@@ -41,6 +41,7 @@ from tui_agent.context._records import (
     TurnBegin,
     TurnEnd,
     UsageAdded,
+    UserCommand,
 )
 from tui_agent.context._summary import summary_entry
 from tui_agent.vocab import (
@@ -182,6 +183,7 @@ class Fold:
                 | TurnEnd()
                 | RetryRecorded()
                 | UsageAdded()
+                | UserCommand()
                 | FileCheckpoint()
                 | FilesRestored()
                 | ErrorReported()

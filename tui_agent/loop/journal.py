@@ -30,6 +30,7 @@ from tui_agent.context import (
     TurnEnd,
     TurnOutcome,
     UsageAdded,
+    UserCommand,
 )
 from tui_agent.loop.adapters.journal import ToolOutcome
 from tui_agent.loop.events import Retrying, TurnResult
@@ -40,6 +41,7 @@ from tui_agent.vocab import (
     TokenUsage,
     ToolCall,
     ToolResult,
+    ToolStatus,
 )
 
 
@@ -104,6 +106,9 @@ class LogJournal:
 
     def usage_added(self, usage: TokenUsage) -> None:
         self.log.write(UsageAdded(usage=usage))
+
+    def user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        self.log.write(UserCommand(command=command, output=output, status=status))
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))

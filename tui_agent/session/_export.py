@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -59,9 +59,17 @@ class _Said:
     attachments: list[Attachment]
 
     @classmethod
-    def of(cls, who: Literal["prompt", "steer", "notification"], text: str) -> _Said:
+    def of(
+        cls, who: Literal["prompt", "steer", "notification"], text: str, shown: set[str]
+    ) -> _Said:
+        """`shown`: the outputs of the `!command` rows already in the export; an attachment
+        that repeats one keeps only its name (its text is emptied)."""
         words, attachments = attachments_of(text)
-        return cls(who, words, attachments)
+        kept = [
+            replace(a, text="") if a.source.startswith("!") and a.text.rstrip() in shown else a
+            for a in attachments
+        ]
+        return cls(who, words, kept)
 
 
 @dataclass
@@ -78,6 +86,22 @@ class _Call:
     output: str = ""
     diff: str | None = None
     child: list[_Part] | None = None  # a `task` call: what its sub-agent said and did
+
+    @property
+    def command(self) -> str | None:
+        """A `!command` the user ran (a row named `!`, as the app draws it), else None."""
+        if self.name != "!":
+            return None
+        try:
+            command = json.loads(self.arguments).get("command")
+        except (ValueError, AttributeError):
+            return None
+        return command if isinstance(command, str) else None
+
+    @property
+    def title(self) -> str:
+        command = self.command
+        return self.name if command is None else f"$ {command}"
 
 
 @dataclass
@@ -107,14 +131,15 @@ def _collect(
     parts: list[_Part] = []
     calls: dict[str, _Call] = {}
     queued: dict[str, Literal["steer", "notification"]] = {}
+    shown: set[str] = set()  # the outputs of `!command` rows, which prompts then carry
     for event in events:
         match event:
             case ev.TurnStarted():
-                parts.extend(_Said.of("prompt", text) for text in event.texts)
+                parts.extend(_Said.of("prompt", text, shown) for text in event.texts)
             case ev.NotificationQueued():
                 queued[event.text] = "steer" if event.source == "steer" else "notification"
             case ev.Drained():
-                parts.extend(_Said.of(queued.pop(t, "steer"), t) for t in event.texts)
+                parts.extend(_Said.of(queued.pop(t, "steer"), t, shown) for t in event.texts)
             case ev.StepCompleted():
                 if event.text.strip() or event.thinking.strip():
                     parts.append(_Answer(event.thinking.strip(), event.text.strip()))
@@ -129,6 +154,8 @@ def _collect(
                     diff = (event.display or {}).get("diff")
                     call.diff = diff if isinstance(diff, str) else None
                     call.child = _subagent(event.display, tasks)
+                    if call.command is not None:
+                        shown.add(call.output.rstrip())
             case ev.TurnFinished():
                 marker = event.result.marker()
                 if marker is not None:
@@ -172,9 +199,10 @@ def _retried(event: ev.Retrying) -> str:
 
 def _attached(attachment: Attachment) -> str:
     """What went with a prompt, named as the transcript's chip names it."""
-    if attachment.source.startswith("!"):
-        return f"$ {attachment.source[1:]} (its output went with the prompt)"
-    return f"{attachment.source} (attached)"
+    if not attachment.source.startswith("!"):
+        return f"{attachment.source} (attached)"
+    where = "" if attachment.text else ", shown above,"
+    return f"$ {attachment.source[1:]} (its output{where} went with the prompt)"
 
 
 def _usage_line(session: _Session) -> str:
@@ -223,7 +251,8 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
             case _Said():
                 out += [f"## {part.who.capitalize()}", "", part.words.strip()]
                 for attachment in part.attachments:
-                    out += ["", f"**{_attached(attachment)}**", "", _fence(attachment.text)]
+                    out += ["", f"**{_attached(attachment)}**"]
+                    out += ["", _fence(attachment.text)] if attachment.text else []
             case _Answer():
                 if part.thinking:
                     quoted = f"Thinking: {part.thinking}".split("\n")
@@ -233,8 +262,9 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
                     out.append(part.text)
             case _Call():
                 state = _STATE[part.status]
-                out += [f"**{_GLYPH[part.status]} `{part.name}`** ({state})", ""]
-                out += [_fence(_pretty(part.arguments), "json")]
+                out += [f"**{_GLYPH[part.status]} `{part.title}`** ({state})"]
+                if part.command is None:
+                    out += ["", _fence(_pretty(part.arguments), "json")]
                 if part.diff:
                     out += ["", _fence(part.diff, "diff")]
                 elif part.output.strip():
@@ -309,6 +339,9 @@ def _html_parts(parts: list[_Part]) -> list[str]:
             case _Said():
                 body.append(f'<div class="{part.who}">{e(part.words.strip())}</div>')
                 for attachment in part.attachments:
+                    if not attachment.text:
+                        body.append(f'<div class="attached">{e(_attached(attachment))}</div>')
+                        continue
                     body.append(
                         f'<details class="attached"><summary>{e(_attached(attachment))}</summary>'
                         f"<pre>{e(attachment.text.rstrip())}</pre></details>"
@@ -322,10 +355,11 @@ def _html_parts(parts: list[_Part]) -> list[str]:
                 if part.text:
                     body.append(f'<div class="answer">{_RENDER.render(part.text)}</div>')
             case _Call():
-                head = f"{_GLYPH[part.status]} {e(part.name)} ({_STATE[part.status]})"
+                head = f"{_GLYPH[part.status]} {e(part.title)} ({_STATE[part.status]})"
                 body.append(f'<div class="call {part.status or ""}">')
                 body.append(f'<div class="head">{head}</div>')
-                body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
+                if part.command is None:
+                    body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
                 if part.diff:
                     body.append(_diff_html(part.diff))
                 elif part.output.strip():
