@@ -201,6 +201,10 @@ def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], 
     from tui_agent.loop import events as ev
 
     def on_event(event: ev.LoopEvent) -> None:
+        if isinstance(event, ev.ToolFinished) and event.status == "denied":
+            # Nobody can answer an approval here: say each refusal (its result names the call
+            # and how to allow it), whatever the output format, on one line.
+            print(f"tui-agent: denied: {' '.join(event.output.split())}", file=sys.stderr)
         if output_format == "jsonl":
             if not isinstance(event, ev.MachineTransition):
                 sys.stdout.write(event.model_dump_json() + "\n")

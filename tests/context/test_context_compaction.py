@@ -93,6 +93,19 @@ async def test_keeps_the_last_request_and_the_unfinished_exchange_verbatim() -> 
     assert result.summary == SUMMARY
 
 
+async def test_an_answered_last_request_is_summarised_not_kept_as_if_open() -> None:
+    history = [*_long_session(), entry("assistant", "All 3 tests pass.")]
+    model = _answers()
+
+    result = await compact(history, model, "gpt-4.1")
+
+    assert isinstance(result, CompactionResult)
+    assert result.kept == ()  # nothing is open: no request follows the summary to be redone
+    assert "Now run the tests." in model.requests[0].messages[0].text
+    assert "All 3 tests pass." in model.requests[0].messages[0].text
+    assert "do not redo it" in result.history[0].message.text
+
+
 async def test_new_history_starts_with_the_summary_marked_as_earlier_conversation() -> None:
     result = await compact(_long_session(), _answers(), "gpt-4.1")
 

@@ -112,6 +112,33 @@ def test_text_mode_prints_the_final_answer_only(workspace: Path) -> None:
     assert done.stdout == "Hello there.\n"
 
 
+def test_ask_mode_headless_says_each_denied_call_on_stderr(workspace: Path) -> None:
+    steps = [
+        {
+            "tool_calls": [
+                {"name": "shell", "arguments": {"command": "touch made.txt"}},
+                {"name": "read_file", "arguments": {"path": "a.txt"}},
+                {"name": "write_file", "arguments": {"path": "c.txt", "content": "x"}},
+            ]
+        },
+        {"text": "I could not run those."},
+    ]
+    for output in ("text", "jsonl"):
+        with scripted_openai_server(steps) as server:
+            done = run_cli(server, workspace, "-p", "go", "--output-format", output)
+        assert done.returncode == 0, done.stderr
+        denied = [line for line in done.stderr.splitlines() if "denied" in line]
+        assert len(denied) == 2, done.stderr  # the read ran without asking
+        assert "shell" in denied[0] and "touch made.txt" in denied[0] and "--yolo" in denied[0]
+        assert "write_file" in denied[1] and "c.txt" in denied[1]
+        assert not (workspace / "made.txt").exists() and not (workspace / "c.txt").exists()
+        if output == "jsonl":
+            statuses = [e["status"] for e in events_of(done.stdout) if e["type"] == "tool.finished"]
+            assert sorted(statuses) == ["denied", "denied", "done"]
+        else:
+            assert done.stdout == "I could not run those.\n"
+
+
 def test_empty_response_is_retried_then_succeeds(workspace: Path) -> None:
     with scripted_openai_server([{"empty": True}, {"text": "Second time lucky."}]) as server:
         done = run_cli(server, workspace, "-p", "hello")

@@ -27,6 +27,7 @@ from tui_agent.kernel import (
     PromptGateFailed,
     SteerMerged,
     ToolDetached,
+    ToolRunContext,
     ToolSettled,
     TurnEnded,
     TurnOpened,
@@ -44,7 +45,9 @@ from tui_agent.vocab import (
     TokenUsage,
     ToolCall,
     ToolCallDelta,
+    ToolResult,
     UsageReported,
+    error_result,
     user_message,
 )
 
@@ -325,6 +328,22 @@ async def test_detached_tool_failure_becomes_an_async_failed_notification() -> N
     await settle()
     await r.agent.idle()
     assert r.lines()[4] == "user:[async tool failed] bg (tool_call_id=c1)\ndisk full"
+
+
+async def test_a_detached_tool_ending_in_an_error_result_is_told_as_failed() -> None:
+    finished = Gate()
+
+    async def failing(call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        ctx.detach("")
+        await finished.event.wait()
+        return error_result("exit status 2")  # what the tools layer answers, never raising
+
+    r = await rig(calls(("c1", "bg")), text("a"), text("b"), runner=ScriptedRunner(bg=failing))
+    await r.run("hi")
+    finished.open()
+    await settle()
+    await r.agent.idle()
+    assert r.lines()[4] == "user:[async tool failed] bg (tool_call_id=c1)\nexit status 2"
 
 
 async def test_detached_and_sync_tools_in_one_step_continue_after_both() -> None:

@@ -45,7 +45,7 @@ def test_a_tool_result_logged_before_outcomes_were_recorded_still_replays() -> N
     )
     events = replay(parse_log(old), context_window=1000).events
     finished = [e for e in events if isinstance(e, ev.ToolFinished)]
-    assert [(e.outcome, e.output) for e in finished] == [("failed", "boom")]
+    assert [(e.status, e.output) for e in finished] == [("failed", "boom")]
 
 
 def test_replay_totals_the_usage_of_every_answered_step() -> None:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from tests.loop.conftest import LoopMaker
 from tests.support.fake_model import Step, calls, fail, text
-from tui_agent.context import fold, project, read_log
+from tui_agent.context import INTERRUPTED_ANSWER, fold, project, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.hooks import Next
 from tui_agent.loop.service import (
@@ -126,6 +126,31 @@ async def test_cancel_while_streaming_salvages_the_partial_text(make_loop: LoopM
     records = read_log(log_path)
     assert [r.finish_reason for r in records if r.type == "step.end"] == [FinishReason.INTERRUPTED]
     assert [e.message.text for e in fold(records)] == ["write a story", "partial answ"]
+
+
+async def test_the_next_request_tells_the_model_its_cut_answer_was_interrupted(
+    make_loop: LoopMaker,
+) -> None:
+    step = Step([TextDelta(text="partial answ")])
+    step.hold = asyncio.Event()
+    service, model, log_path = await make_loop([step, text("ok"), text("ok again")])
+    seen = recorder(service)
+    first = await service.submit("write a story")
+    await until(lambda: of_type(seen, ev.AssistantDelta))
+    assert await service.cancel()
+    await first.result()
+    await (await service.submit("shorter, please")).result()
+    said = [(m.role, m.text) for m in model.requests[1].messages]
+    assert said == [
+        ("user", "write a story"),
+        ("assistant", f"partial answ\n\n{INTERRUPTED_ANSWER}"),
+        ("user", "shorter, please"),
+    ]
+    assert service.history()[1].message.text == "partial answ"  # the transcript keeps its words
+    await service.close()
+    # A resumed session tells the model the same: the log says the answer was cut off.
+    resumed = project(fold(read_log(log_path)))
+    assert resumed[1].text == f"partial answ\n\n{INTERRUPTED_ANSWER}"
 
 
 async def test_cancel_during_a_running_tool_pairs_an_aborted_result(

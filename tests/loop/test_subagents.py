@@ -16,10 +16,11 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.support.fake_model import Step, calls, play_next, text
-from tui_agent.context import EventLog, load_history
+from tui_agent.context import EventLog, load_history, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import SubagentOptions, build_loop
+from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.subagent import SUBAGENT_PROMPT
 from tui_agent.tools import ApprovalMode, Tool, ToolAborted, ToolArgs, ToolContext
@@ -199,6 +200,12 @@ async def test_a_childs_usage_is_added_to_the_parents_totals(
     # parent: 110 (calls) + 11 (text); child: 500 in + 50 out
     assert usage[-1].total.total == 110 + 11 + 550
     assert usage[-1].context_tokens == 11  # the parent's own context, not the child's
+
+    await service.close()
+    reopened = replay(read_log(tmp_path / "session" / "events.jsonl"), context_window=128_000)
+    assert reopened.usage == usage[-1].total  # the totals a reopened session carries on from
+    last = [e for e in reopened.events if isinstance(e, ev.UsageChanged)][-1]
+    assert (last.total, last.context_tokens) == (usage[-1].total, usage[-1].context_tokens)
 
 
 async def test_task_calls_in_one_step_run_in_parallel(

@@ -131,7 +131,31 @@ async def test_after_an_abort_no_queued_conflicting_tool_starts(tmp_path: Path) 
     results = dict(await task)
     assert gates.started() == ["w1"]
     assert results["w1"].text == "done w1"
-    assert results["w2"].text.startswith('The user manually interrupted "gated"')
+    assert results["w2"].text == (
+        'The user cancelled the turn before "gated" started, so it did not run. '
+        "Do not retry it unless asked."
+    )
+    assert results["w2"].display == {"outcome": "aborted", "reason": "user_cancelled"}
+
+
+async def test_a_queued_call_stopped_by_the_user_says_it_never_started(tmp_path: Path) -> None:
+    gates = Gates()
+    recorder = Recorder()
+    ex = executor(tmp_path, make_tool("gated", gates.run), grace=30)
+    calls = [
+        call("gated", "w1", text="w1", path="/a", write=True),
+        call("gated", "w2", text="w2", path="/a", write=True),  # waits for w1's slot
+    ]
+    task = asyncio.create_task(collect(ex, calls, recorder))
+    await settle()
+    recorder.signals["w2"].abort("user_stopped_call")
+    await settle()
+    gates.gate("w1").set()
+    results = dict(await task)
+    assert gates.started() == ["w1"]
+    text = results["w2"].text
+    assert text.startswith('The user cancelled "gated" before it started, so it did not run')
+    assert "while it ran" not in text
 
 
 async def test_stopping_one_call_leaves_the_others_running(tmp_path: Path) -> None:
@@ -270,4 +294,53 @@ async def test_an_abort_while_awaiting_approval_answers_at_once(tmp_path: Path) 
     task = asyncio.create_task(collect(ex, [call("risky", text="x")], signal=signal))
     await asked.wait()
     signal.abort("user_cancelled")
-    assert (await task)[0][1].text.startswith('The user manually interrupted "risky"')
+    assert (await task)[0][1].text.startswith('The user cancelled the turn before "risky" started')
+
+
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ({"path": "a.txt", "old_string": "gamma", "new_string": "x"}, "was not found in a.txt"),
+        ({"path": "a.txt", "old_string": "alpha", "new_string": "x"}, "occurs 2 times"),
+        ({"path": "gone.txt", "old_string": "alpha", "new_string": "x"}, "File not found"),
+    ],
+)
+async def test_an_edit_that_cannot_apply_fails_before_anyone_is_asked(
+    tmp_path: Path, arguments: dict[str, str], why: str
+) -> None:
+    from tui_agent.tools import ApprovalRequest, Decision, EditFile, Workspace
+
+    asked: list[ApprovalRequest] = []
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.once()
+
+    ex = executor(tmp_path, approvals=Approvals("ask", ask=ask))
+    (tmp_path / "ws" / "a.txt").write_text("alpha\nalpha\n")
+    ex.registry.register(EditFile(Workspace(tmp_path / "ws")))
+    recorder = Recorder()
+    results = await collect(ex, [call("edit_file", "c1", **arguments)], recorder)
+    assert asked == []
+    assert results[0][1].is_error and why in results[0][1].text
+    assert "awaiting_approval" not in recorder.states["c1"]
+    assert (tmp_path / "ws" / "a.txt").read_text() == "alpha\nalpha\n"
+
+
+async def test_an_edit_that_applies_is_still_asked_about(tmp_path: Path) -> None:
+    from tui_agent.tools import ApprovalRequest, Decision, EditFile, Workspace
+
+    asked: list[ApprovalRequest] = []
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.once()
+
+    ex = executor(tmp_path, approvals=Approvals("ask", ask=ask))
+    (tmp_path / "ws" / "a.txt").write_text("alpha\n")
+    ex.registry.register(EditFile(Workspace(tmp_path / "ws")))
+    edit = {"path": "a.txt", "old_string": "alpha", "new_string": "beta"}
+    results = await collect(ex, [call("edit_file", "c1", **edit)])
+    assert [r.tool_name for r in asked] == ["edit_file"]
+    assert not results[0][1].is_error
+    assert (tmp_path / "ws" / "a.txt").read_text() == "beta\n"

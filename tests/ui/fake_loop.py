@@ -122,6 +122,9 @@ class FakeLoop:
     async def compact(self) -> None:
         self.calls.append(("compact", None))
 
+    async def record_user_command(self, command: str, output: str, status: str) -> None:
+        self.calls.append(("user_command", (command, output, status)))
+
     async def undo_plan(self) -> RestorePlan | None:
         return self.plans[-1] if self.plans else None
 

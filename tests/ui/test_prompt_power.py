@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 from textual import events
 
+from tests.ui.fake_loop import INFO
 from tests.ui.real_loop import until
 from tests.ui.test_flows import app_on, send
+from tui_agent.context import UserCommand, read_log
+from tui_agent.loop.replay import replay
+from tui_agent.session import Session, export_session
 from tui_agent.ui.history_search import HistorySearch
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+from tui_agent.ui.view_model import MarkerBlock, ToolBlock, ViewModel
 
 
 @pytest.fixture
@@ -82,6 +86,37 @@ async def test_a_bang_command_runs_and_its_output_goes_with_the_next_prompt(
     (sent,) = user_texts(loop)
     assert sent.startswith("what did it say?")
     assert '<context source="!echo from-the-shell">' in sent and "from-the-shell" in sent
+
+
+async def test_a_bang_command_is_kept_in_the_log_for_resume_and_export(
+    workspace: Path,
+) -> None:
+    async with app_on([{"text": "Noted."}], workspace) as (app, pilot, loop):
+        await send(pilot, "!echo from-the-shell; exit 3")
+        await until(
+            pilot,
+            lambda: any(isinstance(b, ToolBlock) and b.state != "running" for b in app.vm.blocks),
+        )
+        await send(pilot, "what did it say?")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        row = next(b for b in app.vm.blocks if isinstance(b, ToolBlock))
+    session = Session.open(loop.info.session_id)
+    assert session is not None
+    records = read_log(session.events_path)
+    (logged,) = [r for r in records if isinstance(r, UserCommand)]
+    assert logged.command == "echo from-the-shell; exit 3"
+    assert (logged.output, logged.status) == (row.output, row.state)
+    # A resumed transcript draws the row again, with the status it had.
+    resumed = ViewModel(INFO, clock=lambda: 0.0)
+    for event in replay(records, context_window=0).events:
+        resumed.apply(event)
+    (again,) = [b for b in resumed.blocks if isinstance(b, ToolBlock)]
+    assert (again.name, again.summary, again.state) == ("!", logged.command, row.state)
+    # The export shows the command with its output once; the prompt names what went with it.
+    markdown = export_session(records, "md")
+    assert f"`$ {logged.command}`**" in markdown
+    assert markdown.count("from-the-shell\n") == 1
+    assert f"**$ {logged.command} (its output, shown above, went with the prompt)**" in markdown
 
 
 async def test_esc_stops_a_running_bang_command(workspace: Path) -> None:

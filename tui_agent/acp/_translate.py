@@ -15,7 +15,7 @@ from typing import Any, Literal
 from acp import schema as acp
 
 from tui_agent.loop import events as ev
-from tui_agent.vocab import HistoryEntry, PlanItem
+from tui_agent.vocab import HistoryEntry, PlanItem, ToolStatus, tool_status
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -65,7 +65,7 @@ class Translator:
                     session_update="tool_call_update", tool_call_id=event.id, status="in_progress"
                 )
             case ev.ToolFinished():
-                yield self.tool_end(event.id, event.output, failed=event.is_error)
+                yield self.tool_end(event.id, event.output, event.status)
             case ev.PlanUpdated():
                 yield plan_update(event.todos)
             case _:
@@ -91,7 +91,9 @@ class Translator:
                 for call in message.tool_calls:
                     yield self.tool_start(call.id, call.name, call.arguments)
             elif message.role == "tool" and message.tool_call_id in self._calls:
-                yield self.tool_end(message.tool_call_id, message.text, failed=message.is_error)
+                # History keeps no display marks: an error is all it can tell.
+                status = tool_status(is_error=message.is_error)
+                yield self.tool_end(message.tool_call_id, message.text, status)
 
     def tool_start(self, call_id: str, name: str, arguments: str) -> acp.ToolCallStart:
         args = _arguments(arguments)
@@ -109,7 +111,9 @@ class Translator:
             raw_input=args,
         )
 
-    def tool_end(self, call_id: str, output: str, *, failed: bool) -> acp.ToolCallProgress:
+    def tool_end(self, call_id: str, output: str, status: ToolStatus) -> acp.ToolCallProgress:
+        """ACP knows only completed and failed: a denied or stopped call did not complete."""
+        failed = status != "done"
         name, args = self._calls.get(call_id, ("", {}))
         content: list[acp.ContentToolCallContent | acp.FileEditToolCallContent] = []
         diff = None if failed else self._diff(name, args)

@@ -36,6 +36,7 @@ from tui_agent.context._projection import (
     EMPTY_OUTPUT,
     ERROR_EMPTY_OUTPUT,
     ERROR_PREFIX,
+    INTERRUPTED_ANSWER,
     project,
     project_tool_result,
     tool_result_text,
@@ -63,6 +64,8 @@ from tui_agent.context._records import (
     TurnBegin,
     TurnEnd,
     TurnOutcome,
+    UsageAdded,
+    UserCommand,
 )
 from tui_agent.context._summary import SUMMARY_KEY, is_summary, summary_entry
 
@@ -71,6 +74,7 @@ __all__ = [
     "ERROR_EMPTY_OUTPUT",
     "ERROR_PREFIX",
     "FORMAT_VERSION",
+    "INTERRUPTED_ANSWER",
     "INTERRUPTED_TOOL_OUTPUT",
     "SUMMARY_INSTRUCTIONS",
     "SUMMARY_KEY",
@@ -102,6 +106,8 @@ __all__ = [
     "TurnBegin",
     "TurnEnd",
     "TurnOutcome",
+    "UsageAdded",
+    "UserCommand",
     "compact",
     "describe_bad_lines",
     "estimate_tokens",

@@ -1,8 +1,10 @@
 """Compaction: replacing older history with a summary the same model writes, keeping the task.
 
-The history is split in two. Kept verbatim: the last user request and the tail from the last
-assistant on when it made tool calls (the unfinished exchange the model is about to answer),
-or the messages after the last final answer otherwise. Everything else is rendered as a plain
+The history is split in two. Kept verbatim: the tail from the last assistant on when it made
+tool calls (the unfinished exchange the model is about to answer), or the messages after the
+last final answer otherwise, and the last user request if it is still open (no final answer
+came after it). An answered request lives in the summary only: kept verbatim after it, it would
+read as a request to do again. Everything else is rendered as a plain
 transcript (tool calls as text, long outputs cut in the middle, the oldest non-request
 messages dropped first if it would not fit the window) and summarised under instructions that
 keep the user's requests, decisions, files touched, commands and open items. The new history
@@ -38,15 +40,15 @@ SUMMARY_INSTRUCTIONS = """\
 You are compacting the working memory of an AI coding agent. The conversation between a user \
 and the agent is too long for the context window, so its earlier part will be replaced by \
 your summary. The agent (another instance of you) will continue the work with nothing but \
-your summary, the user's latest request and the latest tool results. Anything you leave out \
-is lost.
+your summary and what is still open (the user's latest request if it is not answered yet, \
+and the latest tool results). Anything you leave out is lost.
 
 Write the summary in this structure, with these headings:
 
 ## User requests
 Every request and instruction the user gave, in order. Quote them verbatim when they are \
 short; otherwise keep every requirement, constraint, preference and acceptance criterion. \
-Mark which request is the current one.
+Mark which request is the current one, and say whether it has been answered.
 
 ## Progress and decisions
 What has been done so far, the decisions taken and why, approaches that were tried and \
@@ -181,13 +183,21 @@ def split_for_compaction(
         if message.role == "assistant":
             tail = index if message.tool_calls else index + 1
             break
+    answered = -1  # the last final answer (no calls): every request before it is answered
+    for index in range(len(entries) - 1, -1, -1):
+        message = entries[index].message
+        if message.role == "assistant" and not message.tool_calls:
+            answered = index
+            break
     request = None
     for index in range(len(entries) - 1, -1, -1):
         if entries[index].message.role == "user" and entries[index].meta.source == "input":
             request = index
             break
     kept_indices = list(range(tail, len(entries)))
-    if request is not None and request < tail:
+    if request is not None and answered < request < tail:
+        # Still open: the model is working on it. An answered one goes into the summary
+        # only; kept verbatim after it, it would read as a request to do again.
         kept_indices.insert(0, request)
     kept_set = set(kept_indices)
     older = [entry for index, entry in enumerate(entries) if index not in kept_set]

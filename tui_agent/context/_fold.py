@@ -40,6 +40,8 @@ from tui_agent.context._records import (
     ToolResultRecorded,
     TurnBegin,
     TurnEnd,
+    UsageAdded,
+    UserCommand,
 )
 from tui_agent.context._summary import summary_entry
 from tui_agent.vocab import (
@@ -76,6 +78,7 @@ class _OpenStep:
     usage: TokenUsage | None = None
     model: str | None = None
     message_id: str | None = None
+    interrupted: bool = False  # ended by a cancel: its text is a salvaged partial answer
 
     def owns(self, step_uuid: str) -> bool:
         if self.uuid is None:
@@ -94,7 +97,8 @@ class _OpenStep:
                 role="assistant", content=tuple(self.content), tool_calls=tuple(self.calls)
             ),
             meta=EntryMeta(
-                source="llm",
+                # As the live history has it, so the model is told the answer was cut off.
+                source="salvaged" if self.interrupted and not self.calls else "llm",
                 created_at=self.created_at,
                 model=self.model,
                 usage=self.usage,
@@ -178,6 +182,8 @@ class Fold:
                 SessionMeta()
                 | TurnEnd()
                 | RetryRecorded()
+                | UsageAdded()
+                | UserCommand()
                 | FileCheckpoint()
                 | FilesRestored()
                 | ErrorReported()
@@ -186,7 +192,10 @@ class Fold:
 
     def _end_step(self, record: StepEnd) -> None:
         step = self._open
-        if step is None or not step.owns(record.uuid) or record.finish_reason in _UNSEALING:
+        if step is None or not step.owns(record.uuid):
+            return
+        if record.finish_reason in _UNSEALING:
+            step.interrupted = record.finish_reason is FinishReason.INTERRUPTED
             return
         step.finish = Finish(reason=record.finish_reason, raw=record.raw_finish_reason)
         step.usage = record.usage

@@ -2,7 +2,8 @@
 
 What the model sees of a tool result differs from what the transcript shows: an error gets a
 status line, an empty output says so (some providers reject empty tool content, and the model
-should not guess), and the result's model-only `note` is appended. The projection also makes
+should not guess), and the result's model-only `note` is appended; an answer a cancel cut off
+(a `salvaged` entry) ends with "[interrupted by the user]". The projection also makes
 any history well-formed, whatever produced it: every assistant tool call is followed at once by
 exactly one tool message per call, in call order (a missing one says the tool was
 interrupted); stray tool messages, empty assistants and empty user messages are dropped; a
@@ -21,6 +22,7 @@ from tui_agent.vocab import ContentPart, HistoryEntry, Message, TextPart, is_vac
 ERROR_PREFIX = "<system>ERROR: Tool execution failed.</system>"
 EMPTY_OUTPUT = "<system>Tool output is empty.</system>"
 ERROR_EMPTY_OUTPUT = "<system>ERROR: Tool execution failed. Tool output is empty.</system>"
+INTERRUPTED_ANSWER = "[interrupted by the user]"
 
 
 def project(entries: Sequence[HistoryEntry]) -> list[Message]:
@@ -32,7 +34,8 @@ def _project(entries: Sequence[HistoryEntry]) -> list[Message]:
     messages: list[Message] = []
     index = 0
     while index < len(entries):
-        message = entries[index].message
+        entry = entries[index]
+        message = entry.message
         index += 1
         if message.role == "tool":
             continue  # answered calls consume their results below; these answer nothing
@@ -40,7 +43,10 @@ def _project(entries: Sequence[HistoryEntry]) -> list[Message]:
             content = tuple(part for part in message.content if not is_vacuous(part))
             if not content and not message.tool_calls:
                 continue
-            if len(content) != len(message.content):
+            if entry.meta.source == "salvaged":
+                # Cut off by a cancel: the model must not take it for a whole answer.
+                content = (*content, TextPart(text=f"\n\n{INTERRUPTED_ANSWER}"))
+            if content != message.content:
                 message = message.model_copy(update={"content": content})
             messages.append(message)
             answers: dict[str, HistoryEntry] = {}

@@ -14,7 +14,15 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, Message, TokenUsage, ToolCall
+from tui_agent.vocab import (
+    ContentPart,
+    FinishReason,
+    HistoryEntry,
+    Message,
+    TokenUsage,
+    ToolCall,
+    ToolStatus,
+)
 
 FORMAT_VERSION = 1
 
@@ -153,6 +161,26 @@ class RetryRecorded(_Record):
     status: int | None = None
 
 
+class UserCommand(_Record):
+    """A `!command` the user ran, with its output and status (`done`, `failed`, `aborted`),
+    as its row showed them. Not history: the output reaches the model inside the next
+    prompt's text. Replay draws the row again and exports include it."""
+
+    type: Literal["user.command"] = "user.command"
+    command: str
+    output: str
+    status: ToolStatus
+
+
+class UsageAdded(_Record):
+    """Tokens spent outside this log's own steps: a sub-agent's (its steps are in its own
+    log). Replay adds them to the totals, as the live loop did, so a reopened session shows
+    the same figures."""
+
+    type: Literal["usage.added"] = "usage.added"
+    usage: TokenUsage
+
+
 class ErrorReported(_Record):
     """A failure the loop caught and told the user about (a subscriber that raised, an error a
     machine recorded). Not part of history: folding skips it."""
@@ -231,6 +259,8 @@ Record = Annotated[
     | Compaction
     | TurnEnd
     | RetryRecorded
+    | UsageAdded
+    | UserCommand
     | ErrorReported
     | FileCheckpoint
     | FilesRestored

@@ -17,9 +17,10 @@ _HEAD = (
     "Below is a summary of it, written by you. It is not a new request from the user.</system>"
 )
 _TAIL = (
-    "<system>Continue the work from where the summary leaves off. The user's latest request "
-    "and any unfinished tool exchange follow verbatim, unless they are part of the summary."
-    "</system>"
+    "<system>Continue from where the summary leaves off. What is still open follows verbatim "
+    "(the user's latest request if it is not answered yet, and any unfinished tool exchange); "
+    "a request that appears only in the summary has been dealt with, so do not redo it unless "
+    "the user asks again.</system>"
 )
 
 

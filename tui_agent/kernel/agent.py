@@ -421,8 +421,7 @@ class AgentMachine(KernelChart):
                 self.background.discard(call_id)
                 self.tools.pop(call_id, None)
                 self._emit(ToolSettled(call_id, name, _final(outcome), result, background=True))
-                succeeded = outcome == "succeeded"
-                self.notifications.append(async_tool_notification(call_id, name, succeeded, result))
+                self.notifications.append(async_tool_notification(call_id, name, outcome, result))
             elif call_id in self.turn_tools:
                 self.turn_tools.discard(call_id)
                 self.tools.pop(call_id, None)

@@ -11,6 +11,8 @@ from tui_agent.vocab import (
     Message,
     TextPart,
     ToolResult,
+    ToolStatus,
+    tool_status,
 )
 
 
@@ -28,11 +30,21 @@ def merge_steer(items: Sequence[HistoryEntry]) -> HistoryEntry:
     return HistoryEntry(message=Message(role="user", content=content), meta=meta)
 
 
+_VERBS: dict[ToolStatus, str] = {
+    "done": "completed",
+    "failed": "failed",
+    "denied": "denied",
+    "aborted": "stopped",
+}
+
+
 def async_tool_notification(
-    call_id: str, name: str, succeeded: bool, result: ToolResult
+    call_id: str, name: str, outcome: str, result: ToolResult
 ) -> HistoryEntry:
-    """How a background call's completion (or failure) reaches the model later."""
-    verb = "completed" if succeeded else "failed"
+    """How a background call's completion (or failure) reaches the model later: said with
+    the call's status (`tool_status`), so an error result never reads as completed."""
+    status = tool_status(is_error=result.is_error, display=result.display, outcome=outcome)
+    verb = _VERBS[status]
     head = f"[async tool {verb}] {name} (tool_call_id={call_id})"
     if isinstance(result.output, str):
         content: tuple[ContentPart, ...] = (TextPart(text=f"{head}\n{result.output}"),)

@@ -194,6 +194,11 @@ class TurnPolicy:
         self.plan = plan
         self.publish(ev.PlanUpdated(todos=plan))
 
+    def subagent_usage(self, usage: TokenUsage) -> None:
+        """A sub-agent's tokens: counted, and logged so a reopened session counts them too."""
+        self._journal.usage_added(usage)
+        self.add_usage(usage)
+
     def add_usage(self, usage: TokenUsage) -> None:
         self.usage = self.usage + usage
         self.publish(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry
+from tui_agent.vocab import HistoryEntry, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -150,6 +150,11 @@ class LoopApi(Protocol):
 
     async def compact(self) -> None:
         """Summarise the history now; a `compacted` event or a notice says how it went."""
+        ...
+
+    async def record_user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        """Log a `!command` the user ran, as its row showed it (a resumed transcript and an
+        export show it again; its output reaches the model with the next prompt)."""
         ...
 
     async def undo_plan(self) -> RestorePlan | None:

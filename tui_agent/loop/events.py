@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tui_agent.vocab import PlanItem, TokenUsage
+from tui_agent.vocab import PlanItem, TokenUsage, ToolStatus, tool_status
 
 
 class _Event(BaseModel):
@@ -115,7 +115,8 @@ class ToolStateChanged(_Event):
     type: Literal["tool.state"] = "tool.state"
     id: str
     name: str
-    state: str  # queued | awaiting_approval | running | detached | done | failed | aborted
+    # queued | awaiting_approval | running | detached, then the final `ToolStatus`
+    state: str
 
 
 class ToolUpdated(_Event):
@@ -125,6 +126,9 @@ class ToolUpdated(_Event):
 
 
 class ToolFinished(_Event):
+    """A call ended. `status` is what every view shows; `outcome` (the tool machine's final
+    state) and `is_error` stay for older readers of `--output-format jsonl`."""
+
     type: Literal["tool.finished"] = "tool.finished"
     id: str
     name: str
@@ -133,6 +137,21 @@ class ToolFinished(_Event):
     is_error: bool
     display: dict[str, Any] | None = None
     background: bool = False
+    status: ToolStatus = "done"  # always derived from the fields above (see `_derive_status`)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_status(cls, data: Any) -> Any:
+        """The status is never given, only derived by the one rule (a status read back from
+        jsonl is derived again, so it cannot disagree with the fields it came from)."""
+        if not isinstance(data, dict):
+            return data
+        status = tool_status(
+            is_error=bool(data.get("is_error")),
+            display=data.get("display"),
+            outcome=data.get("outcome"),
+        )
+        return {**data, "status": status}
 
 
 class ApprovalRequested(_Event):

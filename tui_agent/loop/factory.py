@@ -187,7 +187,9 @@ async def build_loop(
                 checkpoints=checkpoints,
             )
 
-        registry.register(Task(subagents, spawn, policy.add_usage, policy.publish, registry.names))
+        registry.register(
+            Task(subagents, spawn, policy.subagent_usage, policy.publish, registry.names)
+        )
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     system = system_prompt(registry.names)

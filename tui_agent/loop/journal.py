@@ -29,6 +29,8 @@ from tui_agent.context import (
     TurnBegin,
     TurnEnd,
     TurnOutcome,
+    UsageAdded,
+    UserCommand,
 )
 from tui_agent.loop.adapters.journal import ToolOutcome
 from tui_agent.loop.events import Retrying, TurnResult
@@ -39,6 +41,7 @@ from tui_agent.vocab import (
     TokenUsage,
     ToolCall,
     ToolResult,
+    ToolStatus,
 )
 
 
@@ -100,6 +103,12 @@ class LogJournal:
     def retrying(self, event: Retrying) -> None:
         # The record keeps the event's words (the turn is the one the log is in).
         self.log.write(RetryRecorded(**event.model_dump(exclude={"type", "ts", "turn_id"})))
+
+    def usage_added(self, usage: TokenUsage) -> None:
+        self.log.write(UsageAdded(usage=usage))
+
+    def user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        self.log.write(UserCommand(command=command, output=output, status=status))
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None:
         self.log.write(TurnEnd(turn_id=turn_id, result=TurnOutcome(**result.model_dump())))

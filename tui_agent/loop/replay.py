@@ -6,11 +6,13 @@ a call they stopped, the "interrupted" and "turn failed" markers) and the same t
 (turn started, step completed, tool started and finished, drained, turn finished, compacted,
 usage), so observers rebuild their state through the very code that built it live; it also
 totals the usage the resumed loop carries on from. A `rewind` drops the events of the turns it
-undoes; `files.restored` becomes the notice /undo and /rewind showed.
+undoes; `files.restored` becomes the notice /undo and /rewind showed; a `!command` becomes the
+call named `!` the app drew for it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -33,6 +35,8 @@ from tui_agent.context import (
     ToolResultRecorded,
     TurnBegin,
     TurnEnd,
+    UsageAdded,
+    UserCommand,
 )
 from tui_agent.loop import events as ev
 from tui_agent.vocab import (
@@ -88,6 +92,7 @@ class _Replayer:
         self.opening: list[HistoryEntry] | None = None  # a turn's first entries, not yet shown
         self.step: _Step | None = None
         self.calls: dict[str, ToolCall] = {}
+        self.user_commands = 0
 
     def apply(self, record: Record) -> None:
         match record:
@@ -160,6 +165,11 @@ class _Replayer:
                         ts=record.ts,
                     )
                 )
+            case UserCommand():
+                self._user_command(record)
+            case UsageAdded():
+                self.usage = self.usage + record.usage
+                self._usage_changed(record.ts)
             case Rewind():
                 self._rewind(record.turn, record.ts)
             case FilesRestored():
@@ -218,7 +228,8 @@ class _Replayer:
         if call is None:
             return
         text = ToolResult(output=record.output).text  # as the live event showed it
-        outcome = record.outcome or ("failed" if record.is_error else "succeeded")
+        # Logs older than `outcome` knew only the machine's word for a result: succeeded.
+        outcome = record.outcome or "succeeded"
         self.events.append(
             ev.ToolFinished(
                 id=call.id,
@@ -227,6 +238,23 @@ class _Replayer:
                 output=text,
                 is_error=record.is_error,
                 display=record.display,
+                ts=record.ts,
+            )
+        )
+
+    def _user_command(self, record: UserCommand) -> None:
+        """The row a `!command` drew: a call named `!`, as the app draws it."""
+        self.user_commands += 1
+        call_id = f"user-{self.user_commands}"
+        arguments = json.dumps({"command": record.command})
+        self.events.append(ev.ToolStarted(id=call_id, name="!", arguments=arguments, ts=record.ts))
+        self.events.append(
+            ev.ToolFinished(
+                id=call_id,
+                name="!",
+                outcome="aborted" if record.status == "aborted" else "succeeded",
+                output=record.output,
+                is_error=record.status == "failed",
                 ts=record.ts,
             )
         )

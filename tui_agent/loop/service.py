@@ -41,6 +41,7 @@ from tui_agent.vocab import (
     LLMError,
     LLMErrorKind,
     PlanItem,
+    ToolStatus,
     TurnError,
     user_message,
 )
@@ -240,6 +241,9 @@ class AgentLoopService:
         self._set_approval_mode(mode)
         self._info = LoopInfo(**{**self._info.__dict__, "approval_mode": mode})
         self._publish(ev.Notice(level="info", text=f"Approval mode: {mode}"))
+
+    async def record_user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        self._journal.user_command(command, output, status)
 
     async def compact(self) -> None:
         if self._compactor is None:

@@ -112,6 +112,19 @@ def split_attachments(text: str) -> tuple[str, list[str]]:
     return text[: first.start()], [m.group("source") for m in SECTION.finditer(text)]
 
 
+def attachments_of(text: str) -> tuple[str, list[Attachment]]:
+    """The user's words and each attachment whole, as `attach` wrote them (for exports)."""
+    sections = list(SECTION.finditer(text))
+    if not sections:
+        return text, []
+    found = []
+    for index, match in enumerate(sections):
+        end = sections[index + 1].start() if index + 1 < len(sections) else len(text)
+        body = text[match.end() : end].removesuffix("\n</context>")
+        found.append(Attachment(match.group("source"), body))
+    return text[: sections[0].start()], found
+
+
 def _quote(source: str) -> str:
     return source.replace('"', "'").replace("\n", " ")
 

@@ -1,10 +1,12 @@
 """Exporting a session: its log as Markdown, one self-contained HTML page, or JSON lines.
 
 The export shows what the transcript showed, so it is rendered from the same replay of the log
-(`loop.replay`): the prompts, the answers and their thinking (folded in HTML), every tool call
-with its arguments and its result (an edit's diff as a diff block), the markers (interrupted,
-turn failed, context compacted) and the token usage. JSON lines are the replayed loop events, in
-the words `--output-format jsonl` uses.
+(`loop.replay`): the prompts with what went with them (`!command` output, `@file` contents), the
+answers and their thinking (Markdown, rendered in HTML by markdown-it-py with raw HTML and images
+off, so the page stays one safe self-contained file), every tool call with its arguments, its
+status and its result (an edit's diff as a diff block), the markers (retries, interrupted, turn
+failed, context compacted) and the token usage. JSON lines are the replayed loop events, in the
+words `--output-format jsonl` uses.
 """
 
 from __future__ import annotations
@@ -12,31 +14,62 @@ from __future__ import annotations
 import html
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
+
+from markdown_it import MarkdownIt
 
 from tui_agent.context import Record, SessionMeta, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.replay import replay
+from tui_agent.session._attachments import Attachment, attachments_of
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import TokenUsage
+from tui_agent.vocab import TokenUsage, ToolStatus
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
 SUFFIX: dict[ExportFormat, str] = {"md": ".md", "html": ".html", "jsonl": ".jsonl"}
 
-_GLYPH = {"succeeded": "✓", "failed": "✗", "aborted": "⊘", None: "…"}
-_STATE = {"succeeded": "done", "failed": "failed", "aborted": "stopped", None: "no result"}
+# Per `ToolStatus` (None: the log has no result for the call), as the app's rows show it.
+_GLYPH = {"done": "✓", "failed": "✗", "denied": "⊗", "aborted": "⊘", None: "…"}
+_STATE = {
+    "done": "done",
+    "failed": "failed",
+    "denied": "denied",
+    "aborted": "stopped",
+    None: "no result",
+}
 
 
 # ---------------------------------------------------------------- the parts, in order
 
 
+# CommonMark and tables; raw HTML is shown as text and images as links, so nothing in a
+# session can run script in the page or make it fetch anything.
+_RENDER = (
+    MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).disable("image")
+)
+
+
 @dataclass
 class _Said:
     who: Literal["prompt", "steer", "notification"]
-    text: str
+    words: str
+    attachments: list[Attachment]
+
+    @classmethod
+    def of(
+        cls, who: Literal["prompt", "steer", "notification"], text: str, shown: set[str]
+    ) -> _Said:
+        """`shown`: the outputs of the `!command` rows already in the export; an attachment
+        that repeats one keeps only its name (its text is emptied)."""
+        words, attachments = attachments_of(text)
+        kept = [
+            replace(a, text="") if a.source.startswith("!") and a.text.rstrip() in shown else a
+            for a in attachments
+        ]
+        return cls(who, words, kept)
 
 
 @dataclass
@@ -49,10 +82,26 @@ class _Answer:
 class _Call:
     name: str
     arguments: str
-    outcome: str | None = None
+    status: ToolStatus | None = None
     output: str = ""
     diff: str | None = None
     child: list[_Part] | None = None  # a `task` call: what its sub-agent said and did
+
+    @property
+    def command(self) -> str | None:
+        """A `!command` the user ran (a row named `!`, as the app draws it), else None."""
+        if self.name != "!":
+            return None
+        try:
+            command = json.loads(self.arguments).get("command")
+        except (ValueError, AttributeError):
+            return None
+        return command if isinstance(command, str) else None
+
+    @property
+    def title(self) -> str:
+        command = self.command
+        return self.name if command is None else f"$ {command}"
 
 
 @dataclass
@@ -82,14 +131,15 @@ def _collect(
     parts: list[_Part] = []
     calls: dict[str, _Call] = {}
     queued: dict[str, Literal["steer", "notification"]] = {}
+    shown: set[str] = set()  # the outputs of `!command` rows, which prompts then carry
     for event in events:
         match event:
             case ev.TurnStarted():
-                parts.extend(_Said("prompt", text) for text in event.texts)
+                parts.extend(_Said.of("prompt", text, shown) for text in event.texts)
             case ev.NotificationQueued():
                 queued[event.text] = "steer" if event.source == "steer" else "notification"
             case ev.Drained():
-                parts.extend(_Said(queued.pop(t, "steer"), t) for t in event.texts)
+                parts.extend(_Said.of(queued.pop(t, "steer"), t, shown) for t in event.texts)
             case ev.StepCompleted():
                 if event.text.strip() or event.thinking.strip():
                     parts.append(_Answer(event.thinking.strip(), event.text.strip()))
@@ -99,15 +149,19 @@ def _collect(
             case ev.ToolFinished():
                 call = calls.get(event.id)
                 if call is not None:
-                    call.outcome = event.outcome
+                    call.status = event.status
                     call.output = event.output
                     diff = (event.display or {}).get("diff")
                     call.diff = diff if isinstance(diff, str) else None
                     call.child = _subagent(event.display, tasks)
+                    if call.command is not None:
+                        shown.add(call.output.rstrip())
             case ev.TurnFinished():
                 marker = event.result.marker()
                 if marker is not None:
                     parts.append(_Marker(*marker))
+            case ev.Retrying():
+                parts.append(_Marker("retry", _retried(event)))
             case ev.Compacted():
                 text = f"context compacted: {event.tokens_before} → {event.tokens_after} tokens"
                 parts.append(_Marker("compacted", text))
@@ -134,6 +188,21 @@ def _subagent(display: dict[str, object] | None, tasks: Path | None) -> list[_Pa
         return None
     path = tasks / Path(link["log"]).name
     return _collect(read_log(path), tasks)[0].parts if path.is_file() else None
+
+
+def _retried(event: ev.Retrying) -> str:
+    head = f"HTTP {event.status}" if event.status is not None else event.error_code
+    lines = event.message.strip().splitlines()
+    why = f"{head} · {lines[0]}" if lines else head
+    return f"⟳ {why}: retried (attempt {event.attempt}/{event.max_attempts})"
+
+
+def _attached(attachment: Attachment) -> str:
+    """What went with a prompt, named as the transcript's chip names it."""
+    if not attachment.source.startswith("!"):
+        return f"{attachment.source} (attached)"
+    where = "" if attachment.text else ", shown above,"
+    return f"$ {attachment.source[1:]} (its output{where} went with the prompt)"
 
 
 def _usage_line(session: _Session) -> str:
@@ -180,7 +249,10 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
         out.append("")
         match part:
             case _Said():
-                out += [f"## {part.who.capitalize()}", "", part.text.strip()]
+                out += [f"## {part.who.capitalize()}", "", part.words.strip()]
+                for attachment in part.attachments:
+                    out += ["", f"**{_attached(attachment)}**"]
+                    out += ["", _fence(attachment.text)] if attachment.text else []
             case _Answer():
                 if part.thinking:
                     quoted = f"Thinking: {part.thinking}".split("\n")
@@ -189,9 +261,10 @@ def _markdown_parts(parts: list[_Part]) -> list[str]:
                 if part.text:
                     out.append(part.text)
             case _Call():
-                state = _STATE[part.outcome]
-                out += [f"**{_GLYPH[part.outcome]} `{part.name}`** ({state})", ""]
-                out += [_fence(_pretty(part.arguments), "json")]
+                state = _STATE[part.status]
+                out += [f"**{_GLYPH[part.status]} `{part.title}`** ({state})"]
+                if part.command is None:
+                    out += ["", _fence(_pretty(part.arguments), "json")]
                 if part.diff:
                     out += ["", _fence(part.diff, "diff")]
                 elif part.output.strip():
@@ -213,15 +286,17 @@ h1{font-size:1.4rem}.facts{color:#666;font-size:.9rem}
 .prompt,.steer,.notification{border-left:4px solid #3b82f6;background:#eef4ff;padding:.5rem 1rem;
 margin:1.5rem 0 .5rem;white-space:pre-wrap}
 .steer{border-color:#a855f7;background:#f5efff}.notification{border-color:#999;background:#f3f3f3}
-.answer{white-space:pre-wrap;margin:.5rem 0}
-details{color:#555;margin:.5rem 0}details>div{white-space:pre-wrap;font-style:italic}
+.answer{margin:.5rem 0}.answer table,.thinking table{border-collapse:collapse}
+.answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}
+code{font:13px/1.4 ui-monospace,monospace;background:#f6f8fa;padding:0 .2rem}pre code{padding:0}
+details{color:#555;margin:.5rem 0}.thinking{font-style:italic}
 .call{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}
 .call .head{font-family:ui-monospace,monospace}.failed .head{color:#b91c1c}
-.aborted .head{color:#92400e}
+.aborted .head,.denied .head{color:#92400e}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;font:13px/1.4 ui-monospace,monospace}
 .add{color:#166534;background:#dcfce7}.del{color:#991b1b;background:#fee2e2}.hunk{color:#6b21a8}
 .marker{font-weight:bold;margin:.75rem 0}.marker.error{color:#b91c1c}
-.marker.interrupted,.marker.stopped,.marker.warning{color:#92400e}
+.marker.interrupted,.marker.stopped,.marker.warning,.marker.retry{color:#92400e}
 .usage{border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem;color:#666}
 """
 
@@ -262,20 +337,29 @@ def _html_parts(parts: list[_Part]) -> list[str]:
     for part in parts:
         match part:
             case _Said():
-                body.append(f'<div class="{part.who}">{e(part.text.strip())}</div>')
+                body.append(f'<div class="{part.who}">{e(part.words.strip())}</div>')
+                for attachment in part.attachments:
+                    if not attachment.text:
+                        body.append(f'<div class="attached">{e(_attached(attachment))}</div>')
+                        continue
+                    body.append(
+                        f'<details class="attached"><summary>{e(_attached(attachment))}</summary>'
+                        f"<pre>{e(attachment.text.rstrip())}</pre></details>"
+                    )
             case _Answer():
                 if part.thinking:
                     body.append(
-                        f"<details><summary>Thinking</summary><div>{e(part.thinking)}</div>"
-                        "</details>"
+                        '<details><summary>Thinking</summary><div class="thinking">'
+                        f"{_RENDER.render(part.thinking)}</div></details>"
                     )
                 if part.text:
-                    body.append(f'<div class="answer">{e(part.text)}</div>')
+                    body.append(f'<div class="answer">{_RENDER.render(part.text)}</div>')
             case _Call():
-                head = f"{_GLYPH[part.outcome]} {e(part.name)} ({_STATE[part.outcome]})"
-                body.append(f'<div class="call {part.outcome or ""}">')
+                head = f"{_GLYPH[part.status]} {e(part.title)} ({_STATE[part.status]})"
+                body.append(f'<div class="call {part.status or ""}">')
                 body.append(f'<div class="head">{head}</div>')
-                body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
+                if part.command is None:
+                    body.append(f"<pre>{e(_pretty(part.arguments))}</pre>")
                 if part.diff:
                     body.append(_diff_html(part.diff))
                 elif part.output.strip():

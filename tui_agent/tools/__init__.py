@@ -29,6 +29,7 @@ from tui_agent.tools._files import (
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
+from tui_agent.tools._results import aborted as aborted_result
 from tui_agent.tools._rg import rg_files, rg_path
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
@@ -73,6 +74,7 @@ __all__ = [
     "Workspace",
     "WorkspaceError",
     "WriteFile",
+    "aborted_result",
     "command_prefix",
     "conflict",
     "default_registry",

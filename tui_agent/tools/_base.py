@@ -1,9 +1,10 @@
 """The tool contract: a typed argument model, what a call touches, and how it runs.
 
 A tool subclasses `Tool[ArgsModel]`. The pydantic model's JSON Schema is what the model sees;
-`accesses` feeds the scheduler; `approval_rule`, `describe` and `preview` feed approvals and the
-UI; `execute` does the work with a `ToolContext` (abort signal, progress updates, detaching into
-the background, the workspace and the call id).
+`accesses` feeds the scheduler; `check` fails a call that cannot work before anyone approves it;
+`approval_rule`, `describe` and `preview` feed approvals and the UI; `execute` does the work with
+a `ToolContext` (abort signal, progress updates, detaching into the background, the workspace
+and the call id).
 """
 
 from __future__ import annotations
@@ -74,6 +75,12 @@ class Tool(ABC, Generic[ArgsT]):
         skipped). A result may still ask the same with `stop_batch_after_this`, which then
         skips only the later calls that have not started yet."""
         return False
+
+    async def check(self, args: ArgsT) -> str | None:
+        """Why the call cannot work, found without changing anything (an edit whose text is
+        not in the file), or None. Asked before the user is: nobody should approve a call
+        that is bound to fail."""
+        return None
 
     async def preview(self, args: ArgsT) -> str:
         """What the user approves: a diff for edits, the command for a shell call."""

@@ -9,8 +9,10 @@ once per call, and never raises for a call's sake:
   the calls after it never start. A result with `stop_batch_after_this` stops the calls after
   it that have not started yet;
 - each valid call goes to the scheduler with its accesses; when its turn comes it is checked
-  against stop-batch, approved (or denied), and run. A call that detaches (`ctx.detach`) frees its
-  scheduler slot at once and yields its final result when the background work ends;
+  against stop-batch, checked by its tool (`Tool.check`: an edit whose text is not in the file
+  fails here, before anyone is asked), approved (or denied), and run. A call that detaches
+  (`ctx.detach`) frees its scheduler slot at once and yields its final result when the
+  background work ends;
 - when a call's signal aborts, a queued call or one awaiting approval is answered at once, and a
   running one gets `abort_grace_s` to finish before it is cancelled and reported aborted;
 - every result is normalised and spilled to disk when too long.
@@ -286,7 +288,7 @@ class BatchExecutor:
                     return self._outcome(run)
             if run.task is None:  # still queued or awaiting approval: answer at once
                 slot.cancel()
-                return _results.aborted(run.call.name, run.signal.reason)
+                return _results.aborted(run.call.name, run.signal.reason, started=False)
             return await self._grace_period(run)
         finally:
             abort.cancel()
@@ -301,10 +303,13 @@ class BatchExecutor:
         """The scheduled part of a call: checks, approval, the tool until it ends or detaches."""
         name = run.call.name
         if run.signal.aborted:
-            return _results.aborted(name, run.signal.reason)
+            return _results.aborted(name, run.signal.reason, started=False)
         if run.batch.skips(run.index):
             return error_result(_results.SKIPPED)
         tool, args = run.prepared.tool, run.prepared.args
+        problem = await tool.check(args)  # before asking: nobody approves a call bound to fail
+        if problem is not None:
+            return error_result(problem)
         try:
             denial = await self.approvals.review(
                 tool,
@@ -315,7 +320,7 @@ class BatchExecutor:
         except Exception as error:
             return error_result(f'Asking the user to approve "{name}" failed: {error}')
         if denial is not None:
-            return denial
+            return _results.denied(denial)
         if run.batch.skips(run.index):
             return error_result(_results.SKIPPED)
         run.context.on_state("running")

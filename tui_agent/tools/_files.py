@@ -453,13 +453,26 @@ class EditFile(Tool[EditFileArgs]):
     def written_paths(self, args: EditFileArgs) -> tuple[str, ...]:
         return (args.path,)
 
+    async def check(self, args: EditFileArgs) -> str | None:
+        try:
+            await self._plan(args)
+        except (WorkspaceError, _Refused, OSError) as error:
+            return str(error)
+        return None
+
     async def preview(self, args: EditFileArgs) -> str:
         try:
-            path = self.workspace.resolve(args.path, write=True)
-            edit = await asyncio.to_thread(_plan_edit, self.workspace, path, args.path, args)
+            edit = await self._plan(args)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
         return unified_diff(edit.before, edit.after, args.path)
+
+    async def _plan(self, args: EditFileArgs) -> _Edit:
+        """The edit the call would make now, changing nothing; raises what refuses it."""
+        path = self.workspace.resolve(args.path, write=True)
+        if self.files is not None:
+            return await self._plan_in_editor(path, args)
+        return await asyncio.to_thread(_plan_edit, self.workspace, path, args.path, args)
 
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -476,14 +489,18 @@ class EditFile(Tool[EditFileArgs]):
             display={"path": args.path, "diff": unified_diff(edit.before, edit.after, args.path)},
         )
 
-    async def _edit_in_editor(self, path: Path, args: EditFileArgs) -> _Edit:
+    async def _plan_in_editor(self, path: Path, args: EditFileArgs) -> _Edit:
         assert self.files is not None
         _check_edit(args)
         before = await self.files.read_text(path)
         if before is None:
             raise _Refused(f"File not found: {args.path}")
-        edit = _edit_text(
+        return _edit_text(
             before.removeprefix("\ufeff"), before.startswith("\ufeff"), args.path, args
         )
+
+    async def _edit_in_editor(self, path: Path, args: EditFileArgs) -> _Edit:
+        assert self.files is not None
+        edit = await self._plan_in_editor(path, args)
         await self.files.write_text(path, ("\ufeff" if edit.bom else "") + edit.after)
         return edit

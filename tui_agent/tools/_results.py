@@ -18,7 +18,8 @@ from pathlib import Path
 import aiofiles
 import aiofiles.os
 
-from tui_agent.vocab import ContentPart, Spill, TextPart, ToolResult, error_result
+from tui_agent.vocab import ContentPart, Spill, TextPart, ToolResult, error_result, marked
+from tui_agent.vocab.tools import ABORTED, DENIED
 
 SPILL_THRESHOLD = 50_000
 PREVIEW_HEAD = 4_096
@@ -42,8 +43,14 @@ def failed(name: str, error: BaseException) -> ToolResult:
     return error_result(f'Tool "{name}" failed: {error}')
 
 
-def aborted(name: str, reason: str | None, partial: str = "") -> ToolResult:
-    if reason == "user_cancelled":
+def aborted(
+    name: str, reason: str | None, partial: str = "", *, started: bool = True
+) -> ToolResult:
+    """What the model reads of a call that was stopped (`started`: while it ran) or cancelled
+    before it started (it did nothing, which the model must know to judge what is left)."""
+    if not started:
+        text = _cancelled_before_start(name, reason)
+    elif reason == "user_cancelled":
         text = (
             f'The user manually interrupted "{name}" (and anything else running at the same '
             "time). Do not retry it unless asked."
@@ -57,10 +64,27 @@ def aborted(name: str, reason: str | None, partial: str = "") -> ToolResult:
         text = f'Tool "{name}" was aborted'
     if partial.strip():
         text += f"\nOutput before it stopped:\n{partial}"
-    # The marker lets the loop and the UI show the call as aborted rather than failed.
-    return ToolResult(
-        output=text, is_error=True, display={"outcome": "aborted", "reason": reason or "aborted"}
-    )
+    # The mark lets every view show the call as aborted rather than failed.
+    return marked(error_result(text), ABORTED, reason=reason or "aborted")
+
+
+def _cancelled_before_start(name: str, reason: str | None) -> str:
+    if reason == "user_cancelled":
+        return (
+            f'The user cancelled the turn before "{name}" started, so it did not run. '
+            "Do not retry it unless asked."
+        )
+    if reason == "user_stopped_call":
+        return (
+            f'The user cancelled "{name}" before it started, so it did not run; the turn goes '
+            "on. Do not retry it unless asked."
+        )
+    return f'Tool "{name}" was cancelled before it started, so it did not run.'
+
+
+def denied(result: ToolResult) -> ToolResult:
+    """The result that replaces a call the approvals refused, marked so views say denied."""
+    return marked(result, DENIED)
 
 
 def normalize(result: ToolResult) -> ToolResult:

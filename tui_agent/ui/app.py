@@ -56,6 +56,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.vocab import ToolStatus
 
 T = TypeVar("T")
 
@@ -497,8 +498,14 @@ class TuiAgentApp(App[None]):
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
         self.transcript.action_follow()
-        await self.power.run_shell(Path(self.loop.info.workspace), command)
+        row = await self.power.run_shell(Path(self.loop.info.workspace), command)
         self.vm.add_marker("info", "its output goes with your next prompt")
+        # Logged as its row shows it, so a resumed transcript and an export include it.
+        state = row.state
+        status: ToolStatus = (
+            "failed" if state == "failed" else "aborted" if state == "aborted" else "done"
+        )
+        await self.loop.record_user_command(command, row.output, status)
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:

@@ -22,7 +22,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry
+from tui_agent.vocab import HistoryEntry, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -120,6 +120,9 @@ class OpeningLoop:
 
     async def compact(self) -> None:
         await (await self._real()).compact()
+
+    async def record_user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        await (await self._real()).record_user_command(command, output, status)
 
     async def undo_plan(self) -> RestorePlan | None:
         return await (await self._real()).undo_plan()

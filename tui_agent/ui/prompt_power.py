@@ -22,7 +22,7 @@ from tui_agent.session import (
     run_user_shell,
 )
 from tui_agent.ui.commands import SlashCommand, custom_commands
-from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.view_model import ToolBlock, ViewModel
 from tui_agent.vocab import AbortSignal
 
 if TYPE_CHECKING:
@@ -119,8 +119,9 @@ class PromptPower:
         if self._shell is not None:
             self._shell.abort("stopped by the user")
 
-    async def run_shell(self, workspace: Path, command: str) -> None:
-        """Run `!command`, show its output as it comes, keep it for the next prompt."""
+    async def run_shell(self, workspace: Path, command: str) -> ToolBlock:
+        """Run `!command`, show its output as it comes, keep it for the next prompt; returns
+        its row as it ended."""
         block = self.vm.add_user_command(command)
         self._shell = signal = AbortSignal()
         try:
@@ -129,9 +130,10 @@ class PromptPower:
             )
         except Exception as exc:
             self.vm.user_command_output(block, f"cannot run it: {exc}", state="failed")
-            return
+            return block
         finally:
             self._shell = None
         state = "aborted" if signal.aborted else "done"
         self.vm.user_command_output(block, done.text, state=state)
         self.pending.append(done)
+        return block

@@ -734,7 +734,7 @@ class ViewModel:
             block = ToolBlock(self._new_id(), event.id, event.name, "")
             self._tool_blocks[event.id] = block
             self._add(block)
-        block.state = _finished_state(event)
+        block.state = event.status
         block.output = event.output[-OUTPUT_CAP:]
         block.is_error = event.is_error
         block.display = event.display
@@ -776,15 +776,6 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
         self._emit(PaneChanged("approvals"))
         self._emit(PaneChanged("status"))
-
-
-def _finished_state(event: ToolFinished) -> str:
-    """The glyph state: a call the user stopped is reported as a result whose display says so."""
-    if event.outcome == "aborted" or (event.display or {}).get("outcome") == "aborted":
-        return "aborted"
-    if event.outcome == "failed" or event.is_error:
-        return "failed"
-    return "done"
 
 
 def _status_from(info: LoopInfo) -> Status:

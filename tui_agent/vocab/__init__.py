@@ -42,7 +42,17 @@ from tui_agent.vocab.stream import (
     ToolCallDelta,
     UsageReported,
 )
-from tui_agent.vocab.tools import Delivery, Spill, ToolResult, ToolSpec, ToolUpdate, error_result
+from tui_agent.vocab.tools import (
+    Delivery,
+    Spill,
+    ToolResult,
+    ToolSpec,
+    ToolStatus,
+    ToolUpdate,
+    error_result,
+    marked,
+    tool_status,
+)
 from tui_agent.vocab.usage import TokenUsage
 
 __all__ = [
@@ -80,12 +90,15 @@ __all__ = [
     "ToolCallDelta",
     "ToolResult",
     "ToolSpec",
+    "ToolStatus",
     "ToolUpdate",
     "TurnError",
     "UsageReported",
     "error_result",
     "is_vacuous",
+    "marked",
     "max_steps_exceeded",
     "system_message",
+    "tool_status",
     "user_message",
 ]

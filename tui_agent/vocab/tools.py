@@ -7,6 +7,7 @@ channel (`stop_turn`, `delivery`, `spill`, ...) that the loop acts on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,6 +59,39 @@ class ToolResult(_Frozen):
 
 def error_result(text: str) -> ToolResult:
     return ToolResult(output=text, is_error=True)
+
+
+ToolStatus = Literal["done", "failed", "denied", "aborted"]
+"""How a call ended, the one word every view shows for it (the app's rows, the tools pane,
+headless jsonl, exports, ACP): `done` (a result that is not an error), `failed` (an error
+result, or the tool raised), `denied` (the user or the approval rules refused it before it
+ran), `aborted` (cancelled: stopped while it ran, or before it started)."""
+
+DENIED: Literal["denied"] = "denied"
+ABORTED: Literal["aborted"] = "aborted"
+
+
+def marked(result: ToolResult, status: Literal["denied", "aborted"], **extra: Any) -> ToolResult:
+    """`result` marked in its `display` as `status`, which an error result alone cannot say."""
+    display = {**(result.display or {}), **extra, "outcome": status}
+    return result.model_copy(update={"display": display})
+
+
+def tool_status(
+    *, is_error: bool, display: Mapping[str, Any] | None = None, outcome: str | None = None
+) -> ToolStatus:
+    """The final status of a call from what its result says: its `display` mark (denied or
+    aborted, see `marked`), the tool machine's `outcome` when known (`failed` when the tool
+    raised, `aborted` when it was stopped) and whether the result is an error. The only rule:
+    every view and record reads a call's status through it."""
+    mark = (display or {}).get("outcome")
+    if outcome == ABORTED or mark == ABORTED:
+        return ABORTED
+    if mark == DENIED:
+        return DENIED
+    if outcome == "failed" or is_error:
+        return "failed"
+    return "done"
 
 
 class ToolUpdate(_Frozen):

@@ -38,6 +38,7 @@ from tui_agent.vocab import (
     ToolCall,
     ToolResult,
     TurnError,
+    tool_status,
 )
 
 
@@ -376,27 +377,28 @@ class Engine:
         self._record_result(event.call_id, ToolResult(output=event.ack))
 
     def _on_tool_finished(self, event: k.ToolSettled) -> None:
-        outcome = event.outcome
-        display = event.result.display or {}
-        if outcome == "succeeded" and display.get("outcome") == "aborted":
-            outcome = "aborted"  # the executor answered for a call it had to abort
-        state = {"succeeded": "done", "failed": "failed", "aborted": "aborted"}[outcome]
+        result = event.result
+        status = tool_status(
+            is_error=result.is_error, display=result.display, outcome=event.outcome
+        )
+        # The executor answers for a call it had to abort: older readers see that in `outcome`.
+        outcome = "aborted" if status == "aborted" else event.outcome
         self._tools.pop(event.call_id, None)
         durable = None
         if not event.background:
-            self._record_result(event.call_id, event.result, outcome)
+            self._record_result(event.call_id, result, outcome)
             durable = self._journal.durable()  # write-ahead: the result is on disk first
         self._listener.publish(
-            ev.ToolStateChanged(id=event.call_id, name=event.name, state=state), after=durable
+            ev.ToolStateChanged(id=event.call_id, name=event.name, state=status), after=durable
         )
         self._listener.publish(
             ev.ToolFinished(
                 id=event.call_id,
                 name=event.name,
                 outcome=outcome,
-                output=event.result.text,
-                is_error=event.result.is_error,
-                display=event.result.display,
+                output=result.text,
+                is_error=result.is_error,
+                display=result.display,
                 background=event.background,
             )
         )

@@ -13,6 +13,7 @@ from tui_agent.vocab import (
     TokenUsage,
     ToolCall,
     ToolResult,
+    ToolStatus,
 )
 
 ToolOutcome = Literal["succeeded", "failed", "aborted"]
@@ -50,6 +51,14 @@ class Journal(Protocol):
         ...
 
     def turn_end(self, turn_id: int, result: TurnResult) -> None: ...
+
+    def usage_added(self, usage: TokenUsage) -> None:
+        """Tokens spent outside this log's steps (a sub-agent's), counted in the totals."""
+        ...
+
+    def user_command(self, command: str, output: str, status: ToolStatus) -> None:
+        """A `!command` the user ran (its row in a resumed transcript and in exports)."""
+        ...
 
     def compaction(
         self, summary: str, kept: tuple[HistoryEntry, ...], before: int, after: int

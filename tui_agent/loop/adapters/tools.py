@@ -5,8 +5,9 @@ together to order conflicting ones. `begin_batch` records the calls the step ann
 `run` parks its call until every announced call is parked, then ONE executor batch runs them
 all and each parked call is answered with its own result. A call that arrives with no batch
 announced (or after its batch started) runs alone. Whatever happens, every parked call gets
-exactly one result: aborted before execution, superseded by a duplicate id, executor failure,
-or no result at all each become a clear error result.
+exactly one result: aborted before execution (marked aborted, saying it never started),
+superseded by a duplicate id, executor failure, or no result at all each become a clear error
+result.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_agent.kernel.ports import ToolRunContext
-from tui_agent.tools import BatchExecutor, CallContext
+from tui_agent.tools import BatchExecutor, CallContext, aborted_result
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, error_result
 
 USER_STOPPED_CALL = "user_stopped_call"  # the reason `AgentLoopService.cancel_tool` gives
@@ -41,7 +42,7 @@ class LoopToolRunner:
     def begin_batch(self, calls: Sequence[ToolCall], signal: AbortSignal) -> None:
         # Calls still parked from an earlier batch can never run now: settle them.
         for parked in self._parked.values():
-            _settle(parked, error_result(f'Tool "{parked.call.name}" aborted before execution.'))
+            _settle(parked, aborted_result(parked.call.name, None, started=False))
         self._parked = {}
         self._expected = {call.id for call in calls}
         self._signal = signal
@@ -76,13 +77,13 @@ class LoopToolRunner:
         if reason == USER_STOPPED_CALL:
             parked = self._parked.pop(call_id)
             self._expected.discard(call_id)
-            _settle(parked, error_result(f'The user stopped "{parked.call.name}" before it ran.'))
+            _settle(parked, aborted_result(parked.call.name, reason, started=False))
             if self._parked and self._expected <= set(self._parked):
                 batch, self._parked, self._expected = list(self._parked.values()), {}, set()
                 self._launch(batch, self._signal)
             return
         for parked in self._parked.values():
-            _settle(parked, error_result(f'Tool "{parked.call.name}" aborted before execution.'))
+            _settle(parked, aborted_result(parked.call.name, reason, started=False))
         self._parked, self._expected = {}, set()
 
     def _launch(self, batch: list[_Parked], signal: AbortSignal) -> None:
@@ -100,7 +101,7 @@ class LoopToolRunner:
                     _settle(parked, result)
         except asyncio.CancelledError:
             for parked in by_id.values():
-                _settle(parked, error_result(f'Tool "{parked.call.name}" was aborted'))
+                _settle(parked, aborted_result(parked.call.name, signal.reason))
             raise
         except Exception as exc:  # the executor itself broke: every remaining call says so
             for parked in by_id.values():

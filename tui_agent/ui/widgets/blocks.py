@@ -37,10 +37,14 @@ TOOL_GLYPHS = {
     "awaiting_approval": "?",
     "running": "●",
     "detached": "◍",
+    # the final ones: a call's `ToolStatus`
     "done": "✓",
     "failed": "✗",
+    "denied": "⊗",
     "aborted": "⊘",
 }
+# What a row says after its name when the glyph alone is not plain enough.
+FINAL_WORDS = {"denied": "denied", "aborted": "stopped"}
 # Lines of output or diff shown when a tool block is expanded; the rest is summarised.
 EXPANDED_LINES = 40
 DIFF_AUTO_EXPAND_LINES = 24
@@ -167,8 +171,8 @@ class ToolCallBlock(Widget, can_focus=True):
         elif block.output and not self.expanded:
             count = block.output.count("\n") + 1
             text.append(f"  ({count} line{'s' if count != 1 else ''})", style="dim")
-        if block.state == "aborted":
-            text.append("  stopped", style="dim")
+        if block.state in FINAL_WORDS:
+            text.append(f"  {FINAL_WORDS[block.state]}", style="dim")
         if block.name == "task":
             text.append("  (Enter: the sub-agent's transcript)", style="dim")
         return text

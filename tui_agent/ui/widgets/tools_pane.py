@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import ToolRow, ViewModel
-from tui_agent.ui.widgets.blocks import TOOL_GLYPHS, ShowSubagent
+from tui_agent.ui.widgets.blocks import FINAL_WORDS, TOOL_GLYPHS, ShowSubagent
 
 STATE_WORDS = {
     "queued": "queued",
@@ -26,7 +26,7 @@ STATE_WORDS = {
     "detached": "in background",
     "done": "done",
     "failed": "failed",
-    "aborted": "stopped",
+    **FINAL_WORDS,
 }
 
 
