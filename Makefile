@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/tools.py
 	$(BIN)/python benchmarks/loop.py
 	$(BIN)/python benchmarks/ui.py
+	$(BIN)/python benchmarks/startup.py
 
 diagrams: $(STAMP)
 	$(BIN)/python -m tui_agent.kernel.diagrams docs/machines
