@@ -13,7 +13,15 @@ import pytest
 from tui_agent.cli import SUBCOMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_THE_PROJECT = {".venv", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+NOT_THE_PROJECT = {
+    ".venv",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+}
 
 
 def tree(root: Path) -> dict[str, int]:

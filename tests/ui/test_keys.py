@@ -395,9 +395,11 @@ async def test_scrolling_up_stops_following_and_end_follows_again() -> None:
         transcript = app.transcript
         await until(
             pilot,
-            lambda: transcript.settled
-            and transcript.max_scroll_y > 0
-            and transcript.scroll_y == transcript.max_scroll_y,
+            lambda: (
+                transcript.settled
+                and transcript.max_scroll_y > 0
+                and transcript.scroll_y == transcript.max_scroll_y
+            ),
         )
         assert transcript.following
         transcript.scroll_up()

@@ -357,8 +357,9 @@ async def test_repeated_page_up_keeps_going_and_home_end_work_from_the_prompt() 
         await pilot.press("end")
         await until(
             pilot,
-            lambda: app.transcript.following
-            and app.transcript.scroll_y == app.transcript.max_scroll_y,
+            lambda: (
+                app.transcript.following and app.transcript.scroll_y == app.transcript.max_scroll_y
+            ),
         )
 
 
