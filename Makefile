@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 LOCK_VENV := .venv-lock
 
-.PHONY: run test lint tmux lock bench diagrams screenshots clean
+.PHONY: run install uninstall test lint tmux lock bench diagrams screenshots clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,30 @@ lock:
 	  $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable; } > constraints.txt
 	rm -rf $(LOCK_VENV)
 
+# `make run` opens the app on a scratch copy of this project, never on the clone itself: the
+# offline demo (and a real model) write files. ARGS="--workspace DIR" picks another folder.
+RUN_WORKSPACE ?= $(or $(TMPDIR),/tmp)/tui-agent-try
 run: $(STAMP)
-	$(BIN)/tui-agent $(ARGS)
+	@mkdir -p "$(RUN_WORKSPACE)" && cp -R README.md pyproject.toml .gitignore tui_agent "$(RUN_WORKSPACE)/"
+	$(BIN)/tui-agent --workspace "$(RUN_WORKSPACE)" $(ARGS)
+
+# `tui-agent` on PATH for everyday use, the way pipx does it: its own venv (the tested set from
+# constraints.txt, the package itself not editable) under $(PREFIX)/share and a link in
+# $(PREFIX)/bin. Run it again to update after a pull; `make uninstall` removes both.
+PREFIX ?= $(HOME)/.local
+INSTALL_VENV := $(PREFIX)/share/tui-agent/venv
+install:
+	rm -rf "$(INSTALL_VENV)"
+	$(PYTHON) -m venv "$(INSTALL_VENV)"
+	"$(INSTALL_VENV)/bin/python" -m pip install -q --upgrade pip
+	"$(INSTALL_VENV)/bin/python" -m pip install -q -c constraints.txt .
+	mkdir -p "$(PREFIX)/bin"
+	ln -sf "$(INSTALL_VENV)/bin/tui-agent" "$(PREFIX)/bin/tui-agent"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; \
+	  *) echo "Add $(PREFIX)/bin to PATH to run tui-agent from any folder." ;; esac
+
+uninstall:
+	rm -rf "$(PREFIX)/share/tui-agent" "$(PREFIX)/bin/tui-agent"
 
 lint: $(STAMP)
 	$(BIN)/ruff check tui_agent tests benchmarks
@@ -50,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/tools.py
 	$(BIN)/python benchmarks/loop.py
 	$(BIN)/python benchmarks/ui.py
+	$(BIN)/python benchmarks/startup.py
 
 diagrams: $(STAMP)
 	$(BIN)/python -m tui_agent.kernel.diagrams docs/machines

@@ -14,6 +14,9 @@ Run: `.venv/bin/python benchmarks/loop.py`. Prints one table; nothing is asserte
 - write-ahead: the same turn with the event log's fsync on and off. With fsync on, every step
   waits for the log to reach the disk (the prompt before `turn.started`, each tool result
   before `tool.finished`, the history before each request): the difference is its cost.
+- torn tail: a log whose last line a crash left unfinished (12.5, 25 and 50 MB without a
+  newline, after 1,000 records) gets its next record: the first append cuts the torn line off
+  first. CPU time of open + one append + close.
 - one-shot: `tui-agent -p "say hi"` as a whole process against a local OpenAI-compatible
   server: wall, CPU and peak RSS (median of 7). Target: < 0.34 s wall, < 0.38 s CPU, < 203 MiB.
 """
@@ -220,6 +223,37 @@ def bench_append(directory: Path) -> list[Row]:
     return rows
 
 
+TORN_TAILS_MB = (12.5, 25, 50)
+
+
+async def _append_after_torn_tail(path: Path) -> None:
+    log = EventLog(path, fsync=False)
+    await log.append(next(session_records(1)))
+    await log.close()
+
+
+def _write_torn(path: Path, size_mb: float) -> None:
+    with path.open("wb") as file:
+        for record in session_records(1_000):
+            file.write(record.model_dump_json().encode() + b"\n")
+        file.write(b'{"type": "tool.result", "output": "' + b"x" * int(size_mb * 1e6))
+
+
+def bench_torn_tail(directory: Path) -> list[Row]:
+    rows = []
+    for size_mb in TORN_TAILS_MB:
+        path = directory / f"torn-{size_mb}.jsonl"
+        runs = []
+        for _ in range(3):  # best of 3 by CPU; the tail is torn again before each run
+            _write_torn(path, size_mb)
+            runs.append(timed(lambda: asyncio.run(_append_after_torn_tail(path)))[0])  # noqa: B023
+            assert path.read_bytes().endswith(b"}\n")  # the torn line is gone, the record whole
+        best = min(runs, key=lambda t: t.cpu)
+        rows.append(Row("torn tail", f"{size_mb:g} MB torn line, then one append", str(best)))
+        path.unlink()
+    return rows
+
+
 def print_table(rows: list[Row]) -> None:
     headers = ("section", "measure", "value", "note")
     table = [headers, *((r.section, r.measure, r.value, r.note) for r in rows)]
@@ -399,6 +433,9 @@ def main() -> None:
         if sys.argv[1:] == ["write-ahead"]:
             print_table(bench_write_ahead(directory))
             return
+        if sys.argv[1:] == ["torn-tail"]:
+            print_table(bench_torn_tail(directory))
+            return
         print_table(
             [
                 # First: a child forked from a parent that already folded 100,000 events
@@ -408,6 +445,7 @@ def main() -> None:
                 *bench_append(directory),
                 *bench_session(directory),
                 *bench_write_ahead(directory),
+                *bench_torn_tail(directory),
             ]
         )
 

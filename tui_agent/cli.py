@@ -36,10 +36,22 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+# Dispatched by `main` before the main parser runs; listed in `--help`.
+SUBCOMMANDS = {
+    "sessions": "list this workspace's sessions",
+    "export": "write a session out as Markdown, HTML or JSON lines",
+    "acp": "serve the Agent Client Protocol on stdin/stdout (for editors such as Zed)",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  tui-agent {name:<9} {what}" for name, what in SUBCOMMANDS.items())
     parser = _Parser(
         prog="tui-agent",
-        description="A terminal coding agent. Without -p it opens the full-screen app.",
+        description="A terminal coding agent. Without -p it opens the full-screen app in the "
+        "workspace (the current directory unless --workspace says otherwise).",
+        epilog=f"subcommands (each takes --help):\n{commands}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("prompt", nargs="?", help="a first prompt (TUI) ")
     parser.add_argument(

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,10 @@ def start(
     *args: str,
     env: dict[str, str] | None = None,
     stdin: int = subprocess.DEVNULL,
+    prefix: Sequence[str] = (),
 ) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", *args],
+        [*prefix, sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", *args],
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -63,12 +65,33 @@ def start(
 # -- keys ------------------------------------------------------------------------------------------
 
 SNOOP = (
-    "echo ENV:; env; echo PARENT:; tr '\\0' '\\n' < /proc/$PPID/environ; "
-    "echo AGENT:; tr '\\0' '\\n' < /proc/$(cut -d' ' -f4 /proc/$$/stat)/environ"
+    "echo ENV:; env; "
+    "echo PARENT:; { tr '\\0' '\\n' < /proc/$PPID/environ || echo UNREADABLE; } 2>/dev/null; "
+    "echo AGENT:; { tr '\\0' '\\n' < /proc/$(cut -d' ' -f4 /proc/$$/stat)/environ "
+    "|| echo UNREADABLE; } 2>/dev/null"
 )
 
 
-def test_no_key_reaches_a_tool_nor_the_agents_proc_environ(workspace: Path) -> None:
+# Root reads any process's environ, so run as root the test checks that the re-exec left the
+# block without keys; run unprivileged it checks that the agent, non-dumpable, cannot be read at
+# all. As root both are checked: the second in a user namespace where the agent is uid 65534.
+UNPRIVILEGED = ("unshare", "--user", "--map-user=65534", "--map-group=65534")
+
+
+def _unprivileged_prefix() -> Sequence[str]:
+    if os.geteuid() != 0:
+        pytest.skip("this run is unprivileged already: the other case covers it")
+    if subprocess.run([*UNPRIVILEGED, "true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespaces here to run the agent unprivileged")
+    return UNPRIVILEGED
+
+
+@pytest.mark.parametrize("unprivileged", [False, True], ids=["as-is", "unprivileged"])
+def test_no_key_reaches_a_tool_nor_the_agents_proc_environ(
+    workspace: Path, unprivileged: bool
+) -> None:
+    prefix = _unprivileged_prefix() if unprivileged else ()
+    readable = os.geteuid() == 0 and not unprivileged
     config = Path(os.environ["TUI_AGENT_HOME"]) / "config.toml"
     secrets = {
         "MY_LLM_CREDENTIAL": "sk-custom-CREDENTIAL-0123456789",  # named by api_key_env
@@ -79,14 +102,21 @@ def test_no_key_reaches_a_tool_nor_the_agents_proc_environ(workspace: Path) -> N
     with scripted_openai_server([shell_step(SNOOP), {"text": "Seen."}]) as server:
         config.write_text('[providers.openai]\nkind="openai"\napi_key_env="MY_LLM_CREDENTIAL"\n')
         env = {**cli_env(), **secrets}
-        proc = start(server, workspace, "-p", "look", env=env)
+        proc = start(server, workspace, "-p", "look", env=env, prefix=prefix)
         _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 0, stderr
         [result] = tool_messages(server.requests[1])
         sent_key = server.headers[0]["authorization"]
     output = result["content"]
-    assert "PATH=" in output.split("PARENT:")[1]  # the environ files were readable...
-    for name, value in secrets.items():  # ...and held no key
+    env_part, rest = output.split("PARENT:")
+    parent, agent = rest.split("AGENT:")
+    assert "PATH=" in env_part
+    for environ in (parent, agent):
+        if readable:  # root reads it: the re-exec must have left it without keys (below)
+            assert "PATH=" in environ
+        else:  # the agent is non-dumpable: not even its own user reads its environ
+            assert "UNREADABLE" in environ and "PATH=" not in environ
+    for name, value in secrets.items():
         assert value not in output, name
     assert sent_key == f"Bearer {secrets['MY_LLM_CREDENTIAL']}"  # the agent still has its key
     for log in session_logs():

@@ -32,10 +32,9 @@ SSE_HEADERS = {"content-type": "text/event-stream"}
 
 
 def fixtures_root() -> Path:
-    """CI keeps shared/ beside the clone; this machine keeps it at /work/shared."""
-    repo = Path(__file__).resolve().parents[2]
-    beside = repo.parent / "shared" / "fixtures" / "providers"
-    return beside if beside.is_dir() else Path("/work/shared/fixtures/providers")
+    """The recorded provider bodies, kept inside the repository so that a clone anywhere runs
+    the tests; INDEX.md there says where each recording comes from."""
+    return Path(__file__).resolve().parent / "fixtures" / "providers"
 
 
 def fixture(name: str) -> tuple[bytes, dict[str, Any]]:

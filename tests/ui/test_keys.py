@@ -366,10 +366,9 @@ async def test_f2_opens_the_live_inspector_and_it_follows_transitions() -> None:
                 machine="agent", machine_id="agent", event="submit", source="idle", target="running"
             )
         )
-        await pilot.pause(0.05)
         screen = app.screen
         assert isinstance(screen, MachineInspector)
-        assert "running" in screen.states_text.plain
+        await until(pilot, lambda: "running" in screen.states_text.plain)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MachineInspector)
@@ -393,8 +392,15 @@ async def test_scrolling_up_stops_following_and_end_follows_again() -> None:
     async with running(size=(100, 20)) as (app, pilot, loop):
         turn_running(loop)
         loop.emit(*(ev.AssistantDelta(turn_id=1, step=1, text=f"line {n}\n\n") for n in range(60)))
-        await pilot.pause(0.2)
         transcript = app.transcript
+        await until(
+            pilot,
+            lambda: (
+                transcript.settled
+                and transcript.max_scroll_y > 0
+                and transcript.scroll_y == transcript.max_scroll_y
+            ),
+        )
         assert transcript.following
         transcript.scroll_up()
         transcript.scroll_up()

@@ -156,8 +156,7 @@ async def test_moving_a_queued_prompt_keeps_it_selected() -> None:
         # The loop confirms the move: its snapshot has the new order.
         loop.snap = replace(loop.snap, queue=(_queued("p3", "third"), _queued("p2", "second")))
         await pilot.press("shift+down")
-        await pilot.pause(0.1)
-        assert [r.prompt_id for r in app.vm.queue] == ["p3", "p2"]
+        await until(pilot, lambda: [r.prompt_id for r in app.vm.queue] == ["p3", "p2"])
         assert app.queue_pane.selected_row.prompt_id == "p2"
 
 
@@ -171,8 +170,9 @@ async def test_the_queue_pane_says_queued_prompts_enter_the_next_turn_together()
     async with running() as (app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
-        await pilot.pause(0.1)
-        assert app.queue_pane.border_subtitle == "all enter the next turn, in order"
+        await until(
+            pilot, lambda: app.queue_pane.border_subtitle == "all enter the next turn, in order"
+        )
 
 
 # ---------------------------------------------------------------- typed-ahead
@@ -355,9 +355,12 @@ async def test_repeated_page_up_keeps_going_and_home_end_work_from_the_prompt() 
         await pilot.pause()
         assert app.transcript.scroll_y == 0 and app.focused is app.prompt_input
         await pilot.press("end")
-        await pilot.pause(0.1)
-        assert app.transcript.following
-        assert app.transcript.scroll_y == app.transcript.max_scroll_y
+        await until(
+            pilot,
+            lambda: (
+                app.transcript.following and app.transcript.scroll_y == app.transcript.max_scroll_y
+            ),
+        )
 
 
 async def test_home_in_a_draft_moves_the_cursor_first() -> None:
@@ -418,7 +421,7 @@ async def test_tool_rows_show_their_index_and_the_arguments_that_tell_them_apart
             ("c2", '{"pattern": "TODO", "path": "tests"}'),
         ):
             loop.emit(ev.ToolStarted(id=call_id, name="grep", arguments=args))
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.tools_pane.option_count == 2)
         rows = [str(app.tools_pane.get_option_at_index(i).prompt) for i in range(2)]
         assert "#1 grep src" in rows[0] and "pattern='TODO'" in rows[0]
         assert "#2 grep tests" in rows[1]

@@ -191,8 +191,9 @@ class ErrorReported(_Record):
 
 class FileCheckpoint(_Record):
     """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
-    `checkpoints/` folder holding the prior content (None: the file did not exist), `after` is
-    the SHA-256 of what the call left (None: no file). The turn it belongs to is the last
+    `checkpoints/` folder holding the prior content (None: the file did not exist) and `mode`
+    its permission bits then (None in logs written before they were kept), `after` is the
+    SHA-256 of what the call left (None: no file). The turn it belongs to is the last
     `turn.begin` before it."""
 
     type: Literal["file.checkpoint"] = "file.checkpoint"
@@ -200,6 +201,7 @@ class FileCheckpoint(_Record):
     path: str
     before: str | None
     after: str | None
+    mode: int | None = None
 
 
 class FilesRestored(_Record):

@@ -19,6 +19,8 @@ import asyncio
 import hashlib
 import json
 import os
+import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +37,7 @@ from tui_agent.context import (
     read_log_async,
 )
 from tui_agent.loop.api import RestorePlan
-from tui_agent.tools import Workspace, WorkspaceError
+from tui_agent.tools import Workspace, WorkspaceError, save_file
 
 RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
 
@@ -91,13 +93,14 @@ class Timeline:
                 return number
         return None
 
-    def targets(self, turn: int) -> dict[str, str | None]:
-        """Each file changed since turn `turn` began, with the blob it had then (None: none)."""
+    def targets(self, turn: int) -> dict[str, FileCheckpoint]:
+        """Each file changed since turn `turn` began, with its first checkpoint since: the
+        blob it had then (None: none) and its permission bits."""
         start = self.begins[turn] if 0 <= turn < len(self.begins) else len(self.begins)
-        found: dict[str, str | None] = {}
+        found: dict[str, FileCheckpoint] = {}
         for at, _, checkpoint in self.checkpoints:
             if at > start and checkpoint.path not in found:
-                found[checkpoint.path] = checkpoint.before
+                found[checkpoint.path] = checkpoint
         return found
 
     def left_by_agent(self) -> dict[str, str | None]:
@@ -111,17 +114,36 @@ class Timeline:
         return tuple(command for number, command in self.shell if number >= turn)
 
 
+class RestoreRefused(Exception):
+    """A restore that would read or write what it must not; nothing was restored."""
+
+
+@dataclass(frozen=True)
+class _Kept:
+    blob: str  # the SHA-256 of the content, which names its copy in the checkpoint folder
+    mode: int  # the permission bits the file had
+
+
 class Checkpoints:
-    """Implements `tools.Checkpointer` for a session; also plans and performs restores."""
+    """Implements `tools.Checkpointer` for a session; also plans and performs restores.
+
+    Workspace files are read and written the way the file tools do it (`Workspace.open_file`,
+    `save_file`): from the root's descriptor, never through a link, never blocking on a FIFO,
+    written atomically under a fresh temporary name with their permission bits kept. Blobs are
+    read the same way inside the checkpoint folder, and only under a name of the shape the
+    folder uses and when their content still hashes to it: the log is data, not orders."""
 
     def __init__(self, folder: Path, workspace: Workspace, log: EventLog) -> None:
         self.folder = folder
         self.workspace = workspace
         self.log = log
-        self._kept: dict[tuple[str, str], str | None] = {}  # (call id, path) -> blob
+        self._store = Workspace(folder)
+        self._kept: dict[tuple[str, str], _Kept | None] = {}  # (call id, path) -> copy
 
     # -- the executor's hook -----------------------------------------------------------------
     async def before(self, call_id: str, paths: Sequence[str]) -> None:
+        """Keeps each file; a file the workspace refuses to open (a FIFO, a device, a link
+        swapped in) fails the call before the tool reads or writes anything."""
         for path in paths:
             shown = self._shown(path)
             if shown is not None:
@@ -132,12 +154,10 @@ class Checkpoints:
             shown = self._shown(path)
             if shown is None or (call_id, shown) not in self._kept:
                 continue
-            before = self._kept.pop((call_id, shown))
+            kept = self._kept.pop((call_id, shown))
             after = await asyncio.to_thread(self._digest, shown)
-            if after != before:  # nothing changed (a refused edit): nothing to undo
-                self.log.write(
-                    FileCheckpoint(call_id=call_id, path=shown, before=before, after=after)
-                )
+            if after != _blob(kept):  # nothing changed (a refused edit): nothing to undo
+                self.log.write(_checkpoint(call_id, shown, kept, after))
 
     # -- plans and restores ------------------------------------------------------------------
     async def timeline(self) -> Timeline:
@@ -148,9 +168,14 @@ class Checkpoints:
         targets = timeline.targets(turn)
         left = timeline.left_by_agent()
         files, outside = [], []
-        for path, blob in targets.items():
-            current = await asyncio.to_thread(self._digest, path)
-            if current != blob:
+        for path, checkpoint in targets.items():
+            try:
+                current = await asyncio.to_thread(self._digest, path)
+            except WorkspaceError:  # not a file the agent could have left: restoring says why
+                files.append(path)
+                outside.append(path)
+                continue
+            if current != checkpoint.before:
                 files.append(path)
                 if current != left.get(path):
                     outside.append(path)
@@ -159,16 +184,18 @@ class Checkpoints:
         )
 
     async def restore(self, turn: int) -> tuple[str, ...]:
-        """Put back every file changed since turn `turn` began; returns the files restored."""
+        """Put back every file changed since turn `turn` began; returns the files restored.
+        Every file and blob is checked first: if one is refused, nothing is restored."""
         timeline = await self.timeline()
         plan = await self.plan(timeline, turn)
         targets = timeline.targets(turn)
+        refusals = await asyncio.to_thread(self._check, [targets[path] for path in plan.files])
+        if refusals:
+            raise RestoreRefused("nothing was restored: " + "; ".join(refusals))
         for path in plan.files:
-            before = await asyncio.to_thread(self._keep, path)
-            await asyncio.to_thread(self._put_back, path, targets[path])
-            self.log.write(
-                FileCheckpoint(call_id=RESTORE_CALL, path=path, before=before, after=targets[path])
-            )
+            kept = await asyncio.to_thread(self._keep, path)
+            await asyncio.to_thread(self._put_back, targets[path])
+            self.log.write(_checkpoint(RESTORE_CALL, path, kept, targets[path].before))
         self.log.write(FilesRestored(turn=turn, paths=plan.files))
         await self.log.drain()
         return plan.files
@@ -188,38 +215,93 @@ class Checkpoints:
     def _real(self, shown: str) -> Path:
         return self.workspace.resolve(shown, write=True)
 
-    def _keep(self, shown: str) -> str | None:
-        """Copy the file into the checkpoint folder; its digest names the copy."""
+    def _read(self, shown: str) -> tuple[bytes, int] | None:
+        """A workspace file's content and permission bits; None when there is no such file."""
         try:
-            data = self._real(shown).read_bytes()
-        except FileNotFoundError:
+            fd = self.workspace.open_file(self._real(shown), shown)
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        with open(fd, "rb") as handle:
+            return handle.read(), stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+
+    def _keep(self, shown: str) -> _Kept | None:
+        """Copy the file into the checkpoint folder; its digest names the copy."""
+        found = self._read(shown)
+        if found is None:
+            return None
+        data, mode = found
         digest = hashlib.sha256(data).hexdigest()
-        blob = self.folder / digest
-        if not blob.exists():
+        blob = self._store.root / digest
+        try:
+            kept = stat.S_ISREG(os.lstat(blob).st_mode)  # its content is checked on restoring
+        except FileNotFoundError:
+            kept = False
+        if not kept:
             self.folder.mkdir(parents=True, exist_ok=True)
-            _write_atomically(blob, data)
-        return digest
+            save_file(self._store, blob, data)
+        return _Kept(digest, mode)
 
     def _digest(self, shown: str) -> str | None:
+        found = self._read(shown)
+        return None if found is None else hashlib.sha256(found[0]).hexdigest()
+
+    def _load(self, blob: str) -> bytes:
+        """The content kept as `blob`, if `blob` is a checkpoint name and still holds it."""
+        if not _BLOB_NAME.fullmatch(blob):
+            raise RestoreRefused(f'the log names "{blob}" as a checkpoint, which is no checkpoint')
+        shown = f"checkpoint {blob[:12]}"
         try:
-            return hashlib.sha256(self._real(shown).read_bytes()).hexdigest()
+            fd = self._store.open_file(self._store.root / blob, shown)
         except FileNotFoundError:
-            return None
+            raise RestoreRefused(f"{shown} is missing") from None
+        except WorkspaceError as error:
+            raise RestoreRefused(str(error)) from None
+        with open(fd, "rb") as handle:
+            data = handle.read()
+        if hashlib.sha256(data).hexdigest() != blob:
+            raise RestoreRefused(f"{shown} was changed since it was kept")
+        return data
 
-    def _put_back(self, shown: str, blob: str | None) -> None:
-        real = self._real(shown)
-        if blob is None:
-            real.unlink(missing_ok=True)
+    def _check(self, checkpoints: Sequence[FileCheckpoint]) -> list[str]:
+        """Why each of these restores must not happen (empty: all may)."""
+        refusals = []
+        for checkpoint in checkpoints:
+            try:
+                self._digest(checkpoint.path)  # the file is one we may read, write and keep
+                if checkpoint.before is not None:
+                    self._load(checkpoint.before)
+            except (WorkspaceError, RestoreRefused) as error:
+                refusals.append(f"{checkpoint.path}: {error}")
+        return refusals
+
+    def _put_back(self, checkpoint: FileCheckpoint) -> None:
+        real = self._real(checkpoint.path)
+        if checkpoint.before is not None:
+            data = self._load(checkpoint.before)
+            save_file(self.workspace, real, data, checkpoint.mode)
             return
-        real.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(real, (self.folder / blob).read_bytes())
+        try:
+            folder = self.workspace.open_dir(real.parent)
+        except FileNotFoundError:
+            return
+        try:
+            os.unlink(real.name, dir_fd=folder)  # removes a link itself, never what it names
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(folder)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.tui-agent-tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+_BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+
+
+def _blob(kept: _Kept | None) -> str | None:
+    return None if kept is None else kept.blob
+
+
+def _checkpoint(call_id: str, path: str, kept: _Kept | None, after: str | None) -> FileCheckpoint:
+    mode = None if kept is None else kept.mode
+    return FileCheckpoint(call_id=call_id, path=path, before=_blob(kept), after=after, mode=mode)
 
 
 def _command(arguments: str) -> str:
@@ -231,4 +313,4 @@ def _command(arguments: str) -> str:
     return command if isinstance(command, str) else arguments
 
 
-__all__ = ["RESTORE_CALL", "Checkpoints", "Timeline"]
+__all__ = ["RESTORE_CALL", "Checkpoints", "RestoreRefused", "Timeline"]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,9 @@ from tui_agent.loop.api import LoopApi
 from tui_agent.loop.replay import replay
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
 from tui_agent.vocab import TokenUsage, ToolResult, ToolUpdate, error_result
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+_UNPLAIN = re.compile(r"[^A-Za-z0-9_-]")
 
 SubagentState = Literal["starting", "running", "completed", "failed", "cancelled"]
 
@@ -92,8 +97,13 @@ class Subagents:
         self._runs: dict[str, SubagentRun] = {}
 
     def log_path(self, call_id: str) -> Path:
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)
-        return self.folder / f"{safe}.jsonl"
+        """`<id>.jsonl` for a plain id (what providers send); any other id gets its other
+        characters replaced and a digest of the whole id after a dot, which no plain id has,
+        so two ids never share a log (`a.b` and `a_b` once did)."""
+        if _PLAIN_ID.fullmatch(call_id):
+            return self.folder / f"{call_id}.jsonl"
+        digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return self.folder / f"{_UNPLAIN.sub('_', call_id)[:64]}.{digest}.jsonl"
 
     def start(self, call_id: str, description: str) -> SubagentRun:
         run = SubagentRun(call_id, description, self.log_path(call_id))
@@ -104,6 +114,9 @@ class Subagents:
         """A run of this session, or one of a resumed session read back from its log."""
         run = self._runs.get(call_id)
         path = self.log_path(call_id)
+        if not path.is_file():  # a session written before ids were kept apart
+            legacy = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)
+            path = self.folder / f"{legacy}.jsonl"
         if run is None and path.is_file():
             shown = replay(read_log(path), context_window=0).events
             run = SubagentRun(call_id, "", path, "completed", transcript=shown)

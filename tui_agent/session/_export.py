@@ -123,7 +123,7 @@ class _Session:
 
 
 def _collect(
-    records: list[Record], tasks: Path | None = None
+    records: list[Record], tasks: Path | None = None, chain: tuple[str, ...] = ()
 ) -> tuple[_Session, tuple[ev.LoopEvent, ...]]:
     meta = next((r for r in records if isinstance(r, SessionMeta)), None)
     replayed = replay(records, context_window=0)
@@ -153,7 +153,7 @@ def _collect(
                     call.output = event.output
                     diff = (event.display or {}).get("diff")
                     call.diff = diff if isinstance(diff, str) else None
-                    call.child = _subagent(event.display, tasks)
+                    call.child = _subagent(event.display, tasks, chain)
                     if call.command is not None:
                         shown.add(call.output.rstrip())
             case ev.TurnFinished():
@@ -181,13 +181,21 @@ def _collect(
     return session, events
 
 
-def _subagent(display: dict[str, object] | None, tasks: Path | None) -> list[_Part] | None:
-    """The parts of the sub-agent a `task` call ran, from its own log beside the session's."""
+def _subagent(
+    display: dict[str, object] | None, tasks: Path | None, chain: tuple[str, ...]
+) -> list[_Part] | None:
+    """The parts of the sub-agent a `task` call ran, from its own log beside the session's.
+    `chain` names the sub-agent logs being shown around this call: a log that names one of
+    them (itself, or an agent above it: a damaged or crafted log) is a cycle, said, not followed."""
     link = (display or {}).get("subagent")
     if tasks is None or not isinstance(link, dict) or not isinstance(link.get("log"), str):
         return None
-    path = tasks / Path(link["log"]).name
-    return _collect(read_log(path), tasks)[0].parts if path.is_file() else None
+    name = Path(link["log"]).name
+    if name in chain:
+        text = f"sub-agent log tasks/{name} is already shown above (the logs form a cycle)"
+        return [_Marker("warning", text)]
+    path = tasks / name
+    return _collect(read_log(path), tasks, (*chain, name))[0].parts if path.is_file() else None
 
 
 def _retried(event: ev.Retrying) -> str:

@@ -24,6 +24,7 @@ from tui_agent.tools._files import (
     ReadFile,
     ReadFileArgs,
     WriteFile,
+    save_file,
     unified_diff,
 )
 from tui_agent.tools._groups import kill_all as kill_tool_processes
@@ -85,6 +86,7 @@ __all__ = [
     "prefix_allows",
     "rg_files",
     "rg_path",
+    "save_file",
     "split_rule",
     "unified_diff",
     "walk_files",

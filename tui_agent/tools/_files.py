@@ -37,6 +37,7 @@ OUTPUT_BUDGET = 40_000  # characters per read, so one read never needs to be spi
 _SNIFF = 8_192
 _CHUNK = 1 << 16  # small enough that finding the k-th newline in the last chunk is cheap
 _LINE_BYTES = 4 * MAX_LINE_CHARS + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class EditorFiles(Protocol):
@@ -98,27 +99,27 @@ def _read_text(workspace: Workspace, path: Path, shown: str) -> tuple[str, bool]
         ) from None
 
 
-def save_file(workspace: Workspace, path: Path, data: bytes) -> None:
+def save_file(workspace: Workspace, path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace the file at the resolved `path` with `data`, atomically: a reader (or a crash)
     sees the old content or the new, never a mix or an empty file.
 
-    The data goes to a temporary file in the same folder, is fsynced, takes the old file's
-    permission bits (new files get the default ones), and is renamed over the old name; the
-    folder is fsynced so the rename survives a power cut. Every write of the file tools goes
-    through here. The folder is reached without following links (see `Workspace.open_dir`),
-    and the rename replaces a link put in the file's place instead of writing through it."""
+    The data goes to a temporary file in the same folder, is fsynced, takes the permission bits
+    `mode` (by default the old file's; new files get the default ones), and is renamed over the
+    old name; the folder is fsynced so the rename survives a power cut. Every write of the file
+    tools and of /undo goes through here. The folder is reached without following links (see
+    `Workspace.open_dir`); the temporary file has a fresh random name and is created only if
+    nothing, not even a link, has that name; the rename replaces a link put in the file's place
+    instead of writing through it."""
     folder = workspace.open_dir(path.parent, create=True)
-    temp = f".{path.name[:200]}.{secrets.token_hex(4)}.tui-agent.tmp"
+    temp = f".{path.name[:200]}.{secrets.token_hex(8)}.tui-agent.tmp"
     try:
-        try:
-            mode: int | None = stat.S_IMODE(
-                os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
-            )
-        except FileNotFoundError:
-            mode = None
-        fd = os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=folder
-        )
+        if mode is None:
+            try:
+                old = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+                mode = stat.S_IMODE(old.st_mode)
+            except FileNotFoundError:
+                pass
+        fd = os.open(temp, _NEW_FILE_FLAGS, 0o666, dir_fd=folder)
         try:
             with open(fd, "wb") as handle:
                 handle.write(data)
