@@ -63,10 +63,10 @@ class PromptInput(TextArea):
         """Ctrl+G: edit the draft in $VISUAL / $EDITOR."""
 
     class JumpToTail(Message):
-        """End pressed with the cursor already at the end: follow the transcript again."""
+        """Ctrl+End, or End with the cursor already at the end: follow the transcript again."""
 
     class JumpToTop(Message):
-        """Home pressed with the cursor already at the start: the transcript's first block."""
+        """Ctrl+Home, or Home with the cursor already at the start: the session's first block."""
 
     class PageTranscript(Message):
         """PageUp / PageDown: the transcript scrolls while the prompt keeps the focus."""
@@ -111,9 +111,9 @@ class PromptInput(TextArea):
             self._walk_history(-1)
         elif key == "down" and self._history_at is not None and self._can_walk_history(up=False):
             self._walk_history(+1)
-        elif key == "end" and self.cursor_location == self.document.end:
+        elif key == "ctrl+end" or (key == "end" and self.cursor_location == self.document.end):
             self.post_message(self.JumpToTail())
-        elif key == "home" and self.cursor_location == (0, 0):
+        elif key == "ctrl+home" or (key == "home" and self.cursor_location == (0, 0)):
             self.post_message(self.JumpToTop())
         elif key in ("pageup", "pagedown"):
             self.post_message(self.PageTranscript(-1 if key == "pageup" else 1))
