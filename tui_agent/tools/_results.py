@@ -182,6 +182,6 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
             "output": new_output,
             "truncated": True,
             "spill": None if path is None else Spill(output_path=str(path), total_chars=len(text)),
-            "display": _with_lines(result.display, text.count("\n") + 1),
+            "display": _with_lines(result.display, len(text.splitlines())),
         }
     )

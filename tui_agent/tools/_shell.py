@@ -112,7 +112,7 @@ class _Capture:
         self._part: Any = None  # the open part file, once the head is full
         self.dropped = 0
         self.size = 0
-        self.newlines = 0  # of the whole stream, kept or not: the spilled output's line count
+        self.newlines = 0  # of the whole stream, kept or not: the spill file's line count
 
     async def add(self, data: bytes, final: bool = False) -> str:
         text = self._decoder.decode(data, final)
