@@ -5,11 +5,14 @@ parked blocks, a command's answer is followed, and `!command` rows tell how the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import until
+from tests.ui.scenes import make_app, settle
 from tests.ui.test_flows import app_on, send
 from tests.ui.test_keys import running, type_text
 from tui_agent.loop import events as ev
@@ -22,9 +25,9 @@ from tui_agent.ui.widgets.transcript import MAX_MOUNTED
 def finished_call(loop: FakeLoop, call_id: str = "c1", output: str = "one\ntwo") -> None:
     loop.emit(
         ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("look",)),
-        ev.ToolStarted(id=call_id, name="read_file", arguments='{"path": "a.txt"}'),
+        ev.ToolStarted(id=call_id, name="grep", arguments='{"pattern": "e", "path": "a.txt"}'),
         ev.ToolFinished(
-            id=call_id, name="read_file", outcome="succeeded", output=output, is_error=False
+            id=call_id, name="grep", outcome="succeeded", output=output, is_error=False
         ),
         ev.TurnFinished(turn_id=1, text="", result=ev.TurnResult(type="completed", steps=1)),
     )
@@ -250,3 +253,27 @@ async def test_a_bang_line_is_kept_in_the_prompt_history(workspace: Path) -> Non
         await until(pilot, lambda: (b := bang_block(app)) is not None and b.state == "done")
         await pilot.press("up")
         assert app.prompt_input.text == "!echo kept"
+
+
+# ---------------------------------------------------------------- the look
+
+
+def test_a_found_block_is_marked_and_a_failed_bang_row_shows_its_exit_code(
+    snap_compare: Any,
+) -> None:
+    app, loop, _clock = make_app()
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        notes(loop, 3)
+        block = app.vm.add_user_command("make test")
+        app.vm.user_command_output(
+            block, "collected 3 items\nFAILED test_a\nExit code: 2", state="failed", exit_code=2
+        )
+        finished_call(loop, output="alpha\nneedle here\nomega")
+        await until(pilot, lambda: len(app.transcript.query(ToolCallBlock)) == 2)
+        await pilot.press("ctrl+f")
+        await type_text(pilot, "note 1")
+        await until(pilot, lambda: len(found(app)) == 1)
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

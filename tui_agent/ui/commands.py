@@ -116,9 +116,9 @@ Up/Down         prompt history (on an empty input);  Ctrl+R: search it
 @path           attach a file or folder (completion: Tab or Enter)
 !command        run it in the workspace shell; its output goes with the next prompt
 Ctrl+G          edit the draft in $VISUAL / $EDITOR
-Ctrl+O          expand or fold the last tool call (a pasted chip in the draft: unfold it)
-Enter           on a tool row or thinking (click or Tab to it): expand or fold it
-PageUp/PageDown scroll the transcript;  Home / Ctrl+Home: its very start (an empty input)
+Ctrl+O          expand or fold the last tool call (a pasted chip: unfold it)
+Enter           on a tool row or thinking (click or Tab to it): open or fold it
+PageUp/PageDown scroll the transcript;  Ctrl+Home, Home: its very start
 End, Ctrl+End   the end of the transcript, following it again
 Ctrl+F, /find   search the whole transcript: Enter/F3 the next match up,
                 Shift+Enter/Shift+F3 down, Esc closes

@@ -94,6 +94,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._earlier = ParkedBlocks(later=False)
         self._later = ParkedBlocks(later=True)
         self._found: int | None = None  # the block a transcript search points at
+        self._opened: ToolCallBlock | Thinking | None = None  # unfolded by the search
         self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
         self._redrawing = False
         self._typed_at: float | None = None  # by the view model's clock
@@ -340,13 +341,17 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
 
     async def reveal(self, block_id: int | None) -> None:
         """Mark the block a search found and scroll it into view, mounting the window around
-        it first when it is parked; None clears the mark."""
+        it first when it is parked; None clears the mark (what the search unfolded for the
+        last match stays open: the person was reading it)."""
         previous = self._widgets.get(self._found) if self._found is not None else None
         if previous is not None:
             previous.remove_class("-found")
         self._found = block_id
         if block_id is None:
             return
+        if self._opened is not None:  # the search moved on: fold what it opened on the way
+            self._opened.expanded = False
+            self._opened = None
         widget = self._widgets.get(block_id)
         if widget is None:
             index = self._index(block_id)
@@ -354,8 +359,9 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
             await self._show_window(start, start + 2 * PRUNE_BATCH)
             widget = self._widgets[block_id]
         widget.add_class("-found")
-        if isinstance(widget, ToolCallBlock | Thinking):
+        if isinstance(widget, ToolCallBlock | Thinking) and not widget.expanded:
             widget.expanded = True  # the match may be in its folded part
+            self._opened = widget
         self._release_anchor()
         self.call_after_refresh(self.scroll_to_center, widget, animate=False, immediate=True)
 
@@ -371,8 +377,9 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
             self.app.call_later(self._toggle_parked, last.id)
 
     async def _toggle_parked(self, block_id: int) -> None:
-        await self.reveal(block_id)
+        await self.reveal(block_id)  # mounted and opened
         await self.reveal(None)
+        self._opened = None
 
     # ------------------------------------------------------------ keys
 
