@@ -40,7 +40,7 @@ def source(lines: int) -> str:
     """A long file whose blank lines and closing braces occur far more than 1% of the time."""
     body = []
     for n in range(lines):
-        body.append(["", "}", f"value_{n} = compute({n})"][n % 3])
+        body.append("" if n % 7 == 0 else "}" if n % 11 == 0 else f"value_{n} = compute({n})")
     return "\n".join(body) + "\n"
 
 
