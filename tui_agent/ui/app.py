@@ -487,10 +487,8 @@ class TuiAgentApp(App[None]):
             self._call(self._run_bang(text[1:].strip()), "!command")
             return
         parsed = commands.parse(text, self.power.commands)
-        if not (isinstance(parsed, tuple) and parsed[0].name == "find"):
-            # What the person runs answers at the end of the transcript: show the end.
-            self.transcript.action_follow()
         if isinstance(parsed, commands.UnknownCommand):
+            self.transcript.action_follow()
             self.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
             self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
@@ -500,10 +498,10 @@ class TuiAgentApp(App[None]):
             self._send(text, steer=message.steer)
 
     async def _run_bang(self, command: str) -> None:
+        self.transcript.action_follow()
         if self.power.shell_running:
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
-        self.transcript.action_follow()
         await self.power.run_shell(Path(self.loop.info.workspace), command)
         self.vm.add_marker("info", "its output goes with your next prompt")
 
@@ -808,6 +806,10 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ slash commands
 
     def run_slash(self, name: str, arg: str = "") -> None:
+        if name != "find":
+            # A command answers at the end of the transcript: show the end (typed, picked in
+            # the palette, or Esc Esc), however far up the person had scrolled.
+            self.transcript.action_follow()
         match name:
             case "help":
                 self.vm.add_marker("info", commands.help_text(self.power.commands))
