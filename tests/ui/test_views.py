@@ -191,6 +191,21 @@ async def test_a_search_with_no_match_says_so() -> None:
         assert "no match" in str(app.find_bar.query_one(".count").render())
 
 
+async def test_esc_closes_the_search_before_it_would_cancel_a_running_turn() -> None:
+    async with running() as (app, pilot, loop):
+        loop.emit(
+            ev.TurnStarted(turn_id=1, prompt_ids=("p1",), texts=("first",)),
+            ev.StepStarted(turn_id=1, step=1),
+        )
+        await until(pilot, lambda: app.vm.busy)
+        await pilot.press("ctrl+f")
+        await pilot.press("escape")
+        assert not app.find_bar.display
+        assert not any(name == "cancel" for name, _ in loop.calls)
+        await pilot.press("escape")  # now it cancels, as always
+        await until(pilot, lambda: any(name == "cancel" for name, _ in loop.calls))
+
+
 # ---------------------------------------------------------------- commands are followed (item 14)
 
 
