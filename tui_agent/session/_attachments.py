@@ -31,6 +31,7 @@ SHELL_OUTPUT_CAP = 30_000  # characters of a `!` command's output kept for the m
 class Attachment:
     source: str  # "@src/app.py", "@src/", "!make test"
     text: str
+    exit_code: int | None = None  # a `!command` that ran to its end: its status
 
 
 @dataclass(frozen=True)
@@ -85,14 +86,17 @@ async def run_user_shell(
 
     root = Workspace(workspace)
     ctx = _context(root, signal, on_output)
+    exit_code: int | None = None
     try:
         result = await Shell(root).execute(ShellArgs(command=command, timeout_s=timeout_s), ctx)
         output = result.text
+        code = (result.display or {}).get("exit_code")
+        exit_code = code if isinstance(code, int) else None
     except ToolAborted as stopped:
         output = f"{stopped.partial}\n[stopped by the user]".lstrip("\n")
     if len(output) > SHELL_OUTPUT_CAP:
         output = output[-SHELL_OUTPUT_CAP:] + "\n[output cut to its last part]"
-    return Attachment(f"!{command}", output)
+    return Attachment(f"!{command}", output, exit_code)
 
 
 def attach(words: str, attachments: Sequence[Attachment]) -> str:

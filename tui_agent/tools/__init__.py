@@ -17,6 +17,7 @@ from tui_agent.tools._approvals import (
     split_rule,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
+from tui_agent.tools._diff import unified_diff
 from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
 from tui_agent.tools._files import (
     EditFile,
@@ -25,7 +26,6 @@ from tui_agent.tools._files import (
     ReadFileArgs,
     WriteFile,
     save_file,
-    unified_diff,
 )
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._registry import ToolRegistry, default_registry

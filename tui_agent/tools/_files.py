@@ -6,16 +6,15 @@ UTF-8 (BOM dropped, bad bytes replaced) or BOM-marked UTF-16, and refuses specia
 FIFO never hangs it). Writing creates parent folders; editing replaces one exact, unique match
 (or every match with `replace_all`). Both write through `save_file`, atomically (temporary
 file, fsync, rename, permissions kept), and report a unified diff in `display` for the UI, the
-same diff they show when asking for approval. Files and folders are opened from the workspace
-root without following links swapped in after the path was checked. All disk work runs in a
-worker thread.
+same diff they show when asking for approval (see `_diff`). Files and folders are opened from
+the workspace root without following links swapped in after the path was checked. All disk
+work, and the diffs, run in a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 import os
 import secrets
 import stat
@@ -28,6 +27,7 @@ from pydantic import Field
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolArgs, ToolContext
+from tui_agent.tools._diff import unified_diff
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 from tui_agent.vocab import ToolResult, error_result
 
@@ -53,18 +53,6 @@ class EditorFiles(Protocol):
 
 class _Refused(Exception):
     """A file problem the model can act on; the message becomes the error result."""
-
-
-def unified_diff(before: str, after: str, path: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
 
 
 def _decode(data: bytes) -> str:
@@ -343,7 +331,7 @@ class WriteFile(Tool[WriteFileArgs]):
             before = await asyncio.to_thread(_existing_text, self.workspace, path, args.path)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
-        return unified_diff(before or "", args.content, args.path)
+        return await asyncio.to_thread(unified_diff, before or "", args.content, args.path)
 
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -359,12 +347,10 @@ class WriteFile(Tool[WriteFileArgs]):
             return error_result(str(error))
         lines = len(args.content.splitlines())
         verb = "Created" if before is None else "Updated"
+        diff = await asyncio.to_thread(unified_diff, before or "", args.content, args.path)
         return ToolResult(
             output=f"{verb} {args.path} ({lines} lines, {len(args.content)} characters).",
-            display={
-                "path": args.path,
-                "diff": unified_diff(before or "", args.content, args.path),
-            },
+            display={"path": args.path, "diff": diff},
         )
 
 
@@ -466,7 +452,7 @@ class EditFile(Tool[EditFileArgs]):
             edit = await self._plan(args)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
-        return unified_diff(edit.before, edit.after, args.path)
+        return await asyncio.to_thread(unified_diff, edit.before, edit.after, args.path)
 
     async def _plan(self, args: EditFileArgs) -> _Edit:
         """The edit the call would make now, changing nothing; raises what refuses it."""
@@ -485,9 +471,10 @@ class EditFile(Tool[EditFileArgs]):
         except (WorkspaceError, _Refused) as error:
             return error_result(str(error))
         plural = "s" if edit.count != 1 else ""
+        diff = await asyncio.to_thread(unified_diff, edit.before, edit.after, args.path)
         return ToolResult(
             output=f"Edited {args.path}: {edit.count} replacement{plural}.",
-            display={"path": args.path, "diff": unified_diff(edit.before, edit.after, args.path)},
+            display={"path": args.path, "diff": diff},
         )
 
     async def _plan_in_editor(self, path: Path, args: EditFileArgs) -> _Edit:

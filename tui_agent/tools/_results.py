@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
 import aiofiles
 import aiofiles.os
@@ -146,18 +147,32 @@ def spill_path(spill_dir: Path, name: str, call_id: str) -> Path:
 
 
 def spilled(
-    result: ToolResult, name: str, call_id: str, path: Path, size: int, head: str, tail: str
+    result: ToolResult,
+    name: str,
+    call_id: str,
+    path: Path,
+    length: tuple[int, int],
+    head: str,
+    tail: str,
 ) -> ToolResult:
-    """`result` with its output replaced by a pointer to `path`, which holds all `size`
-    characters of it (written there by the tool, as they came)."""
+    """`result` with its output replaced by a pointer to `path`, which holds all of it
+    (`length`: characters, lines; written there by the tool, as they came)."""
+    size, lines = length
     return result.model_copy(
         update={
             "output": _pointer(name, call_id, size, head, tail, str(path)),
             "truncated": True,
             "spill": Spill(output_path=str(path), total_chars=size),
             "spill_exempt": True,
+            "display": _with_lines(result.display, lines),
         }
     )
+
+
+def _with_lines(display: dict[str, Any] | None, lines: int) -> dict[str, Any]:
+    """The result's `display` saying how many lines the whole output has: the UI shows that
+    count for a spilled output, not the lines of its pointer."""
+    return {**(display or {}), "output_lines": lines}
 
 
 async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) -> ToolResult:
@@ -191,5 +206,6 @@ async def spill(result: ToolResult, name: str, call_id: str, spill_dir: Path) ->
             "output": new_output,
             "truncated": True,
             "spill": None if path is None else Spill(output_path=str(path), total_chars=len(text)),
+            "display": _with_lines(result.display, len(text.splitlines())),
         }
     )

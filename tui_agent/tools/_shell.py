@@ -112,10 +112,12 @@ class _Capture:
         self._part: Any = None  # the open part file, once the head is full
         self.dropped = 0
         self.size = 0
+        self.newlines = 0  # of the whole stream, kept or not: the spill file's line count
 
     async def add(self, data: bytes, final: bool = False) -> str:
         text = self._decoder.decode(data, final)
         self.size += len(text)
+        self.newlines += text.count("\n")
         if self._head_size < CAPTURE_CHARS:
             self._head.append(text)
             self._head_size += len(text)
@@ -161,20 +163,21 @@ class _Capture:
         return "".join(self._head) + middle + "".join(self._tail)
 
 
-def _save_whole(target: Path, out: _Capture, err: _Capture, status: str) -> int:
+def _save_whole(target: Path, out: _Capture, err: _Capture, status: str) -> tuple[int, int]:
     """Put the whole output together in `target`, laid out as `_report` lays out what it keeps;
-    returns its length in characters."""
+    returns its length in characters and in lines."""
     with open(target, "w", encoding="utf-8") as file:
         out.copy_to(file)
-        size = out.size
+        size, newlines = out.size, out.newlines
         if err.size:
             file.write("\nstderr:\n")
             err.copy_to(file)
             size += len("\nstderr:\n") + err.size
+            newlines += 2 + err.newlines
         file.write("\n" + status)
         file.flush()
         os.fsync(file.fileno())
-    return size + 1 + len(status)
+    return size + 1 + len(status), newlines + 2 + status.count("\n")
 
 
 class ShellArgs(ToolArgs):
@@ -314,8 +317,8 @@ class Shell(Tool[ShellArgs]):
             )
             if part is None or not (out.streamed or err.streamed):
                 return result
-            size = await asyncio.to_thread(_save_whole, part, out, err, status)
-            return spilled(result, self.name, ctx.call_id, part, size, report, report)
+            size, lines = await asyncio.to_thread(_save_whole, part, out, err, status)
+            return spilled(result, self.name, ctx.call_id, part, (size, lines), report, report)
         finally:
             out.discard()
             err.discard()

@@ -30,7 +30,8 @@ from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import TextArea
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
@@ -49,6 +50,7 @@ from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
+from tui_agent.ui.widgets.find_bar import FindBar
 from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
 from tui_agent.ui.widgets.prompt_input import PromptInput
@@ -110,6 +112,8 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+t", "toggle_tools", "Tools", priority=True),
         Binding("ctrl+n", "toggle_queue", "Queue", priority=True),
         Binding("f2", "inspect", "Inspect", priority=True),
+        Binding("ctrl+o", "toggle_last_tool", "Expand", show=False),
+        Binding("ctrl+f", "find", "Find", priority=True, show=False),
     ]
 
     def __init__(
@@ -148,6 +152,7 @@ class TuiAgentApp(App[None]):
         self.approval_bar = ApprovalBar(clock=clock, id="approval")
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
+        self.find_bar = FindBar(self.vm, id="find")
         self.power = PromptPower(self.vm)
         self.main_screen = MainScreen()
 
@@ -166,6 +171,7 @@ class TuiAgentApp(App[None]):
         yield self.completion
         yield self.paths
         yield self.approval_bar
+        yield self.find_bar
         yield self.prompt_input
         yield self.status_bar
         yield KeyFooter(id="footer")
@@ -177,6 +183,7 @@ class TuiAgentApp(App[None]):
         self.approval_bar.display = False
         self.completion.display = False
         self.paths.display = False
+        self.find_bar.display = False
         self._set_narrow(self.size.width < NARROW_BELOW)
         self.prompt_input.focus()
         self.call_after_refresh(self._after_first_frame)
@@ -247,15 +254,16 @@ class TuiAgentApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         """Every key from the terminal passes here first: the screen and the transcript learn
         that the user is typing (`MainScreen`, `Transcript.typed`), its name is made canonical,
-        and text typed while a side pane has focus goes to the prompt (focus moves before the
-        key is forwarded, so a fast burst keeps its order)."""
+        and text typed while a widget that takes no text has focus (a side pane, a tool row,
+        the transcript) goes to the prompt (focus moves before the key is forwarded, so a fast
+        burst keeps its order)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
             key = canonical_key(event.key)
             if key != event.key:
                 event.key, event.character = key, None
-            elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
+            elif event.is_printable and self._takes_no_text(self.focused):
                 self.screen.remove_class("-show-tools", "-show-queue")
                 if self._home() is self.approval_bar:
                     # Text never answers an approval: it waits in the draft, and the keyboard
@@ -275,6 +283,14 @@ class TuiAgentApp(App[None]):
                 self.prompt_input.insert(event.character or "")
                 return
         await super().on_event(event)
+
+    def _takes_no_text(self, widget: Widget | None) -> bool:
+        """A widget of the main screen that a typed character would be lost in."""
+        if self.screen is not self.main_screen or isinstance(widget, Input | TextArea):
+            return False
+        return widget is None or not (
+            widget is self.approval_bar or self.approval_bar in widget.ancestors
+        )
 
     def on_resize(self, event: events.Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)
@@ -457,13 +473,16 @@ class TuiAgentApp(App[None]):
         self._submit(text, steer=steer, words=words)
 
     def _submit(self, text: str, *, steer: bool, words: str | None = None) -> None:
-        typed = text if words is None else words
+        self._remember(text if words is None else words)
+        self.transcript.action_follow()
+        self._call(self.loop.submit(text, steer_if_active=steer), "submit")
+
+    def _remember(self, typed: str) -> None:
+        """Keep what the person typed for Up/Down and Ctrl+R, in memory and on disk."""
         self.vm.remember_prompt(typed)
         if self.prompt_input.prompt_history is not self.vm.history:
             self.prompt_input.prompt_history.append(typed)
         self.power.remember(typed)
-        self.transcript.action_follow()
-        self._call(self.loop.submit(text, steer_if_active=steer), "submit")
 
     # ------------------------------------------------------------ input messages
 
@@ -481,10 +500,12 @@ class TuiAgentApp(App[None]):
             self._leave_edit(clear=False)
             return
         if text.startswith("!") and text[1:].strip():
+            self._remember(text)
             self._call(self._run_bang(text[1:].strip()), "!command")
             return
         parsed = commands.parse(text, self.power.commands)
         if isinstance(parsed, commands.UnknownCommand):
+            self.transcript.action_follow()
             self.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
             self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
@@ -494,10 +515,10 @@ class TuiAgentApp(App[None]):
             self._send(text, steer=message.steer)
 
     async def _run_bang(self, command: str) -> None:
+        self.transcript.action_follow()
         if self.power.shell_running:
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
-        self.transcript.action_follow()
         row = await self.power.run_shell(Path(self.loop.info.workspace), command)
         self.vm.add_marker("info", "its output goes with your next prompt")
         # Logged as its row shows it, so a resumed transcript and an export include it.
@@ -538,12 +559,12 @@ class TuiAgentApp(App[None]):
         self.transcript.action_follow()
 
     @on(PromptInput.JumpToTop)
-    def _on_jump_to_top(self) -> None:
-        self.transcript.action_top()
+    async def _on_jump_to_top(self) -> None:
+        await self.transcript.action_top()
 
     @on(PromptInput.PageTranscript)
-    def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
-        self.transcript.page(message.pages)
+    async def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
+        await self.transcript.page(message.pages)
 
     def _update_mentions(self) -> None:
         row, column = self.prompt_input.cursor_location
@@ -678,6 +699,7 @@ class TuiAgentApp(App[None]):
         """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
         return (
             self.completion.display
+            or self.find_bar.display
             or self.paths.display
             or self.power.shell_running
             or self.approval_bar.asking_reason
@@ -696,6 +718,9 @@ class TuiAgentApp(App[None]):
             self.power.stop_shell()
         elif self.completion.display:
             self._hide_completion()
+        elif self.find_bar.display:
+            self.find_bar.close()
+            self._home().focus()
         elif self.approval_bar.asking_reason:
             self.approval_bar.cancel_reason()
         elif self._editing is not None:
@@ -808,6 +833,16 @@ class TuiAgentApp(App[None]):
         """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
         return self.approval_bar if self.approval_bar.display else self.prompt_input
 
+    def action_toggle_last_tool(self) -> None:
+        self.transcript.toggle_last_tool()
+
+    def action_find(self) -> None:
+        self.find_bar.open()
+
+    @on(FindBar.Reveal)
+    async def _on_find_reveal(self, message: FindBar.Reveal) -> None:
+        await self.transcript.reveal(message.block_id)
+
     def action_inspect(self) -> None:
         if isinstance(self.screen, MachineInspector):
             self.screen.dismiss(None)
@@ -817,6 +852,10 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ slash commands
 
     def run_slash(self, name: str, arg: str = "") -> None:
+        if name != "find":
+            # A command answers at the end of the transcript: show the end (typed, picked in
+            # the palette, or Esc Esc), however far up the person had scrolled.
+            self.transcript.action_follow()
         match name:
             case "help":
                 self.vm.add_marker("info", commands.help_text(self.power.commands))
@@ -856,6 +895,8 @@ class TuiAgentApp(App[None]):
                 self._call(self._undo(), "/undo")
             case "rewind":
                 self._call(self._rewind(), "/rewind")
+            case "find":
+                self.find_bar.open(arg)
             case "quit":
                 self.action_quit_app()
 

@@ -49,6 +49,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "", "Put back the files the last turn changed"),
     SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
     SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
+    SlashCommand("find", "TEXT", "Search the whole transcript (Ctrl+F)"),
     SlashCommand("quit", "", "Quit (also /exit; the turn is cancelled and the log sealed first)"),
 )
 
@@ -114,10 +115,16 @@ Shift+Tab       approval mode: ask → auto-edit → yolo
 Up/Down         prompt history (on an empty input);  Ctrl+R: search it
 @path           attach a file or folder (completion: Tab or Enter)
 !command        run it in the workspace shell; its output goes with the next prompt
-Ctrl+G          edit the draft in $VISUAL / $EDITOR;  Ctrl+O: unfold pasted text
-PageUp/PageDown, Home/End   scroll the transcript (End: follow it again)
+Ctrl+G          edit the draft in $VISUAL / $EDITOR
+Ctrl+O          expand or fold the last tool call (a pasted chip: unfold it)
+Enter           on a tool row or thinking (click or Tab to it): open or fold it
+PageUp/PageDown scroll the transcript;  Ctrl+Home, Home: its very start
+End, Ctrl+End   the end of the transcript, following it again
+Ctrl+F, /find   search the whole transcript: Enter/F3 the next match up,
+                Shift+Enter/Shift+F3 down, Esc closes
 Ctrl+T, Ctrl+N  tools / queue pane: Delete cancels or removes, Enter edits,
-                Ctrl+S steers, Shift+Up/Down reorders; typing returns to the prompt
+                Ctrl+S steers, Shift+Up/Down reorders
+Typing anywhere outside a text box goes to the prompt
 F2              machine inspector;  Ctrl+P: command palette"""
 
 

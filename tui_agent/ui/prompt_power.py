@@ -133,7 +133,10 @@ class PromptPower:
             return block
         finally:
             self._shell = None
-        state = "aborted" if signal.aborted else "done"
-        self.vm.user_command_output(block, done.text, state=state)
+        # The row's own status, from the exit code (the tool-status rule of the loop covers
+        # model calls; a `!command` never reaches the loop until the next prompt).
+        ended = "done" if done.exit_code == 0 else "failed"
+        state = "aborted" if signal.aborted else ended
+        self.vm.user_command_output(block, done.text, state=state, exit_code=done.exit_code)
         self.pending.append(done)
         return block

@@ -14,6 +14,7 @@ reader would chase one event across files.
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -60,6 +61,9 @@ TRANSITIONS_KEPT = 200
 FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones
 FINAL_STATES = frozenset({"closed", "done", "succeeded", "failed", "aborted"})
 REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
+# A line of `read_file`'s output (numbered like `cat -n`), as against its notes.
+NUMBERED_LINE = re.compile(r"^ *\d+\t", re.MULTILINE)
+USER_COMMAND = "!"  # the tool name of a `!command` the person runs
 # What a call's one line shows: the first of these arguments it has.
 PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
@@ -114,37 +118,57 @@ class ToolBlock:
 
     @property
     def summary(self) -> str:
-        """One line saying what the call does: the command, the path or the pattern."""
-        try:
-            args = json.loads(self.arguments) if self.arguments else {}
-        except ValueError:
-            return self.arguments[:80]
-        if not isinstance(args, dict):
-            return str(args)[:80]
-        for key in PRIMARY_ARGS:
-            if isinstance(args.get(key), str):
-                return str(args[key]).splitlines()[0] if args[key] else ""
-        return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80]
+        """One line saying what the call does: the command, the path, the pattern (and where
+        it searches), or for `todo_write` how the plan stands."""
+        return self._described()[0]
 
     @property
     def detail(self) -> str:
         """The summary and then the other short arguments, so two calls of one tool differ:
-        `src · pattern='TODO'`, `notes.md · offset=200`."""
-        try:
-            args = json.loads(self.arguments) if self.arguments else {}
-        except ValueError:
-            return self.summary
-        if not isinstance(args, dict):
-            return self.summary
-        primary = next((k for k in PRIMARY_ARGS if isinstance(args.get(k), str)), None)
+        `TODO in src · glob='*.py'`, `notes.md · offset=200`."""
+        summary, used, args = self._described()
+        if args is None:
+            return summary
         rest = [
             f"{k}={v!r}"
             for k, v in args.items()
-            if k != primary and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
+            if k not in used and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
         ]
-        if primary is None:
-            return ", ".join(rest)[:80]
-        return " · ".join([self.summary, *rest])
+        return " · ".join([summary, *rest]) if used else ", ".join(rest)[:80]
+
+    def _described(self) -> tuple[str, tuple[str, ...], dict[str, Any] | None]:
+        """The summary, the arguments it shows, and the parsed arguments (None: not an object)."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return self.arguments[:80], (), None
+        if not isinstance(args, dict):
+            return str(args)[:80], (), None
+        if self.name == "todo_write" and isinstance(args.get("todos"), list):
+            return _todo_summary(args["todos"]), ("todos",), args
+        pattern, path = args.get("pattern"), args.get("path")
+        if isinstance(pattern, str) and "command" not in args:
+            if isinstance(path, str) and path:
+                return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
+            return _first_line(pattern), ("pattern",), args
+        for key in PRIMARY_ARGS:
+            if isinstance(args.get(key), str):
+                return _first_line(args[key]), (key,), args
+        return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80], (), args
+
+    @property
+    def line_count(self) -> str:
+        """How long the output is, counted as the person would: `20 lines` for a read of 20
+        lines of a file (not its `[Showing lines …]` note), the whole output's lines when it
+        was saved to a file and only a pointer to it is here."""
+        whole = (self.display or {}).get("output_lines")
+        if isinstance(whole, int):
+            return f"{whole:,} lines, saved whole to a file"
+        if self.name == "read_file" and not self.is_error:
+            count = len(NUMBERED_LINE.findall(self.output))
+        else:
+            count = self.output.count("\n") + 1
+        return f"{count:,} line{'s' if count != 1 else ''}"
 
     @property
     def diff(self) -> str | None:
@@ -441,16 +465,22 @@ class ViewModel:
         """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
         self._close_streams()
         block = ToolBlock(
-            self._new_id(), f"user-{self._next_id}", "!", json.dumps({"command": command})
+            self._new_id(), f"user-{self._next_id}", USER_COMMAND, json.dumps({"command": command})
         )
         block.state = "running"
         self._add(block)
         return block
 
-    def user_command_output(self, block: ToolBlock, text: str, *, state: str | None = None) -> None:
+    def user_command_output(
+        self, block: ToolBlock, text: str, *, state: str | None = None, exit_code: int | None = None
+    ) -> None:
+        """More output of a `!command`, or (with `state`) all of it once it ended."""
         block.output = (block.output + text)[-OUTPUT_CAP:] if state is None else text[-OUTPUT_CAP:]
         if state is not None:
             block.state = state
+            block.is_error = state == "failed"
+        if exit_code is not None:
+            block.display = {"exit_code": exit_code}
         self._emit(BlockUpdated(block))
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
@@ -776,6 +806,26 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
         self._emit(PaneChanged("approvals"))
         self._emit(PaneChanged("status"))
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+TODO_WORDS = {"completed": "done", "in_progress": "in progress", "pending": "pending"}
+
+
+def _todo_summary(todos: list[Any]) -> str:
+    """`3 todos: 1 done, 1 in progress, 1 pending`: what a plan update changes, in a line."""
+    counts = {word: 0 for word in TODO_WORDS.values()}
+    for todo in todos:
+        status = todo.get("status") if isinstance(todo, dict) else None
+        word = TODO_WORDS.get(status) if isinstance(status, str) else None
+        if word is not None:
+            counts[word] += 1
+    parts = [f"{n} {word}" for word, n in counts.items() if n]
+    head = f"{len(todos)} todo{'s' if len(todos) != 1 else ''}"
+    return f"{head}: {', '.join(parts)}" if parts else head
 
 
 def _status_from(info: LoopInfo) -> Status:

@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from tui_agent.session import split_attachments
 from tui_agent.ui.view_model import (
+    USER_COMMAND,
     Block,
     MarkerBlock,
     RetryBlock,
@@ -74,9 +75,7 @@ class AssistantText(MarkdownView):
 class Thinking(Widget, can_focus=True):
     """Dimmed reasoning, folded to its first lines; Enter or a click unfolds it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle_open", "Fold", show=False)
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Fold", show=False)]
     expanded: var[bool] = var(False, toggle_class="-expanded")
 
     def __init__(self, block: ThinkingBlock) -> None:
@@ -116,11 +115,10 @@ class ShowSubagent(Message):
 
 class ToolCallBlock(Widget, can_focus=True):
     """One line per call (glyph, name, what it does); expands to the output or diff. A `task`
-    call opens its sub-agent's transcript instead."""
+    call opens its sub-agent's transcript instead. The person's own `!command` is shown open,
+    its newest lines, since running it was to see them."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle_open", "Expand", show=False)
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
     expanded: var[bool] = var(False, toggle_class="-expanded")
 
     def __init__(self, block: ToolBlock) -> None:
@@ -146,6 +144,7 @@ class ToolCallBlock(Widget, can_focus=True):
         diff = block.diff
         if not self._auto_expanded and (
             block.state == "failed"
+            or block.name == USER_COMMAND
             or (diff is not None and diff.count("\n") < DIFF_AUTO_EXPAND_LINES)
         ):
             self._auto_expanded = True
@@ -169,8 +168,10 @@ class ToolCallBlock(Widget, can_focus=True):
             removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
             text.append(f"  +{added} −{removed}", style="dim")
         elif block.output and not self.expanded:
-            count = block.output.count("\n") + 1
-            text.append(f"  ({count} line{'s' if count != 1 else ''})", style="dim")
+            text.append(f"  ({block.line_count})", style="dim")
+        exit_code = (block.display or {}).get("exit_code")
+        if isinstance(exit_code, int) and exit_code != 0:
+            text.append(f"  exit {exit_code}", style="bold")
         if block.state in FINAL_WORDS:
             text.append(f"  {FINAL_WORDS[block.state]}", style="dim")
         if block.name == "task":
@@ -184,7 +185,8 @@ class ToolCallBlock(Widget, can_focus=True):
             return Syntax(_head(diff), "diff", theme="ansi_dark", word_wrap=True)
         if not block.output:
             return Text("(no output yet)", style="dim")
-        return Text(_head(block.output), style="red" if block.is_error else "")
+        shown = _tail(block.output) if block.name == USER_COMMAND else _head(block.output)
+        return Text(shown, style="red" if block.is_error else "")
 
     def watch_expanded(self, expanded: bool) -> None:
         if expanded:
@@ -270,3 +272,11 @@ def _head(text: str) -> str:
         return "\n".join(lines)
     hidden = len(lines) - EXPANDED_LINES
     return "\n".join([*lines[:EXPANDED_LINES], f"… {hidden} more lines"])
+
+
+def _tail(text: str) -> str:
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= EXPANDED_LINES:
+        return "\n".join(lines)
+    hidden = len(lines) - EXPANDED_LINES
+    return "\n".join([f"… {hidden} earlier lines", *lines[-EXPANDED_LINES:]])

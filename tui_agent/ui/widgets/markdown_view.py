@@ -74,8 +74,39 @@ _PROTOTYPE = _Markdown("", code_theme=CODE_THEME, hyperlinks=True)
 
 def _renderable(source: str, tokens: list[Token]) -> Markdown:
     block = copy(_PROTOTYPE)
-    block.markup, block.parsed = source, tokens
+    block.markup, block.parsed = source, _with_urls(tokens)
     return block
+
+
+def _with_urls(tokens: list[Token]) -> list[Token]:
+    """The tokens with each link's address written after its text, `text (url)`, unless the
+    text is the address: the text is a hyperlink (OSC 8), but many terminals (and tmux before
+    3.4) do not show those, and the person must see where a link goes."""
+    shown: list[Token] = []
+    for token in tokens:
+        if token.type == "inline" and any(c.type == "link_open" for c in token.children or ()):
+            token = copy(token)
+            token.children = _urls_after_links(token.children or [])
+        shown.append(token)
+    return shown
+
+
+def _urls_after_links(children: list[Token]) -> list[Token]:
+    out: list[Token] = []
+    href: str | None = None  # inside a link: its address
+    words: list[str] = []
+    for child in children:
+        out.append(child)
+        if child.type == "link_open":
+            href, words = str(child.attrs.get("href", "")), []
+        elif child.type == "link_close" and href is not None:
+            text = "".join(words)
+            if href and href not in (text, f"mailto:{text}"):
+                out.append(Token("text", "", 0, content=f" ({href})"))
+            href = None
+        elif href is not None:
+            words.append(child.content)
+    return out
 
 
 def split_blocks(text: str) -> list[str]:

@@ -6,7 +6,8 @@ Enter (even in the same burst) belongs to the next prompt.
 Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
 `/` opens slash-command completion (Tab completes, Up/Down choose); `@` opens path completion
 (Tab or Enter accepts). A paste of more than `FOLD_LINES` lines shows as a `[pasted #1: 200
-lines]` chip (Ctrl+O puts the text itself in the draft); the whole text is sent. Ctrl+R asks for
+lines]` chip (Ctrl+O puts the text itself in the draft; with no chip, Ctrl+O is the app's
+key for the last tool call); the whole text is sent. Ctrl+R asks for
 history search, Ctrl+G for the external editor. The widget only posts messages; the app decides
 what a submit means (run, queue, steer, command, saved edit).
 """
@@ -62,10 +63,10 @@ class PromptInput(TextArea):
         """Ctrl+G: edit the draft in $VISUAL / $EDITOR."""
 
     class JumpToTail(Message):
-        """End pressed with the cursor already at the end: follow the transcript again."""
+        """Ctrl+End, or End with the cursor already at the end: follow the transcript again."""
 
     class JumpToTop(Message):
-        """Home pressed with the cursor already at the start: the transcript's first block."""
+        """Ctrl+Home, or Home with the cursor already at the start: the session's first block."""
 
     class PageTranscript(Message):
         """PageUp / PageDown: the transcript scrolls while the prompt keeps the focus."""
@@ -104,15 +105,15 @@ class PromptInput(TextArea):
             self.post_message(self.HistorySearchRequested())
         elif key == "ctrl+g":
             self.post_message(self.EditorRequested())
-        elif key == "ctrl+o":
-            self.unfold_pastes()
+        elif key == "ctrl+o" and PASTE_CHIP.search(self.text):
+            self.unfold_pastes()  # (otherwise the app's Ctrl+O: the last tool call)
         elif key == "up" and self._can_walk_history(up=True):
             self._walk_history(-1)
         elif key == "down" and self._history_at is not None and self._can_walk_history(up=False):
             self._walk_history(+1)
-        elif key == "end" and self.cursor_location == self.document.end:
+        elif key == "ctrl+end" or (key == "end" and self.cursor_location == self.document.end):
             self.post_message(self.JumpToTail())
-        elif key == "home" and self.cursor_location == (0, 0):
+        elif key == "ctrl+home" or (key == "home" and self.cursor_location == (0, 0)):
             self.post_message(self.JumpToTop())
         elif key in ("pageup", "pagedown"):
             self.post_message(self.PageTranscript(-1 if key == "pageup" else 1))

@@ -1,8 +1,11 @@
 """The transcript: a scrolling column of block widgets that follows the tail while streaming.
 
-It keeps at most `MAX_MOUNTED` block widgets; older ones are unmounted in batches while the view
-follows the tail, and a line at the top offers them back (click it or press Home), re-created
-from the view model, so the whole session stays reachable without a widget per block.
+It keeps a window of at most about `MAX_MOUNTED` block widgets over the view model's blocks;
+older ones are unmounted in batches while the view follows the tail. A line at the top says how
+many blocks are parked above (click it for another batch), and one at the bottom, when the
+window is not at the end, how many below. Home moves the window to the very start of the
+session, End back to the end, and `reveal` to any block (transcript search): parked blocks are
+re-created from the view model, so the whole session stays reachable without a widget per block.
 
 While the user types, streamed text is drawn at most `TYPING_FRAME_S` apart instead of in every
 frame: the frame that shows a key then seldom has an answer to draw as well (typing during a
@@ -32,6 +35,7 @@ from tui_agent.ui.view_model import (
     TextAppended,
     TextBlock,
     ThinkingBlock,
+    ToolBlock,
     ViewModel,
 )
 from tui_agent.ui.widgets.blocks import (
@@ -51,33 +55,46 @@ TYPING_PAUSE_S = 0.5  # a key this recently: the user is typing
 TYPING_FRAME_S = 0.05  # while typing, streamed text is drawn at most this often (20 a second)
 
 
-class EarlierBlocks(Static):
-    """The top line when older blocks are not mounted: says how many, click to show them."""
+class ParkedBlocks(Static):
+    """The line above (or below) the window when blocks there are not mounted: says how many;
+    a click shows another batch."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, later: bool) -> None:
         super().__init__("", classes="earlier", markup=False)
+        self.later = later
 
     def show_count(self, hidden: int) -> None:
         self.display = hidden > 0
-        self.update(Text(f"▲ {hidden} earlier blocks: Home or click to show", style="dim"))
+        if self.later:
+            text = f"▼ {hidden} later blocks: click or PageDown for more, End for the end"
+        else:
+            text = f"▲ {hidden} earlier blocks: click for more, Home for the start"
+        self.update(Text(text, style="dim"))
 
-    def on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         transcript = self.parent
         if isinstance(transcript, Transcript):
-            transcript.show_earlier()
+            if self.later:
+                await transcript.show_later()
+            else:
+                transcript.show_earlier()
 
 
 class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("end", "follow", "Follow", show=False),
-        Binding("home", "top", "Top", show=False),
+        Binding("end,ctrl+end", "follow", "Follow", show=False),
+        Binding("home,ctrl+home", "top", "Top", show=False),
     ]
 
     def __init__(self, vm: ViewModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.vm = vm
-        self._widgets: dict[int, Widget] = {}
-        self._earlier = EarlierBlocks()
+        self._widgets: dict[int, Widget] = {}  # the window: consecutive blocks, oldest first
+        self._at_end = True  # the window reaches the last block: new blocks are mounted
+        self._earlier = ParkedBlocks(later=False)
+        self._later = ParkedBlocks(later=True)
+        self._found: int | None = None  # the block a transcript search points at
+        self._opened: ToolCallBlock | Thinking | None = None  # unfolded by the search
         self._changes: list[Change] = []  # taken, not drawn yet (see `take`)
         self._redrawing = False
         self._typed_at: float | None = None  # by the view model's clock
@@ -86,8 +103,9 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._holding = False  # a timer will draw the held text
 
     def on_mount(self) -> None:
-        self.mount(self._earlier)
+        self.mount(self._earlier, self._later)
         self._earlier.display = False
+        self._later.display = False
         self.redraw()
         self.anchor()
 
@@ -151,6 +169,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
                 widget = self._widgets.pop(change.block.id, None)
                 if widget is not None:
                     _remove(widget)
+                self._show_counts()
             case Reset():
                 self.redraw()
             case _:
@@ -166,7 +185,8 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         newest = self.vm.blocks[-PRUNE_BATCH:]
         shown = [(block, make_block_widget(block, self.vm.clock)) for block in newest]
         self._widgets = {block.id: widget for block, widget in shown}
-        self._earlier.show_count(len(self.vm.blocks) - len(newest))
+        self._at_end = True
+        self._show_counts()
         self.anchor()
         self._redrawing = True
         self.run_worker(self._mount_newest_first(shown), group="redraw", exclusive=True)
@@ -230,13 +250,16 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
     async def _mount_block(self, block: Block) -> None:
         if block.id in self._widgets:
             return  # a redraw drew it already (it was in the view model by then)
+        if not self._at_end:
+            self._show_counts()  # parked below the window until the person comes back down
+            return
         widget = make_block_widget(block, self.vm.clock)
         self._widgets[block.id] = widget
-        await self.mount(widget)
+        await self.mount(widget, before=self._later)
         if len(self._widgets) > MAX_MOUNTED and self.following:
             self._prune()
 
-    # ------------------------------------------------------------ pruning and restoring
+    # ------------------------------------------------------------ the window
 
     @property
     def following(self) -> bool:
@@ -244,17 +267,31 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
 
     @property
     def hidden_count(self) -> int:
+        """Blocks parked above the window."""
         if not self._widgets:
             return len(self.vm.blocks)
-        first = next(iter(self._widgets))
-        return next((i for i, b in enumerate(self.vm.blocks) if b.id == first), 0)
+        return self._index(next(iter(self._widgets)))
+
+    @property
+    def later_count(self) -> int:
+        """Blocks parked below the window (none while it reaches the end)."""
+        if self._at_end or not self._widgets:
+            return 0
+        return len(self.vm.blocks) - 1 - self._index(next(reversed(self._widgets)))
+
+    def _index(self, block_id: int) -> int:
+        return next((i for i, b in enumerate(self.vm.blocks) if b.id == block_id), 0)
+
+    def _show_counts(self) -> None:
+        self._earlier.show_count(self.hidden_count)
+        self._later.show_count(self.later_count)
 
     def _prune(self) -> None:
         oldest = list(self._widgets)[:PRUNE_BATCH]
         with self.app.batch_update():
             for block_id in oldest:
                 _remove(self._widgets.pop(block_id))
-        self._earlier.show_count(self.hidden_count)
+        self._show_counts()
 
     def show_earlier(self) -> None:
         """Re-create the batch of blocks just above the first one shown."""
@@ -262,29 +299,112 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         if hidden == 0:
             return
         start = max(0, hidden - PRUNE_BATCH)
-        blocks = self.vm.blocks[start:hidden]
-        widgets = [make_block_widget(block, self.vm.clock) for block in blocks]
-        restored = dict(zip((b.id for b in blocks), widgets, strict=True))
-        self._widgets = {**restored, **self._widgets}
+        self._widgets = {**self._make(self.vm.blocks[start:hidden]), **self._widgets}
         with self.app.batch_update():
-            self.mount_all(widgets, after=self._earlier)
-        self._earlier.show_count(start)
+            self.mount_all(list(self._widgets.values())[: hidden - start], after=self._earlier)
+        self._show_counts()
+
+    async def show_later(self) -> None:
+        """Re-create the batch of blocks just below the last one shown; once the window
+        reaches the end, new blocks are mounted again as they come."""
+        if self._at_end:
+            return
+        first = len(self.vm.blocks) - self.later_count
+        stop = first + PRUNE_BATCH
+        added = self._make(self.vm.blocks[first:stop])
+        self._widgets.update(added)
+        self._at_end = stop >= len(self.vm.blocks)
+        await self.mount_all(added.values(), before=self._later)
+        self._show_counts()
+
+    async def _show_window(self, start: int, stop: int) -> None:
+        """Mount blocks `start:stop` of the view model in place of the window shown."""
+        for widget in self._widgets.values():
+            _remove(widget)
+        self._widgets = self._make(self.vm.blocks[start:stop])
+        self._at_end = stop >= len(self.vm.blocks)
+        self._release_anchor()
+        await self.mount_all(self._widgets.values(), before=self._later)
+        self._show_counts()
+
+    def _make(self, blocks: list[Block]) -> dict[int, Widget]:
+        widgets = {block.id: make_block_widget(block, self.vm.clock) for block in blocks}
+        if self._found in widgets:
+            widgets[self._found].add_class("-found")
+        return widgets
+
+    def _release_anchor(self) -> None:
+        # Textual keeps an anchored view at the bottom as content changes: a view moved
+        # elsewhere by a key must stay where it was put.
+        if self.is_anchored:
+            self._anchor_released = True
+
+    async def reveal(self, block_id: int | None) -> None:
+        """Mark the block a search found and scroll it into view, mounting the window around
+        it first when it is parked; None clears the mark (what the search unfolded for the
+        last match stays open: the person was reading it)."""
+        previous = self._widgets.get(self._found) if self._found is not None else None
+        if previous is not None:
+            previous.remove_class("-found")
+        self._found = block_id
+        if block_id is None:
+            return
+        if self._opened is not None:  # the search moved on: fold what it opened on the way
+            self._opened.expanded = False
+            self._opened = None
+        widget = self._widgets.get(block_id)
+        if widget is None:
+            index = self._index(block_id)
+            start = max(0, index - PRUNE_BATCH // 2)
+            await self._show_window(start, start + 2 * PRUNE_BATCH)
+            widget = self._widgets[block_id]
+        widget.add_class("-found")
+        if isinstance(widget, ToolCallBlock | Thinking) and not widget.expanded:
+            widget.expanded = True  # the match may be in its folded part
+            self._opened = widget
+        self._release_anchor()
+        self.call_after_refresh(self.scroll_to_center, widget, animate=False, immediate=True)
+
+    def toggle_last_tool(self) -> None:
+        """Ctrl+O: expand or fold the newest tool call (its sub-agent's transcript for `task`)."""
+        last = next((b for b in reversed(self.vm.blocks) if isinstance(b, ToolBlock)), None)
+        widget = self._widgets.get(last.id) if last is not None else None
+        if isinstance(widget, ToolCallBlock):
+            widget.action_toggle_open()
+            if not self.following:
+                self.call_after_refresh(self.scroll_to_widget, widget, animate=False)
+        elif last is not None:
+            self.app.call_later(self._toggle_parked, last.id)
+
+    async def _toggle_parked(self, block_id: int) -> None:
+        await self.reveal(block_id)  # mounted and opened
+        await self.reveal(None)
+        self._opened = None
 
     # ------------------------------------------------------------ keys
 
     def action_follow(self) -> None:
+        if not self._at_end:
+            self.redraw()  # the newest blocks, anchored
+            return
         # Anchor again rather than trusting the released anchor to re-engage (textual#6677).
         self.anchor()
 
-    def page(self, pages: int) -> None:
+    async def page(self, pages: int) -> None:
         """Scroll by whole pages at once, not after the next refresh: a burst of PageUp presses
-        keeps going instead of each starting from the same place. Up releases the anchor."""
+        keeps going instead of each starting from the same place. Up releases the anchor; down
+        past the window's last block brings the next batch."""
+        if pages > 0 and not self._at_end and self.scroll_y >= self.max_scroll_y:
+            await self.show_later()
         height = self.scrollable_content_region.height
         self.scroll_to(y=self.scroll_y + pages * height, animate=False, immediate=True)
 
-    def action_top(self) -> None:
-        self.show_earlier()
-        self.scroll_home(animate=False)
+    async def action_top(self) -> None:
+        """The very start of the session, however much of it is parked."""
+        if self.hidden_count:
+            await self._show_window(0, 2 * PRUNE_BATCH)
+        self._release_anchor()
+        self.scroll_home(animate=False, immediate=True)
 
 
 def _remove(widget: Widget) -> None:
