@@ -51,6 +51,7 @@ from tui_agent.loop.service import (
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
+    UNSANDBOXED,
     ApprovalRequest,
     Approvals,
     BatchExecutor,
@@ -129,7 +130,8 @@ async def build_loop(
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
     )
-    registry = default_registry(root, editor_files)
+    # `info` (and so its sandbox) is what a sub-agent's loop is built from as well.
+    registry = default_registry(root, editor_files, info.sandbox or UNSANDBOXED)
     for tool in (*extra_tools, TodoWrite(policy.set_plan)):
         registry.register(tool)
     if depth < subagent_options.max_depth:

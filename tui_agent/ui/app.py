@@ -481,7 +481,7 @@ class TuiAgentApp(App[None]):
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
         self.transcript.action_follow()
-        await self.power.run_shell(Path(self.loop.info.workspace), command)
+        await self.power.run_shell(self.loop.info, command)
         self.vm.add_marker("info", "its output goes with your next prompt")
 
     @on(TextArea.Changed, "#input")
@@ -802,6 +802,8 @@ class TuiAgentApp(App[None]):
                 self.action_inspect()
             case "mcp":
                 self._mcp(arg)
+            case "status":
+                self.vm.add_marker("info", commands.status_text(self.loop.info))
             case "copy":
                 self._copy_answer(arg)
             case "export":
