@@ -50,8 +50,20 @@ def start(
     env: dict[str, str] | None = None,
     stdin: int = subprocess.DEVNULL,
 ) -> subprocess.Popen[str]:
+    # Without the sandbox: these tests are about what stands where there is none (process
+    # groups, the reaper, keys kept from the environment), and they read host process ids.
+    # tests/tools/test_sandbox_attacks.py tries the same attacks against the sandbox.
+    unsandboxed = ("--sandbox", "off")
     return subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", *args],
+        [
+            sys.executable,
+            "-m",
+            "tui_agent",
+            *cli_args(server, workspace),
+            "--yolo",
+            *unsandboxed,
+            *args,
+        ],
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -226,7 +238,8 @@ def test_sigterm_to_the_full_screen_app_cancels_ends_its_tools_and_exits(workspa
     with scripted_openai_server([STUBBORN_SHELL]) as server:
         env = {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", "run it"],
+            [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", "run it"]
+            + ["--sandbox", "off"],  # the test reads the command's host pid
             stdin=terminal,
             stdout=terminal,
             stderr=terminal,
