@@ -146,7 +146,8 @@ class Sandbox:
         if not self.active:
             return shell
         root = workspace.resolve()
-        hidden = [path for path in self.hidden_paths() if not _within(root, path)]
+        # Covering a folder that holds the workspace would cover the workspace: it wins.
+        hidden = [path for path in self.hidden_paths() if not _within(path, root)]
         if self.backend == "landlock":
             writable = [root] if self.policy.mode == "workspace-write" else []
             spec = {"abi": self.landlock_abi, "write": [str(p) for p in writable], "hide": []}
@@ -169,7 +170,7 @@ class Sandbox:
         for path in hidden:
             # The private /tmp already hides what lies under the host's /tmp (outside the
             # workspace); mounting over it would need a mount point that is not there.
-            if _within(Path("/tmp"), path) and not _within(path, root):
+            if _within(Path("/tmp"), path) and not _within(root, path):
                 continue
             if path.is_dir():
                 options += ["--perms", "0700", "--tmpfs", str(path), "--remount-ro", str(path)]
