@@ -18,7 +18,7 @@ from tui_agent.cli import _config, _parser
 from tui_agent.context import EventLog
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
-from tui_agent.session import run_user_shell
+from tui_agent.session import LoopConfig, _open, open_loop, run_user_shell
 from tui_agent.session._config import Config, ConfigError, parse_config
 from tui_agent.session._open import sandbox_policy
 from tui_agent.tools import (
@@ -221,3 +221,33 @@ def test_the_status_bar_and_status_show_the_sandbox(sandbox: Sandbox, label: str
     info = LoopInfo("scripted", "m", 1000, "ask", "s1", "/ws", False, (), sandbox)
     assert ViewModel(info, clock=lambda: 0.0).status.sandbox == label
     assert sandbox.summary() in status_text(info)
+
+
+# -- opening a loop ------------------------------------------------------------------------------
+
+
+def _loop_config(workspace: Path, **changes: object) -> LoopConfig:
+    script = workspace.parent / "script.json"
+    script.write_text('{"steps": [{"text": "hi"}]}')
+    return LoopConfig(workspace=workspace, provider="scripted", script=str(script), **changes)
+
+
+async def test_opening_a_loop_applies_the_flag_and_says_once_when_no_sandbox_can_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ws").mkdir()
+    service = await open_loop(_loop_config(tmp_path / "ws", sandbox="read-only"))
+    try:
+        assert service.info.sandbox is not None
+        assert service.info.sandbox.policy.mode == "read-only"
+        assert not any("Sandbox" in notice for notice in service.info.notices)
+    finally:
+        await service.close()
+    monkeypatch.setattr(_open, "open_sandbox", lambda policy: open_sandbox(policy, backends=()))
+    service = await open_loop(_loop_config(tmp_path / "ws"))
+    try:
+        assert service.info.sandbox is not None and service.info.sandbox.unavailable
+        [notice] = [notice for notice in service.info.notices if "Sandbox" in notice]
+        assert "unavailable" in notice and "unsandboxed" in notice
+    finally:
+        await service.close()
