@@ -14,6 +14,8 @@ import pytest
 
 from tests.loop.test_subagents import RoutedModel, task
 from tests.support.fake_model import calls, text
+from tui_agent.acp import _main as acp_main
+from tui_agent.acp._agent import AcpAgent
 from tui_agent.cli import _config, _parser
 from tui_agent.context import EventLog
 from tui_agent.loop.api import LoopInfo
@@ -251,3 +253,17 @@ async def test_opening_a_loop_applies_the_flag_and_says_once_when_no_sandbox_can
         assert "unavailable" in notice and "unsandboxed" in notice
     finally:
         await service.close()
+
+
+def test_acp_takes_the_sandbox_flag_for_every_session_it_opens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    served: list[AcpAgent] = []
+
+    async def serve(agent: AcpAgent) -> None:
+        served.append(agent)
+
+    monkeypatch.setattr(acp_main, "_serve", serve)
+    assert acp_main.main(["--sandbox", "read-only"]) == 0
+    assert served[0]._defaults.sandbox == "read-only"
+    assert acp_main.main(["--sandbox", "strict"]) == 2  # a usage error

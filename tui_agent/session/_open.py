@@ -70,10 +70,12 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
-    # Probing the sandbox starts a process: off the (UI's) event loop, like the folding below.
-    sandbox = await asyncio.to_thread(open_sandbox, sandbox_policy(settings, config.sandbox))
-    # Folding a long session's log takes a while: keep it off the (UI's) event loop.
-    opened = await asyncio.to_thread(_open_session, config)
+    # Folding a long session's log takes a while, probing the sandbox starts a process: both
+    # off the (UI's) event loop, side by side (the probe never raises).
+    sandbox, opened = await asyncio.gather(
+        asyncio.to_thread(open_sandbox, sandbox_policy(settings, config.sandbox)),
+        asyncio.to_thread(_open_session, config),
+    )
 
     async def unlock() -> None:  # the loop's last close step
         opened.lock.release()

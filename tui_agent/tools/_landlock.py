@@ -53,9 +53,12 @@ def abi_version() -> int:
     """The kernel's Landlock ABI version; 0 where there is none (or it is disabled)."""
     if not sys.platform.startswith("linux"):
         return 0
-    version = _libc().syscall(
-        ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION
-    )
+    try:
+        version = _libc().syscall(
+            ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION
+        )
+    except (OSError, AttributeError):  # no C library to call through
+        return 0
     return max(int(version), 0)
 
 

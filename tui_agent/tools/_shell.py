@@ -193,9 +193,9 @@ class ShellArgs(ToolArgs):
     )
     sandbox: bool = Field(
         default=True,
-        description="Run inside the OS sandbox (writes only in the workspace and /tmp, no "
-        "network, secrets hidden). Set false only to retry a command that failed because of "
-        "the sandbox, and say why first: running outside it always asks the person.",
+        description="Run inside the OS sandbox (writes only in the workspace and /tmp, "
+        "usually no network, secrets hidden). Set false only to retry a command that failed "
+        "because of the sandbox, and say why first: running outside it always asks the person.",
     )
 
 
