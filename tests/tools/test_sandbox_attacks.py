@@ -34,6 +34,7 @@ from tui_agent.tools import (
     SandboxPolicy,
     Shell,
     ShellArgs,
+    ToolAborted,
     ToolContext,
     Workspace,
     open_sandbox,
@@ -287,3 +288,29 @@ async def test_the_agents_proc_environ_is_unreadable(box: Box, kind: str) -> Non
     command = f"tr '\\0' '\\n' < /proc/{os.getpid()}/environ | grep -c '^HOME='"
     result = await run(sandbox_of(kind), box.workspace, command)
     assert result.text.startswith("1\n") == (kind == "off"), result.text
+
+
+@pytest.mark.parametrize("kind", BWRAP)
+async def test_cancelling_a_command_ends_its_daemons_too(box: Box, kind: str) -> None:
+    seconds = unique_seconds()
+    command = (
+        f"setsid sleep {seconds} </dev/null >/dev/null 2>&1 &\n"
+        f"until pgrep -f '^sleep {seconds}$' >/dev/null; do sleep 0.01; done; touch ready; wait"
+    )
+    root = Workspace(box.workspace)
+    abort = AbortSignal()
+    ctx = ToolContext(abort, lambda update: None, lambda text: None, root, "attack")
+    call = asyncio.ensure_future(
+        Shell(root, sandbox_of(kind)).execute(ShellArgs(command=command), ctx)
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (box.workspace / "ready").exists() and not call.done():
+            assert time.monotonic() < deadline, "the command never started"
+            await asyncio.sleep(0.02)
+        abort.abort("cancelled by the test")
+        with pytest.raises(ToolAborted):
+            await call
+        assert gone(seconds) == (kind != "off")
+    finally:
+        kill_all_with(seconds)

@@ -1,7 +1,10 @@
 """The `shell` tool: `bash -c` in its own process group, streamed, bounded, and never orphaned.
 
 The command runs in the workspace root, in a new session (so its process group is its own),
-with stdin closed and every key variable removed from its environment (`tui_agent.keys`).
+with stdin closed and every key variable removed from its environment (`tui_agent.keys`),
+inside the OS sandbox the tool was built with (`_sandbox`) unless the call says `sandbox:
+false` (which approvals always ask about); a sandboxed failure that reads like a denial
+tells the model so.
 Output of both streams goes to `on_update` as it arrives; each stream keeps its first and last
 `CAPTURE_CHARS` in memory and, past that, streams to a part file in the session's spill folder,
 so a flood of output is kept whole: the result is then a pointer to one spill file holding all
