@@ -149,9 +149,11 @@ class Sandbox:
         # Covering a folder that holds the workspace would cover the workspace: it wins.
         hidden = [path for path in self.hidden_paths() if not _within(path, root)]
         if self.backend == "landlock":
-            writable = [root] if self.policy.mode == "workspace-write" else []
-            spec = {"abi": self.landlock_abi, "write": [str(p) for p in writable], "hide": []}
-            spec["hide"] = [str(path) for path in hidden]
+            spec = {
+                "abi": self.landlock_abi,
+                "write": [str(root)] if self.policy.mode == "workspace-write" else [],
+                "hide": [str(path) for path in hidden],
+            }
             return [sys.executable, "-I", "-S", str(_LANDLOCK), json.dumps(spec), *shell]
         assert self.program is not None
         return [self.program, *self._bwrap_options(root, hidden), "--", *shell]
