@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.loop.test_subagents import RoutedModel, task
-from tests.support.fake_model import calls, text
+from tests.support.fake_model import FakeModel, calls, text
 from tui_agent.acp import _main as acp_main
 from tui_agent.acp._agent import AcpAgent
 from tui_agent.cli import _config, _parser
@@ -173,14 +172,14 @@ def test_where_no_backend_starts_the_sandbox_says_so_and_treats_commands_as_unsa
 async def test_a_sub_agents_commands_run_in_the_parents_sandbox(scratch: Path) -> None:
     sandbox = bwrap()
     outside = scratch / "out.txt"
-    model = RoutedModel(
-        {
-            "PARENT JOB": [calls(task("write", "CHILD JOB"), prefix="p"), text("Done.")],
-            "CHILD JOB": [
-                calls(("shell", {"command": f"echo x > {outside}"}), prefix="c"),
-                text("Tried."),
-            ],
-        }
+    # One task at a time: the parent's and the child's requests come in this order.
+    model = FakeModel(
+        [
+            calls(("task", {"description": "write", "prompt": "CHILD JOB"}), prefix="p"),
+            calls(("shell", {"command": f"echo x > {outside}"}), prefix="c"),
+            text("Tried."),
+            text("Done."),
+        ]
     )
     service = await build_loop(
         provider=model,
@@ -197,7 +196,7 @@ async def test_a_sub_agents_commands_run_in_the_parents_sandbox(scratch: Path) -
     finally:
         await service.close()
     assert result.type == "completed"
-    child_result = model.requests_for("CHILD JOB")[1].messages[-1].text
+    child_result = model.requests[2].messages[-1].text
     assert "Read-only file system" in child_result
     assert not outside.exists()
 
