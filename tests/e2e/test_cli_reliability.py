@@ -238,8 +238,11 @@ def test_sigterm_to_the_full_screen_app_cancels_ends_its_tools_and_exits(workspa
     with scripted_openai_server([STUBBORN_SHELL]) as server:
         env = {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", "run it"]
-            + ["--sandbox", "off"],  # the test reads the command's host pid
+            [
+                *(sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo"),
+                *("--sandbox", "off"),  # the test reads the command's host pid
+                "run it",
+            ],
             stdin=terminal,
             stdout=terminal,
             stderr=terminal,
