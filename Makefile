@@ -70,6 +70,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/kernel.py
 	$(BIN)/python benchmarks/providers.py
 	$(BIN)/python benchmarks/tools.py
+	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/loop.py
 	$(BIN)/python benchmarks/ui.py
 	$(BIN)/python benchmarks/startup.py

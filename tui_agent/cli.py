@@ -83,6 +83,11 @@ def _parser() -> argparse.ArgumentParser:
         "(the way to go on with a session another tui-agent has open)",
     )
     parser.add_argument("--yolo", action="store_true", help="approve every tool call")
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="the OS sandbox of commands (default: config.toml's sandbox, else workspace-write)",
+    )
     parser.add_argument("--workspace", type=Path, default=None)
     return parser
 
@@ -162,6 +167,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         script=args.script,
         max_steps=args.max_steps,
         yolo=args.yolo,
+        sandbox=args.sandbox,
         resume=args.resume,
         continue_latest=args.continue_latest,
         fork=args.fork,

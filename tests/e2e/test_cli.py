@@ -249,6 +249,7 @@ def _start_shell_turn(server: ScriptedOpenAIServer, workspace: Path) -> subproce
             "tui_agent",
             *cli_args(server, workspace),
             "--yolo",
+            *("--sandbox", "off"),  # the test reads the command's host pid (see the attack suite)
             "-p",
             "run it",
             "--output-format",

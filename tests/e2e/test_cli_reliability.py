@@ -52,8 +52,21 @@ def start(
     stdin: int = subprocess.DEVNULL,
     prefix: Sequence[str] = (),
 ) -> subprocess.Popen[str]:
+    # Without the sandbox: these tests are about what stands where there is none (process
+    # groups, the reaper, keys kept from the environment), and they read host process ids.
+    # tests/tools/test_sandbox_attacks.py tries the same attacks against the sandbox.
+    unsandboxed = ("--sandbox", "off")
     return subprocess.Popen(
-        [*prefix, sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", *args],
+        [
+            *prefix,
+            sys.executable,
+            "-m",
+            "tui_agent",
+            *cli_args(server, workspace),
+            "--yolo",
+            *unsandboxed,
+            *args,
+        ],
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -256,7 +269,11 @@ def test_sigterm_to_the_full_screen_app_cancels_ends_its_tools_and_exits(workspa
     with scripted_openai_server([STUBBORN_SHELL]) as server:
         env = {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo", "run it"],
+            [
+                *(sys.executable, "-m", "tui_agent", *cli_args(server, workspace), "--yolo"),
+                *("--sandbox", "off"),  # the test reads the command's host pid
+                "run it",
+            ],
             stdin=terminal,
             stdout=terminal,
             stderr=terminal,

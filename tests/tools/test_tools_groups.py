@@ -75,14 +75,15 @@ async def test_a_command_runs_only_once_its_group_is_tracked(
         asyncio, "create_subprocess_exec", _recording(asyncio.create_subprocess_exec, started)
     )
     with pytest.raises(RuntimeError):
-        await _groups.spawn_group("touch ran", cwd=tmp_path)
+        await _groups.spawn_group(["bash", "-c", "touch ran"], cwd=tmp_path)
     [process] = started
     assert await process.wait() == 125  # the gate closed empty: the command never ran
     assert not (tmp_path / "ran").exists()
 
 
 async def test_a_tracked_command_runs_as_bash_c_in_its_own_group(tmp_path: Path) -> None:
-    process = await _groups.spawn_group('echo "$0 $$ $(ps -o pgid= -p $$)" > out', cwd=tmp_path)
+    script = 'echo "$0 $$ $(ps -o pgid= -p $$)" > out'
+    process = await _groups.spawn_group(["bash", "-c", script], cwd=tmp_path)
     try:
         assert await process.wait() == 0
     finally:

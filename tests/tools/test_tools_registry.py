@@ -24,7 +24,7 @@ def test_the_default_registry_holds_the_six_built_ins(tmp_path: Path) -> None:
         ("edit_file", ["path", "old_string", "new_string"], ["replace_all"]),
         ("glob", ["pattern"], ["path"]),
         ("grep", ["pattern"], ["path", "glob", "ignore_case"]),
-        ("shell", ["command"], ["timeout_s", "background"]),
+        ("shell", ["command"], ["timeout_s", "background", "sandbox"]),
     ],
 )
 def test_built_in_arguments_are_named_as_the_architecture_says(

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, Client, RequestError
 from acp import schema as acp
@@ -52,6 +52,7 @@ class AcpDefaults:
     script: str | None = None
     max_steps: int | None = None
     workspace: Path | None = None
+    sandbox: Literal["workspace-write", "read-only", "off"] | None = None
 
 
 class AcpAgent:
@@ -136,6 +137,7 @@ class AcpAgent:
             base_url=self._defaults.base_url,
             script=self._defaults.script,
             max_steps=self._defaults.max_steps,
+            sandbox=self._defaults.sandbox,
             resume=resume,
             interactive=True,
             mcp_servers=_mcp_servers(mcp_servers or (), workspace.resolve()),

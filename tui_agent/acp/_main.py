@@ -34,6 +34,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--script", help="a JSON script for the scripted provider")
     parser.add_argument("--max-steps", type=int)
     parser.add_argument("--workspace", type=Path, default=None, help="when a client gives no cwd")
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="the OS sandbox of commands (default: config.toml's sandbox, else workspace-write)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage error on stderr
@@ -48,6 +53,7 @@ def main(argv: list[str]) -> int:
         script=args.script,
         max_steps=args.max_steps,
         workspace=args.workspace,
+        sandbox=args.sandbox,
     )
     asyncio.run(_serve(AcpAgent(defaults, _version())))
     return EXIT_OK

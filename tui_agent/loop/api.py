@@ -17,6 +17,7 @@ from tui_agent.vocab import HistoryEntry, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
+    from tui_agent.tools import Sandbox
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class LoopInfo:
     workspace: str
     demo: bool  # the built-in scripted demo is running (no key configured)
     notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
+    # The commands' OS sandbox (it travels to sub-agents with the info); None: not told (tests).
+    sandbox: Sandbox | None = None
 
 
 class PromptHandle(Protocol):

@@ -51,6 +51,7 @@ from tui_agent.loop.service import (
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
+    UNSANDBOXED,
     ApprovalRequest,
     Approvals,
     BatchExecutor,
@@ -147,7 +148,9 @@ async def build_loop(
         context_tokens=transcript.context_tokens if transcript is not None else 0,
     )
     if parent is None:
-        tools = (*default_registry(root, editor_files), *extra_tools)
+        # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
+        sandbox = info.sandbox or UNSANDBOXED
+        tools = (*default_registry(root, editor_files, sandbox), *extra_tools)
         scheduler = ToolScheduler()
     else:
         tools, scheduler = parent.tools, parent.scheduler

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tui_agent.vocab import AbortSignal, ToolUpdate
 
 if TYPE_CHECKING:
-    from tui_agent.tools import ToolContext, Workspace
+    from tui_agent.tools import Sandbox, ToolContext, Workspace
 
 SECTION = re.compile(r'\n\n<context source="(?P<source>[^"]*)">\n')
 MENTION = re.compile(r'(?<![\w@])@(?:"(?P<quoted>[^"]+)"|(?P<plain>[^\s"]+))')
@@ -80,15 +80,18 @@ async def run_user_shell(
     signal: AbortSignal,
     on_output: Callable[[str], None],
     timeout_s: float | None = None,
+    sandbox: Sandbox | None = None,
 ) -> Attachment:
-    """Run a `!command` the way the `shell` tool runs one (process group, timeout, cancel)."""
-    from tui_agent.tools import Shell, ShellArgs, ToolAborted, Workspace
+    """Run a `!command` the way the `shell` tool runs one (process group, timeout, cancel,
+    the loop's `sandbox`)."""
+    from tui_agent.tools import UNSANDBOXED, Shell, ShellArgs, ToolAborted, Workspace
 
     root = Workspace(workspace)
     ctx = _context(root, signal, on_output)
     exit_code: int | None = None
+    shell = Shell(root, sandbox or UNSANDBOXED)
     try:
-        result = await Shell(root).execute(ShellArgs(command=command, timeout_s=timeout_s), ctx)
+        result = await shell.execute(ShellArgs(command=command, timeout_s=timeout_s), ctx)
         output = result.text
         code = (result.display or {}).get("exit_code")
         exit_code = code if isinstance(code, int) else None

@@ -9,6 +9,9 @@
     retry_budget_s = 60                # a step stops retrying once its waits add up to this
     max_retry_after_s = 60             # a longer Retry-After fails at once ("retry after HH:MM")
     secret_env = ["*_API_KEY", "*_TOKEN", "*_SECRET"]  # kept from tools (with every api_key_env)
+    sandbox = "workspace-write"        # commands' OS sandbox: workspace-write | read-only | off
+    sandbox_network = false            # let sandboxed commands reach the network
+    sandbox_hide = ["~/.config/op"]    # hidden from commands, besides ~/.ssh, ~/.aws and the like
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # openai | anthropic | scripted
@@ -46,6 +49,7 @@ from tui_agent.session._paths import AppPaths
 ProviderKind = Literal["openai", "anthropic", "scripted"]
 ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
+SandboxMode = Literal["workspace-write", "read-only", "off"]
 
 BUILTIN_PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted")
 
@@ -111,6 +115,9 @@ class Config(_Table):
     retry_budget_s: PositiveFloat = 60.0
     max_retry_after_s: PositiveFloat = 60.0
     secret_env: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRET_PATTERNS))
+    sandbox: SandboxMode = "workspace-write"
+    sandbox_network: bool = False
+    sandbox_hide: list[str] = Field(default_factory=list)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

@@ -30,6 +30,7 @@ class LoopConfig:
     fork: bool = False  # with resume/continue_latest: continue a copy as a new session
     interactive: bool = True  # False: headless, approvals that would ask are denied
     approval_mode: Literal["ask", "auto-edit", "yolo"] | None = None
+    sandbox: Literal["workspace-write", "read-only", "off"] | None = None  # None: config.toml's
     # MCP servers a front end hands over (an ACP client's), trusted; and whether the
     # workspace's .mcp.json counts (an ACP client decides the servers itself).
     mcp_servers: tuple[McpServerConfig, ...] = ()

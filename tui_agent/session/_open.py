@@ -38,6 +38,7 @@ from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
+from tui_agent.tools import Sandbox, SandboxMode, SandboxPolicy, open_sandbox
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
@@ -69,17 +70,33 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         provider = _provider(config, resolved)
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
-    # Folding a long session's log takes a while: keep it off the (UI's) event loop.
-    opened = await asyncio.to_thread(_open_session, config)
+    # Folding a long session's log takes a while, probing the sandbox starts a process: both
+    # off the (UI's) event loop, side by side (the probe never raises).
+    sandbox, opened = await asyncio.gather(
+        asyncio.to_thread(open_sandbox, sandbox_policy(settings, config.sandbox)),
+        asyncio.to_thread(_open_session, config),
+    )
 
     async def unlock() -> None:  # the loop's last close step
         opened.lock.release()
 
     try:
-        return await _build(config, settings, resolved, provider, opened, mcp, unlock)
+        return await _build(config, settings, resolved, provider, opened, mcp, sandbox, unlock)
     except BaseException:
         opened.lock.release()
         raise
+
+
+def sandbox_policy(settings: Config, mode: SandboxMode | None) -> SandboxPolicy:
+    """The commands' sandbox policy: `--sandbox` over config.toml; tui-agent's own config and
+    sessions folders are hidden with the secrets."""
+    paths = AppPaths.from_env()
+    own = (str(paths.config_file.parent), str(paths.data_dir))
+    return SandboxPolicy(
+        mode=mode or settings.sandbox,
+        network=settings.sandbox_network,
+        hide=(*own, *settings.sandbox_hide),
+    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +114,7 @@ async def _build(
     provider: Provider,
     opened: _Opened,
     mcp: McpSetup,
+    sandbox: Sandbox,
     unlock: Callable[[], Awaitable[None]],
 ) -> AgentLoopService:
     session, records = opened.session, opened.records
@@ -127,7 +145,9 @@ async def _build(
             session_id=session.session_id,
             workspace=str(config.workspace),
             demo=resolved.demo,
-            notices=opened.notices,
+            # No sandbox where one was asked for: said once, at start-up (and in /status).
+            notices=(*opened.notices, *([sandbox.summary()] if sandbox.unavailable else [])),
+            sandbox=sandbox,
         ),
         workspace=config.workspace,
         spill_dir=session.spill_dir,

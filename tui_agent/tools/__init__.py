@@ -32,6 +32,13 @@ from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._results import aborted as aborted_result
 from tui_agent.tools._rg import rg_files, rg_path
+from tui_agent.tools._sandbox import (
+    UNSANDBOXED,
+    Sandbox,
+    SandboxMode,
+    SandboxPolicy,
+    open_sandbox,
+)
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
 from tui_agent.tools._shell import Shell, ShellArgs, command_prefix, prefix_allows
@@ -45,6 +52,7 @@ __all__ = [
     "EMPTY_OUTPUT",
     "SKIPPED",
     "SPILL_THRESHOLD",
+    "UNSANDBOXED",
     "ApprovalMode",
     "ApprovalRequest",
     "Approvals",
@@ -62,6 +70,9 @@ __all__ = [
     "Grep",
     "ReadFile",
     "ReadFileArgs",
+    "Sandbox",
+    "SandboxMode",
+    "SandboxPolicy",
     "Shell",
     "ShellArgs",
     "TodoWrite",
@@ -81,6 +92,7 @@ __all__ = [
     "default_registry",
     "kill_tool_processes",
     "normalize_path",
+    "open_sandbox",
     "plan_in",
     "plan_summary",
     "prefix_allows",

@@ -66,6 +66,14 @@ class Tool(ABC, Generic[ArgsT]):
         """Whether a rule `"<name>: <pattern>"` allows this call; plain tools know no patterns."""
         return False
 
+    def runs_sandboxed(self, args: ArgsT) -> bool:
+        """Whether this call would run inside the OS sandbox (only commands can)."""
+        return False
+
+    def leaves_sandbox(self, args: ArgsT) -> bool:
+        """Whether this call asks to run outside an active sandbox (it always asks the person)."""
+        return False
+
     def describe(self, args: ArgsT) -> str:
         return self.name
 

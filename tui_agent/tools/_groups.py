@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +35,24 @@ _live: set[int] = set()
 _reaper: subprocess.Popen[bytes] | None = None
 
 
-async def spawn_group(command: str, **options: Any) -> asyncio.subprocess.Process:
-    """`bash -c command` in a new session (its pid is the group id), tracked before it runs.
+async def spawn_group(argv: Sequence[str], **options: Any) -> asyncio.subprocess.Process:
+    """`argv` (`bash -c command`, or a sandbox's launcher of it) in a new session (its pid is
+    the group id), tracked before it runs.
 
     The first bash waits on a pipe for the word to go, which comes once the group is tracked,
-    then replaces itself with `bash -c command` (same pid, same group). Were this process to
-    die in between, the pipe would end empty and the command never run. `options` go to
+    then replaces itself with the command (same pid, same group). Were this process to die in
+    between, the pipe would end empty and the command never run. `options` go to
     `asyncio.create_subprocess_exec` (streams, cwd, env)."""
     hold, release = os.pipe()
     try:
-        wait_then_run = f'read -r -u {hold} _ || exit 125; exec {hold}<&-; exec bash -c "$0"'
+        wait_then_run = f'read -r -u {hold} _ || exit 125; exec {hold}<&-; exec "$@"'
         try:
             process = await asyncio.create_subprocess_exec(
                 "bash",
                 "-c",
                 wait_then_run,
-                command,
+                "tui-agent-shell",  # $0
+                *argv,
                 pass_fds=(hold,),
                 start_new_session=True,
                 **options,

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from tui_agent.tools._base import Tool
 from tui_agent.tools._files import EditFile, EditorFiles, ReadFile, WriteFile
+from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell
 from tui_agent.tools._workspace import Workspace
@@ -67,9 +68,12 @@ class ToolRegistry:
         return len(self._tools) + sum(len(source.tools()) for source in self._sources)
 
 
-def default_registry(workspace: Workspace, files: EditorFiles | None = None) -> ToolRegistry:
+def default_registry(
+    workspace: Workspace, files: EditorFiles | None = None, sandbox: Sandbox = UNSANDBOXED
+) -> ToolRegistry:
     """The six built-in tools, confined to `workspace`; with `files`, the file tools read and
-    write through an editor (its unsaved buffers included) instead of the disk."""
+    write through an editor (its unsaved buffers included) instead of the disk; commands run
+    in `sandbox`."""
     return ToolRegistry(
         [
             ReadFile(workspace, files),
@@ -77,6 +81,6 @@ def default_registry(workspace: Workspace, files: EditorFiles | None = None) -> 
             EditFile(workspace, files),
             Glob(workspace),
             Grep(workspace),
-            Shell(workspace),
+            Shell(workspace, sandbox),
         ]
     )

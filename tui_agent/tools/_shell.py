@@ -1,7 +1,10 @@
 """The `shell` tool: `bash -c` in its own process group, streamed, bounded, and never orphaned.
 
 The command runs in the workspace root, in a new session (so its process group is its own),
-with stdin closed and every key variable removed from its environment (`tui_agent.keys`).
+with stdin closed and every key variable removed from its environment (`tui_agent.keys`),
+inside the OS sandbox the tool was built with (`_sandbox`) unless the call says `sandbox:
+false` (which approvals always ask about); a sandboxed failure that reads like a denial
+tells the model so.
 Output of both streams goes to `on_update` as it arrives; each stream keeps its first and last
 `CAPTURE_CHARS` in memory and, past that, streams to a part file in the session's spill folder,
 so a flood of output is kept whole: the result is then a pointer to one spill file holding all
@@ -37,6 +40,7 @@ from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._groups import spawn_group, terminate_group
 from tui_agent.tools._results import spill_path, spilled
+from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox, looks_denied, retry_hint
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolResult, ToolUpdate
 
@@ -193,6 +197,12 @@ class ShellArgs(ToolArgs):
         description="Run detached (servers, watchers, long builds): you get the pid now and "
         "are notified with the output when it ends.",
     )
+    sandbox: bool = Field(
+        default=True,
+        description="Run inside the OS sandbox (writes only in the workspace and /tmp, "
+        "usually no network, secrets hidden). Set false only to retry a command that failed "
+        "because of the sandbox, and say why first: running outside it always asks the person.",
+    )
 
 
 def _environment() -> dict[str, str]:
@@ -240,8 +250,9 @@ class Shell(Tool[ShellArgs]):
     Args = ShellArgs
     read_only: ClassVar[bool] = False
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, sandbox: Sandbox = UNSANDBOXED) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox
 
     def accesses(self, args: ShellArgs) -> ToolAccesses:
         return ToolAccesses.all()
@@ -252,6 +263,12 @@ class Shell(Tool[ShellArgs]):
     def matches_rule(self, pattern: str, args: ShellArgs) -> bool:
         return prefix_allows(pattern, args.command)
 
+    def runs_sandboxed(self, args: ShellArgs) -> bool:
+        return self.sandbox.active and args.sandbox
+
+    def leaves_sandbox(self, args: ShellArgs) -> bool:
+        return self.sandbox.active and not args.sandbox
+
     def describe(self, args: ShellArgs) -> str:
         first = args.command.strip().splitlines()[0] if args.command.strip() else ""
         more = " ..." if "\n" in args.command.strip() else ""
@@ -261,13 +278,15 @@ class Shell(Tool[ShellArgs]):
         return args.command
 
     async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
+        sandboxed = self.runs_sandboxed(args)
+        sandbox = self.sandbox if sandboxed else UNSANDBOXED
         process = await spawn_group(
-            args.command,
+            sandbox.argv(args.command, self.workspace.root),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=self.workspace.root,
-            env=_environment(),
+            env=sandbox.environment(_environment()),
         )
         group = process.pid  # a new session: its leader's pid is the group id
         part = None if ctx.spill_dir is None else spill_path(ctx.spill_dir, self.name, ctx.call_id)
@@ -310,6 +329,8 @@ class Shell(Tool[ShellArgs]):
             timed_out = timeout if not finished else None
             status = _status(code, timed_out)
             report = _report(out.text(), err.text(), status)
+            if sandboxed and code != 0 and looks_denied(report):
+                report += retry_hint(self.sandbox)
             result = ToolResult(
                 output=report,
                 is_error=timed_out is not None or code != 0,

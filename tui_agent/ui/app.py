@@ -519,7 +519,7 @@ class TuiAgentApp(App[None]):
         if self.power.shell_running:
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
-        row = await self.power.run_shell(Path(self.loop.info.workspace), command)
+        row = await self.power.run_shell(self.loop.info, command)
         self.vm.add_marker("info", "its output goes with your next prompt")
         # Logged as its row shows it, so a resumed transcript and an export include it.
         state = row.state
@@ -887,6 +887,8 @@ class TuiAgentApp(App[None]):
                 self.action_inspect()
             case "mcp":
                 self._mcp(arg)
+            case "status":
+                self.vm.add_marker("info", commands.status_text(self.loop.info))
             case "copy":
                 self._copy_answer(arg)
             case "export":

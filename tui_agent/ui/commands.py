@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import McpServerInfo
 from tui_agent.session import CustomCommand
 
@@ -45,6 +46,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
     SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
+    SlashCommand("status", "", "Model, approval mode, sandbox, session and workspace"),
     SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
     SlashCommand("undo", "", "Put back the files the last turn changed"),
     SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
@@ -139,6 +141,20 @@ def help_text(custom: Sequence[SlashCommand] = ()) -> str:
             head = f"/{command.name} {command.args}".rstrip()
             lines.append(f"{head:<32}{command.help}")
     return "\n".join(lines)
+
+
+def status_text(info: LoopInfo) -> str:
+    """What `/status` shows: the session's settings, the commands' sandbox in full."""
+    sandbox = info.sandbox.summary() if info.sandbox is not None else "Sandbox: not known yet"
+    return "\n".join(
+        (
+            f"Model: {info.provider}/{info.model}" + (" (built-in demo)" if info.demo else ""),
+            f"Approval mode: {info.approval_mode}",
+            sandbox,
+            f"Session: {info.session_id}",
+            f"Workspace: {info.workspace}",
+        )
+    )
 
 
 MCP_STATES = {

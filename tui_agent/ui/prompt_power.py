@@ -26,6 +26,7 @@ from tui_agent.ui.view_model import ToolBlock, ViewModel
 from tui_agent.vocab import AbortSignal
 
 if TYPE_CHECKING:
+    from tui_agent.loop.api import LoopInfo
     from tui_agent.session import FileIndex
 
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?P<query>[^\s"@]*)$')
@@ -119,14 +120,18 @@ class PromptPower:
         if self._shell is not None:
             self._shell.abort("stopped by the user")
 
-    async def run_shell(self, workspace: Path, command: str) -> ToolBlock:
-        """Run `!command`, show its output as it comes, keep it for the next prompt; returns
-        its row as it ended."""
+    async def run_shell(self, info: LoopInfo, command: str) -> ToolBlock:
+        """Run `!command` (in the loop's sandbox), show its output as it comes, keep it for the
+        next prompt; returns its row as it ended."""
         block = self.vm.add_user_command(command)
         self._shell = signal = AbortSignal()
         try:
             done = await run_user_shell(
-                workspace, command, signal, lambda text: self.vm.user_command_output(block, text)
+                Path(info.workspace),
+                command,
+                signal,
+                lambda text: self.vm.user_command_output(block, text),
+                sandbox=info.sandbox,
             )
         except Exception as exc:
             self.vm.user_command_output(block, f"cannot run it: {exc}", state="failed")

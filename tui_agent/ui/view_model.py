@@ -260,6 +260,7 @@ class Status:
     tokens_in: int = 0
     tokens_out: int = 0
     context_tokens: int = 0
+    sandbox: str = ""  # the commands' sandbox in a few characters ("" when not known)
 
     @property
     def context_percent(self) -> int:
@@ -836,6 +837,7 @@ def _status_from(info: LoopInfo) -> Status:
         session_id=info.session_id,
         demo=info.demo,
         context_window=info.context_window,
+        sandbox=info.sandbox.label if info.sandbox is not None else "",
     )
 
 

@@ -1,5 +1,5 @@
-"""The status bar: provider/model, agent state, tokens, context %, approval mode, session id,
-and how many MCP servers are up (when any are configured).
+"""The status bar: provider/model, agent state, tokens, context %, approval mode, the commands'
+sandbox, session id, and how many MCP servers are up (when any are configured).
 
 In a narrow terminal, where the side column is folded, it also counts live tools and queued
 items so nothing is hidden without a trace.
@@ -45,6 +45,9 @@ class StatusBar(Static):
             text.append(f"  mcp {up}/{len(self.vm.mcp)}", style="yellow" if broken else "")
         mode = status.approval_mode
         text.append(f"  {mode}", style="bold red" if mode == "yolo" else "")
+        if status.sandbox:
+            unsandboxed = status.sandbox in ("no sandbox", "sandbox off")
+            text.append(f"  {status.sandbox}", style="bold red" if unsandboxed else "green")
         text.append(f"  {status.session_id}", style="dim")
         self.update(text)
 
