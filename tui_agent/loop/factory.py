@@ -9,7 +9,10 @@ the event loop that will drive them. `session.open_loop` calls it for the comman
 MCP servers given in `mcp_servers` start in the background once the loop runs; their tools
 join the registry as they come up (the model sees them from the next request on). Workspace
 servers need approval: `mcp_trust` knows the ones already approved, and an interactive loop
-asks the user through the approval queue.
+asks the user through the approval queue. Permission `rules` go to the approvals; a project's
+allow rules the person has not trusted yet are asked about the same way when one of them would
+allow a call, and `rule_store` writes what the person keeps. `exit_plan_mode` is wired to the
+approvals here.
 """
 
 from __future__ import annotations
@@ -54,8 +57,10 @@ from tui_agent.tools import (
     ApprovalRequest,
     Approvals,
     BatchExecutor,
-    Decision,
     EditorFiles,
+    ExitPlanMode,
+    Rule,
+    RuleStore,
     TodoWrite,
     Tool,
     ToolRegistry,
@@ -108,6 +113,8 @@ async def build_loop(
     checkpoint_dir: Path | None = None,
     checkpoints: Checkpoints | None = None,
     on_close: Sequence[Callable[[], Awaitable[None]]] = (),
+    rules: Sequence[Rule] = (),
+    rule_store: RuleStore | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -130,7 +137,12 @@ async def build_loop(
         context_tokens=transcript.context_tokens if transcript is not None else 0,
     )
     registry = default_registry(root, editor_files)
-    for tool in (*extra_tools, TodoWrite(policy.set_plan)):
+
+    async def present_plan(plan: str, call_id: str) -> str:
+        policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
+        return await shared_approvals.present_plan(plan, call_id)
+
+    for tool in (*extra_tools, TodoWrite(policy.set_plan), ExitPlanMode(present_plan)):
         registry.register(tool)
     if depth < subagent_options.max_depth:
 
@@ -179,18 +191,12 @@ async def build_loop(
     if mcp is not None:
         registry.add_source(mcp)
 
-    async def ask(request: ApprovalRequest) -> Decision:
-        kind, reason = await policy.approvals.ask(
-            request.request_id,
-            request.call_id,
-            request.tool_name,
-            request.description,
-            request.rule,
-            request.preview,
-        )
-        return Decision(kind, reason)
-
-    shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
+    shared_approvals = approvals or Approvals(
+        info.approval_mode,
+        rules,
+        ask=policy.approvals.ask if interactive else None,
+        store=rule_store,
+    )
     executor = BatchExecutor(registry, root, shared_approvals, spill_dir, checkpointer=checkpoints)
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
@@ -253,7 +259,9 @@ async def build_loop(
         options=options,
         subagents=subagents,
         compactor=summarise,
-        set_approval_mode=lambda mode: setattr(shared_approvals, "mode", mode),
+        # A sub-agent shares its parent's approvals; the parent's service reports mode changes.
+        approvals=shared_approvals if approvals is None else None,
+        forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
         on_close=(close, *on_close),
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
@@ -281,15 +289,19 @@ def _mcp_servers(
     from tui_agent.tools.mcp import McpServers
 
     async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
-        kind, _ = await policy.approvals.ask(
-            uuid.uuid4().hex,
-            "",
-            "MCP servers from .mcp.json",
-            f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
-            "this workspace",
-            "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+        decision = await policy.approvals.ask(
+            ApprovalRequest(
+                request_id=uuid.uuid4().hex,
+                call_id="",
+                tool_name="MCP servers from .mcp.json",
+                description=f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json "
+                "configures?",
+                preview="\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+                rule="this workspace",
+                kind="trust",
+            )
         )
-        return kind
+        return decision.kind
 
     servers = McpServers(
         configs,

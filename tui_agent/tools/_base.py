@@ -1,9 +1,10 @@
 """The tool contract: a typed argument model, what a call touches, and how it runs.
 
 A tool subclasses `Tool[ArgsModel]`. The pydantic model's JSON Schema is what the model sees;
-`accesses` feeds the scheduler; `approval_rule`, `describe` and `preview` feed approvals and the
-UI; `execute` does the work with a `ToolContext` (abort signal, progress updates, detaching into
-the background, the workspace and the call id).
+`accesses` feeds the scheduler; `approval_rule`, `matches_rule`, `rule_subjects`, `plan_safe`,
+the sandbox questions, `describe` and `preview` feed approvals and the UI; `execute` does the
+work with a `ToolContext` (abort signal, progress updates, detaching into the background, the
+workspace and the call id).
 """
 
 from __future__ import annotations
@@ -62,7 +63,16 @@ class Tool(ABC, Generic[ArgsT]):
         return self.name
 
     def matches_rule(self, pattern: str, args: ArgsT) -> bool:
-        """Whether a rule `"<name>: <pattern>"` allows this call; plain tools know no patterns."""
+        """Whether a rule's pattern (`Bash(<pattern>)`, `Read(<pattern>)`) matches this call;
+        plain tools know no patterns."""
+        return False
+
+    def runs_sandboxed(self, args: ArgsT) -> bool:
+        """Whether this call would run inside the OS sandbox (only commands can)."""
+        return False
+
+    def leaves_sandbox(self, args: ArgsT) -> bool:
+        """Whether this call asks to run outside an active sandbox (it always asks the person)."""
         return False
 
     def describe(self, args: ArgsT) -> str:
@@ -83,6 +93,16 @@ class Tool(ABC, Generic[ArgsT]):
         """The files this call writes, as the model named them, so that their prior content can
         be kept first (a checkpoint for /undo). A tool that cannot name them (shell) says none."""
         return ()
+
+    def rule_subjects(self, args: ArgsT) -> tuple[ArgsT, ...] | None:
+        """The parts permission rules judge one by one (a shell command's simple commands):
+        every part must be allowed, any part denied denies. None: the call cannot be split
+        (an unreadable command), so no rule can allow it."""
+        return (args,)
+
+    def plan_safe(self, args: ArgsT) -> bool:
+        """Whether the call may run in plan mode: it changes nothing."""
+        return self.read_only
 
     @abstractmethod
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult: ...

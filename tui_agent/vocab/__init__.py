@@ -4,6 +4,7 @@ Imports nothing of ours; every other layer imports it.
 """
 
 from tui_agent.vocab.abort import AbortSignal
+from tui_agent.vocab.approval import APPROVAL_MODES, RULE_SCOPES, ApprovalMode, RuleScope
 from tui_agent.vocab.errors import (
     RETRYABLE_STATUS,
     ErrorCode,
@@ -46,8 +47,11 @@ from tui_agent.vocab.tools import Delivery, Spill, ToolResult, ToolSpec, ToolUpd
 from tui_agent.vocab.usage import TokenUsage
 
 __all__ = [
+    "APPROVAL_MODES",
     "RETRYABLE_STATUS",
+    "RULE_SCOPES",
     "AbortSignal",
+    "ApprovalMode",
     "ContentPart",
     "Delivery",
     "EntryMeta",
@@ -67,6 +71,7 @@ __all__ = [
     "PlanStatus",
     "RequestSent",
     "Role",
+    "RuleScope",
     "Source",
     "Spill",
     "StreamEvent",
