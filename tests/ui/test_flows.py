@@ -17,7 +17,7 @@ from tests.ui.real_loop import gated, release, scripted_loop, until
 from tui_agent.loop.api import ApprovalMode, LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ async def approval_shown(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, TuiAgentApp) and isinstance(app.clock, StepClock)
     await until(pilot, lambda: bool(app.vm.approvals) and app.approval_bar.display)
-    app.clock.added += GUARD_S
+    app.clock.added += QUIET_S
 
 
 async def send(pilot: Pilot[None], text: str, key: str = "enter") -> None:

@@ -21,7 +21,7 @@ from tui_agent.tools.mcp import McpServerConfig
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.view_model import MarkerBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
 
 FIXTURE = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 
@@ -59,7 +59,7 @@ async def answer(
         await pilot.pause()
         if answered():
             return
-        app.clock.added += GUARD_S
+        app.clock.added += QUIET_S
     raise AssertionError(f"the approval box never took {key!r}")
 
 

@@ -242,6 +242,13 @@ class Approvals:
                 "run cannot ask anyone. Run it inside the sandbox, or the person can start the "
                 "run with --sandbox off."
             )
+        trusting = self.ruleset.decide(tool, args, trusting=True)
+        if trusting.effect == "allow" and trusting.rule is not None:
+            return head + (
+                f'the project\'s rule "{trusting.rule.text}" ({trusting.rule.source}) would allow '
+                "it, but the person has not trusted this project's rules yet (the app asks; "
+                "--yolo trusts them)."
+            )
         rules = self.ruleset.suggestions(tool, args)
         if not rules:
             return (

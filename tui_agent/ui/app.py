@@ -31,7 +31,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
+from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
@@ -45,7 +45,7 @@ from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, Rewind
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
-from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.key_footer import KeyFooter
@@ -55,6 +55,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.vocab import APPROVAL_MODES
 
 T = TypeVar("T")
 
@@ -65,7 +66,6 @@ DEMO_NOTICE = (
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
     "/help lists the keys and commands."
 )
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
 DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
 WELCOME_KEYS = (
     "Enter send · Shift+Enter newline · Ctrl+S steer · Esc cancel · "
@@ -143,7 +143,9 @@ class TuiAgentApp(App[None]):
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
         self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(clock=clock, id="approval")
+        self.approval_bar = ApprovalBar(id="approval")
+        self._last_key_at = float("-inf")  # when the person last pressed a key
+        self._draft_at_ask = ""  # the draft when the shown approval appeared
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.power = PromptPower(self.vm)
@@ -250,29 +252,40 @@ class TuiAgentApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
+            quiet = self._quiet()
+            self._last_key_at = self.clock()
             key = canonical_key(event.key)
             if key != event.key:
                 event.key, event.character = key, None
             elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
                 self.screen.remove_class("-show-tools", "-show-queue")
-                if self._home() is self.approval_bar:
-                    # Text never answers an approval: it waits in the draft, and the keyboard
-                    # goes back to the approval, held while the typing goes on.
-                    self.screen.set_focus(self.approval_bar)
-                    self.approval_bar.hold()
-                    self.prompt_input.insert(event.character or "")
-                    return
                 self.screen.set_focus(self.prompt_input)
             elif (
                 event.is_printable
                 and self.focused is self.approval_bar
-                and not self.approval_bar.armed
+                and not self.approval_bar.takes(event.character or "", quiet=quiet)
             ):
-                # Typed before the box could be read: it was meant for the draft.
-                self.approval_bar.hold()
+                # The person is typing, not answering: the text and the keyboard go to the draft.
+                self.screen.set_focus(self.prompt_input)
                 self.prompt_input.insert(event.character or "")
                 return
+            elif (
+                key == "tab"
+                and self.focused is self.prompt_input
+                and self.approval_bar.display
+                and not (self.completion.display or self.paths.display)
+            ):
+                self.approval_bar.focus()  # from the draft to the waiting question
+                return
         await super().on_event(event)
+
+    def _quiet(self) -> bool:
+        """The person is not typing: no key for `QUIET_S` and the draft untouched since the
+        approval appeared (only then do `y`, `a` and `n` answer it)."""
+        return (
+            self.clock() - self._last_key_at >= QUIET_S
+            and self.prompt_input.text == self._draft_at_ask
+        )
 
     def on_resize(self, event: events.Resize) -> None:
         self._set_narrow(event.size.width < NARROW_BELOW)
@@ -392,18 +405,24 @@ class TuiAgentApp(App[None]):
             self.refresh_bindings()
 
     def _show_approval(self) -> None:
+        """The box shows above the draft, which stays as it was. It takes the keyboard unless
+        the person is typing in the draft right now (Tab then goes to it)."""
         approvals = self.vm.approvals
-        had_focus = self.focused is self.approval_bar or self.approval_bar.has_focus_within
+        bar = self.approval_bar
+        had_focus = self.focused is bar or bar.has_focus_within
         if approvals:
-            self.approval_bar.ask(approvals[0], len(approvals) - 1)
-            self.approval_bar.display = True
-            self.prompt_input.display = False
-            if self.focused is None or self.focused is self.prompt_input or not had_focus:
-                self.approval_bar.focus()
+            new = bar.request is None or bar.request.request_id != approvals[0].request_id
+            bar.ask(approvals[0], len(approvals) - 1)
+            bar.display = True
+            if new:
+                self._draft_at_ask = self.prompt_input.text
+            typing = self.focused is self.prompt_input and not self._quiet()
+            if not had_focus and not typing and len(self.screen_stack) == 1:
+                bar.focus()
         else:
-            self.approval_bar.expanded = False
-            self.approval_bar.display = False
-            self.prompt_input.display = True
+            bar.expanded = False
+            bar.display = False
+            bar.request = None
             if had_focus or self.focused is None:
                 self.prompt_input.focus()
 
@@ -630,10 +649,14 @@ class TuiAgentApp(App[None]):
 
     @on(ApprovalBar.Answered)
     def _on_approval(self, message: ApprovalBar.Answered) -> None:
-        self._call(
-            self.loop.answer_approval(message.request_id, message.decision, message.reason),
-            "approval",
+        answer = self.loop.answer_approval(
+            message.request_id,
+            message.decision,
+            message.reason,
+            keep=message.keep,
+            mode=message.mode,
         )
+        self._call(answer, "approval")
 
     # ------------------------------------------------------------ key actions
 
@@ -658,6 +681,7 @@ class TuiAgentApp(App[None]):
             or self.paths.display
             or self.power.shell_running
             or self.approval_bar.asking_reason
+            or self.approval_bar.choosing_scope
             or self._editing is not None
         )
 
@@ -673,8 +697,8 @@ class TuiAgentApp(App[None]):
             self.power.stop_shell()
         elif self.completion.display:
             self._hide_completion()
-        elif self.approval_bar.asking_reason:
-            self.approval_bar.cancel_reason()
+        elif self.approval_bar.back():
+            pass
         elif self._editing is not None:
             self._leave_edit()
         elif self._escape_twice():
@@ -733,7 +757,7 @@ class TuiAgentApp(App[None]):
         self.exit()
 
     def action_cycle_approval(self) -> None:
-        self._set_approval("")  # ask → auto-edit → yolo → ask
+        self._set_approval("")  # plan → ask → auto-edit → yolo → plan
 
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
@@ -798,6 +822,8 @@ class TuiAgentApp(App[None]):
                     self._unavailable(name)
             case "approval":
                 self._set_approval(arg)
+            case "permissions":
+                self._permissions(arg)
             case "inspect":
                 self.action_inspect()
             case "mcp":
@@ -812,6 +838,26 @@ class TuiAgentApp(App[None]):
                 self._call(self._rewind(), "/rewind")
             case "quit":
                 self.action_quit_app()
+
+    def _permissions(self, arg: str) -> None:
+        rules = self.loop.permission_rules()
+        action, _, number = arg.partition(" ")
+        if not action:
+            self.vm.add_marker("info", commands.permissions_text(rules))
+            return
+        if action != "remove" or not number.strip().isdigit():
+            self.vm.add_marker("warning", "usage: /permissions, or /permissions remove N")
+            return
+        index = int(number) - 1
+        if not 0 <= index < len(rules):
+            self.vm.add_marker("warning", f"no rule number {number} (/permissions lists them)")
+            return
+        rule = rules[index]
+        problem = self.loop.remove_permission_rule(rule)
+        self.vm.add_marker(
+            "warning" if problem else "info",
+            problem or f"removed {rule.effect} {rule.text} ({rule.source})",
+        )
 
     def _mcp(self, arg: str) -> None:
         action, _, name = arg.partition(" ")
