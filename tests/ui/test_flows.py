@@ -14,10 +14,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from tests.ui.real_loop import gated, release, scripted_loop, until
-from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.loop.api import LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
 from tui_agent.ui.widgets.approval_bar import QUIET_S
+from tui_agent.vocab import ApprovalMode
 
 
 @pytest.fixture

@@ -313,23 +313,21 @@ async def test_v_gives_the_diff_the_whole_screen_and_the_status_bar_stays() -> N
         await pilot.pause()
         assert app.approval_bar._scroll.size.height > small
         assert app.status_bar.region.height == 1
-        await pilot.press("y")
+        await pilot.press("1")  # a number answers at once; `y` waits for a second without keys
         await pilot.pause()
         assert not app.screen.has_class("-approval-expanded")
 
 
 async def test_shift_tab_cycles_the_approval_mode_and_the_status_bar_shows_it() -> None:
     async with running() as (app, pilot, loop):
-        for mode in ("auto-edit", "yolo", "ask"):
+        modes = ("auto-edit", "yolo", "plan", "ask")  # plan → ask → auto-edit → yolo → plan
+        for mode in modes:
             await pilot.press("shift+tab")
             await pilot.pause()
             assert app.vm.status.approval_mode == mode
             assert mode in str(app.status_bar.render())
-        assert [c for c in loop.calls if c[0] == "set_approval_mode"] == [
-            ("set_approval_mode", "auto-edit"),
-            ("set_approval_mode", "yolo"),
-            ("set_approval_mode", "ask"),
-        ]
+        calls = [c for c in loop.calls if c[0] == "set_approval_mode"]
+        assert calls == [("set_approval_mode", mode) for mode in modes]
 
 
 # ---------------------------------------------------------------- scrolling

@@ -266,6 +266,7 @@ class TuiAgentApp(App[None]):
                 and not self.approval_bar.takes(event.character or "", quiet=quiet)
             ):
                 # The person is typing, not answering: the text and the keyboard go to the draft.
+                self.prompt_input.display = True
                 self.screen.set_focus(self.prompt_input)
                 self.prompt_input.insert(event.character or "")
                 return
@@ -297,6 +298,8 @@ class TuiAgentApp(App[None]):
             self.screen.remove_class("-show-tools", "-show-queue")
         self.status_bar.show_counts = narrow
         self.status_bar.refresh_status()
+        # Once laid out at the new width: which segments fit depends on it.
+        self.call_after_refresh(self.status_bar.refresh_status)
 
     # ------------------------------------------------------------ loop -> view model -> widgets
 
@@ -417,12 +420,18 @@ class TuiAgentApp(App[None]):
             if new:
                 self._draft_at_ask = self.prompt_input.text
             typing = self.focused is self.prompt_input and not self._quiet()
-            if not had_focus and not typing and len(self.screen_stack) == 1:
+            take = not had_focus and not typing and len(self.screen_stack) == 1
+            if take:
                 bar.focus()
+            # An empty draft nobody types in gives its rows to the box (small terminals).
+            self.prompt_input.display = bool(self.prompt_input.text) or (
+                self.focused is self.prompt_input and not take
+            )
         else:
             bar.expanded = False
             bar.display = False
             bar.request = None
+            self.prompt_input.display = True
             if had_focus or self.focused is None:
                 self.prompt_input.focus()
 

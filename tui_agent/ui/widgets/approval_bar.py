@@ -75,7 +75,7 @@ def choices(request: Approval) -> tuple[Choice, ...]:
         else ()
     )
     deny = Choice(
-        "No, and tell the model what to do differently",
+        "No, and tell the model what to do instead",
         "deny",
         "n",
         reason="what should it do instead? (Enter sends, empty for no reason)",

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import events
 from textual.widgets import Static
 
 from tui_agent.ui.view_model import ViewModel
@@ -47,9 +46,6 @@ class StatusBar(Static):
         self.show_counts = False
 
     def on_mount(self) -> None:
-        self.refresh_status()
-
-    def on_resize(self, event: events.Resize) -> None:
         self.refresh_status()
 
     def segments(self) -> list[Segment]:
