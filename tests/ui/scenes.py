@@ -176,6 +176,11 @@ async def approval_play(recording: Recording) -> ev.LoopEvent:
     return await recording.wait_for(is_(ev.ApprovalRequested))
 
 
+async def plan_play(recording: Recording) -> ev.LoopEvent:
+    await ask(recording, "Plan how to make test_reader pass; change nothing yet.")
+    return await recording.wait_for(is_(ev.ApprovalRequested))
+
+
 BIG = "".join(f"def handler_{n}(event):\n    return route(event, {n})\n\n" for n in range(1, 16))
 BIG_EDIT = {
     "text": "Renaming `route` to `dispatch` everywhere in handlers.py.",
@@ -289,7 +294,7 @@ SCENES: dict[str, Scene] = {
     "plan_approval": Scene(
         (100, 30),
         [PLAN_STEP],
-        approval_play,
+        plan_play,
         approval_mode="plan",
         files=FILES,
         info=replace(INFO, approval_mode="plan"),

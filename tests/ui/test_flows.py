@@ -226,7 +226,7 @@ async def test_approval_a_allows_the_rule_for_later_calls(workspace: Path) -> No
         await approval_shown(pilot)
         asked = {a.request_id for a in app.vm.approvals}
         app.vm.listen(lambda change: asked.update(a.request_id for a in app.vm.approvals))
-        await pilot.press("a")
+        await pilot.press("a", "enter")  # always, kept for this session
         await until(pilot, lambda: idle_after(app, 4))
         assert len(asked) == 1  # the second call was allowed without asking
         tools = [b for b in app.vm.blocks if isinstance(b, ToolBlock)]

@@ -419,7 +419,13 @@ class TuiAgentApp(App[None]):
             bar.display = True
             if new:
                 self._draft_at_ask = self.prompt_input.text
-            typing = self.focused is self.prompt_input and not self._quiet()
+            # Mid-word in the draft: the keyboard stays there (an empty draft, e.g. just sent,
+            # is no typing; its next letters still wait out `QUIET_S` before they answer).
+            typing = (
+                self.focused is self.prompt_input
+                and bool(self.prompt_input.text)
+                and not self._quiet()
+            )
             take = not had_focus and not typing and len(self.screen_stack) == 1
             if take:
                 bar.focus()

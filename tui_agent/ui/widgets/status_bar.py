@@ -37,6 +37,7 @@ class Segment:
     text: str
     style: str
     priority: int
+    head: str = ""  # drawn before `text` in the same style (the state's dot)
 
 
 class StatusBar(Static):
@@ -58,7 +59,7 @@ class StatusBar(Static):
         style = {"idle": "green", "cancelling": "red", "retrying": "yellow"}.get(label, "cyan")
         if label == "awaiting approval":
             style = "bold magenta"
-        parts.append(Segment(f"● {label}", style, STATE))
+        parts.append(Segment(label, style, STATE, head="● "))
         if self.show_counts:
             counts = f"tools {len(self.vm.tools)}·^T  queue {len(self.vm.queue)}·^N"
             parts.append(Segment(counts, "", COUNTS))
@@ -81,16 +82,23 @@ class StatusBar(Static):
         parts = _fit(self.segments(), self.size.width)
         text = Text(no_wrap=True, overflow="ellipsis")
         for index, part in enumerate(parts):
-            if index:
-                text.append(" " if parts[index - 1].priority == DEMO else "  ")
-            text.append(part.text, style=part.style)
+            # The gap takes the segment's style (as it always has, so pictures stay the same),
+            # but after the DEMO badge it is one plain space.
+            gap = "  " if index else ""
+            if index and parts[index - 1].priority == DEMO:
+                text.append(" ")
+                gap = ""
+            if part.head:
+                text.append(gap + part.head, style=part.style)
+                gap = ""
+            text.append(gap + part.text, style=part.style)
         self.update(text)
 
 
 def _fit(parts: list[Segment], width: int) -> list[Segment]:
     """Drop the lowest-priority segments until the line fits (width 0: not laid out yet)."""
     kept = list(parts)
-    while width and len(kept) > 1 and sum(len(p.text) + 2 for p in kept) - 2 > width:
+    while width and len(kept) > 1 and sum(len(p.head + p.text) + 2 for p in kept) - 2 > width:
         kept.remove(min(kept, key=lambda part: part.priority))
     return kept
 
