@@ -194,7 +194,7 @@ async def test_closing_the_executor_kills_background_commands(tmp_path: Path) ->
 
 def test_rules_remember_the_program_and_subcommand(workspace: Workspace) -> None:
     tool = Shell(workspace)
-    assert tool.approval_rule(ShellArgs(command="git status -s")) == "shell: git status"
+    assert tool.approval_rule(ShellArgs(command="git status -s")) == "shell(git status:*)"
     assert tool.matches_rule("git status", ShellArgs(command="git status --short"))
     assert not tool.matches_rule("git status", ShellArgs(command="git status; rm -rf ."))
 

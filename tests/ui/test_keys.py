@@ -275,6 +275,20 @@ async def test_typing_while_the_box_is_up_never_answers_and_nothing_is_lost() ->
         assert app.prompt_input.text == "fix " + sentence
 
 
+@pytest.mark.parametrize("sentence", ["add a regression test", "next step", "no wait"])
+async def test_a_word_starting_with_a_or_n_at_an_idle_box_goes_to_the_draft(
+    sentence: str,
+) -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await shown(pilot)
+        assert app.focused is app.approval_bar
+        await type_text(pilot, sentence)  # `a`/`n` opened a step; the next key closed it
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == sentence
+        assert not app.approval_bar.asking_reason and not app.approval_bar.choosing_scope
+
+
 async def test_letters_typed_at_the_box_while_typing_go_to_the_draft() -> None:
     async with running() as (app, pilot, loop):
         ask(loop)
@@ -305,6 +319,7 @@ async def test_approval_n_denies_with_the_reason_typed() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert app.approval_bar.asking_reason
+        app.clock.now += QUIET_S  # type: ignore[attr-defined]  # read the question, then type
         await type_text(pilot, "use trash")
         await pilot.press("enter")
         await pilot.pause()

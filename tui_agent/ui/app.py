@@ -146,6 +146,8 @@ class TuiAgentApp(App[None]):
         self.approval_bar = ApprovalBar(id="approval")
         self._last_key_at = float("-inf")  # when the person last pressed a key
         self._draft_at_ask = ""  # the draft when the shown approval appeared
+        self._last_quiet = False  # whether the person was quiet before the key being handled
+        self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.power = PromptPower(self.vm)
@@ -252,9 +254,11 @@ class TuiAgentApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
-            quiet = self._quiet()
+            quiet = self._last_quiet = self._quiet()
             self._last_key_at = self.clock()
             key = canonical_key(event.key)
+            if self._took_letter(event):
+                return
             if key != event.key:
                 event.key, event.character = key, None
             elif event.is_printable and self.focused in (self.tools_pane, self.queue_pane):
@@ -279,6 +283,36 @@ class TuiAgentApp(App[None]):
                 self.approval_bar.focus()  # from the draft to the waiting question
                 return
         await super().on_event(event)
+
+    def _took_letter(self, event: events.Key) -> bool:
+        """`a` and `n` open a second step (where to keep the rule, the reason). A printable key
+        right after one (within `QUIET_S`) that this step does not take means the letter was
+        the start of a word: the step closes and both go to the draft. True: handled here."""
+        bar, letter = self.approval_bar, self._letter
+        self._letter = None
+        char = event.character or ""
+        if (
+            event.is_printable
+            and self.focused is bar
+            and char in ("a", "n")
+            and bar.takes(char, quiet=self._last_quiet)
+        ):
+            # Acted on here, not through the box's bindings: those run later, from its own
+            # queue, and the keys typed behind this one must find the step already open.
+            self._letter = (char, self._last_key_at)
+            bar.action_letter(char)
+            return True
+        if letter is None or not event.is_printable:
+            return False
+        typed, at = letter
+        in_step = bar.asking_reason or (bar.choosing_scope and not bar.takes(char, quiet=False))
+        if not in_step or self._last_key_at - at >= QUIET_S:
+            return False
+        bar.back(refocus=False)
+        self.prompt_input.display = True
+        self.screen.set_focus(self.prompt_input)
+        self.prompt_input.insert(typed + char)
+        return True
 
     def _quiet(self) -> bool:
         """The person is not typing: no key for `QUIET_S` and the draft untouched since the

@@ -259,7 +259,7 @@ class ApprovalBar(Vertical, can_focus=True):
             self._denying = choice
             self._reason.placeholder = choice.reason
             self.asking_reason = True
-            self._reason.focus()
+            self.screen.set_focus(self._reason)  # at once: the next key must find it
             return
         self.expanded = False
         self.post_message(
@@ -268,11 +268,12 @@ class ApprovalBar(Vertical, can_focus=True):
             )
         )
 
-    def back(self) -> bool:
+    def back(self, *, refocus: bool = True) -> bool:
         """Esc: leave the scope choice or the reason; False when there was nothing to leave."""
         if self.asking_reason:
             self.asking_reason = False
-            self.focus()
+            if refocus:
+                self.screen.set_focus(self)
             return True
         if self.choosing_scope:
             self.choosing_scope, self.highlighted = False, 0
