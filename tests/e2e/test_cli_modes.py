@@ -133,3 +133,11 @@ def test_project_allow_rules_count_only_once_trusted(workspace: Path) -> None:
     ran, still_denied = tool_outputs(after.stdout)
     assert ran.startswith("ran-it")
     assert "denied" in still_denied and (workspace / "a.txt").exists()
+
+
+def test_the_command_line_offers_exactly_the_modes_there_are() -> None:
+    from tui_agent.cli import _parser
+    from tui_agent.vocab import APPROVAL_MODES
+
+    action = next(a for a in _parser()._actions if a.dest == "approval_mode")
+    assert tuple(action.choices or ()) == APPROVAL_MODES

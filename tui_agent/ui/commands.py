@@ -114,7 +114,8 @@ Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
-Shift+Tab       approval mode: ask → auto-edit → yolo
+Shift+Tab       mode: plan → ask → auto-edit → yolo
+Approval box    1-3 or ↑↓ Enter answer; y/a/n when not typing; Tab: draft ↔ box
 Up/Down         prompt history (on an empty input);  Ctrl+R: search it
 @path           attach a file or folder (completion: Tab or Enter)
 !command        run it in the workspace shell; its output goes with the next prompt
