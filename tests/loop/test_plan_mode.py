@@ -10,7 +10,7 @@ from tests.loop.conftest import LoopMaker
 from tests.loop.test_service import of_type, recorder, until
 from tests.support.fake_model import calls, text
 from tui_agent.loop import events as ev
-from tui_agent.tools import PLAN_REFUSAL
+from tui_agent.tools import PLAN_MODE_PROMPT, PLAN_REFUSAL
 
 PLAN = "# Plan\n1. Change alpha to beta in a.txt"
 
@@ -40,6 +40,8 @@ async def test_plan_mode_refuses_the_edit_and_the_accepted_plan_switches_the_mod
     assert service.info.approval_mode == "auto-edit"
     assert [e.mode for e in of_type(seen, ev.ModeChanged)] == ["auto-edit"]
     assert (workspace / "a.txt").read_text() == "beta\n"  # auto-edit: ran without asking
+    # The model knew it was planning from its first request, and no longer once accepted.
+    assert [PLAN_MODE_PROMPT in r.system for r in model.requests] == [True, True, False, False]
 
 
 async def test_keep_planning_passes_the_feedback_and_stays_in_plan_mode(

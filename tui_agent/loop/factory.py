@@ -54,6 +54,7 @@ from tui_agent.loop.service import (
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
+    PLAN_MODE_PROMPT,
     ApprovalRequest,
     Approvals,
     BatchExecutor,
@@ -202,9 +203,11 @@ async def build_loop(
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
 
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
+        # In plan mode the model hears so from its first request, not from a refused edit.
+        planning = shared_approvals.mode == "plan"
         return LLMRequest(
             model=provider.model,
-            system=system,
+            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
             messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_output_tokens,

@@ -27,7 +27,7 @@ from tui_agent.tools._files import (
     unified_diff,
 )
 from tui_agent.tools._groups import kill_all as kill_tool_processes
-from tui_agent.tools._plan_mode import ExitPlanMode
+from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._rg import rg_files, rg_path
@@ -53,6 +53,7 @@ __all__ = [
     "APPROVAL_MODES",
     "EFFECTS",
     "EMPTY_OUTPUT",
+    "PLAN_MODE_PROMPT",
     "PLAN_REFUSAL",
     "SKIPPED",
     "SPILL_THRESHOLD",

@@ -20,6 +20,13 @@ from tui_agent.vocab import ToolResult, error_result
 
 Present = Callable[[str, str], Awaitable[str]]  # (plan, call id) -> what the model reads
 
+PLAN_MODE_PROMPT = (
+    "You are in plan mode: the user wants a plan before anything changes. Read and search as "
+    "you need (read_file, glob, grep, read-only tools, todo_write), but do not edit files or "
+    "run commands: they are refused. When you know what to do, call exit_plan_mode with your "
+    "plan in Markdown; the user accepts it or asks you to keep planning."
+)
+
 
 class ExitPlanModeArgs(ToolArgs):
     plan: str = Field(
