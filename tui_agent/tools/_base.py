@@ -63,8 +63,7 @@ class Tool(ABC, Generic[ArgsT]):
         return self.name
 
     def matches_rule(self, pattern: str, args: ArgsT) -> bool:
-        """Whether a rule's pattern (`Bash(<pattern>)`, `Read(<pattern>)`) matches this call;
-        plain tools know no patterns."""
+        """Whether a rule `"<name>: <pattern>"` allows this call; plain tools know no patterns."""
         return False
 
     def runs_sandboxed(self, args: ArgsT) -> bool:
