@@ -21,6 +21,8 @@ def _isolated_home(
 ) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("TUI_AGENT_HOME", str(home))
+    # Claude Code's user settings (their permission rules) come from here, never the machine's.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     for name in list(__import__("os").environ):

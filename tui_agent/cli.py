@@ -82,7 +82,13 @@ def _parser() -> argparse.ArgumentParser:
         help="with --continue or --resume: continue a copy of the session as a new session "
         "(the way to go on with a session another tui-agent has open)",
     )
-    parser.add_argument("--yolo", action="store_true", help="approve every tool call")
+    parser.add_argument(
+        "--approval-mode",
+        choices=("plan", "ask", "auto-edit", "yolo"),  # vocab.APPROVAL_MODES, kept import-free
+        help="plan: read-only, ends with a plan; ask: ask before edits and commands; auto-edit: "
+        "edits and sandboxed commands run; yolo: nothing asks (default: config.toml's, or ask)",
+    )
+    parser.add_argument("--yolo", action="store_true", help="short for --approval-mode yolo")
     parser.add_argument(
         "--sandbox",
         choices=("workspace-write", "read-only", "off"),
@@ -168,6 +174,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         max_steps=args.max_steps,
         yolo=args.yolo,
         sandbox=args.sandbox,
+        approval_mode=args.approval_mode,
         resume=args.resume,
         continue_latest=args.continue_latest,
         fork=args.fork,
@@ -187,7 +194,8 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
         gc.freeze()
         gc.enable()
     stopped = _install_signals(service)
-    unsubscribe = _echo_events(service, output_format)
+    plans: list[str] = []  # what exit_plan_mode presented (headless plan mode prints it)
+    unsubscribe = _echo_events(service, output_format, plans)
     for notice in service.info.notices:
         print(f"tui-agent: {notice}", file=sys.stderr)
     try:
@@ -215,7 +223,9 @@ async def _headless(config: LoopConfig, prompt: str, output_format: str) -> int:
     return EXIT_FAILED
 
 
-def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], None]:
+def _echo_events(
+    service: AgentLoopService, output_format: str, plans: list[str]
+) -> Callable[[], None]:
     from tui_agent.loop import events as ev
 
     def on_event(event: ev.LoopEvent) -> None:
@@ -223,14 +233,18 @@ def _echo_events(service: AgentLoopService, output_format: str) -> Callable[[], 
             # Nobody can answer an approval here: say each refusal (its result names the call
             # and how to allow it), whatever the output format, on one line.
             print(f"tui-agent: denied: {' '.join(event.output.split())}", file=sys.stderr)
+        if isinstance(event, ev.PlanProposed):
+            plans.append(event.plan)
         if output_format == "jsonl":
             if not isinstance(event, ev.MachineTransition):
                 sys.stdout.write(event.model_dump_json() + "\n")
                 sys.stdout.flush()
         elif isinstance(event, ev.TurnFinished):
+            if plans:  # plan mode: the plan is the answer; the model's last words follow it
+                sys.stdout.write(plans[-1].rstrip("\n") + "\n\n")
             if event.text:
                 sys.stdout.write(event.text.rstrip("\n") + "\n")
-                sys.stdout.flush()
+            sys.stdout.flush()
         elif isinstance(event, ev.Retrying):
             print(
                 f"tui-agent: {event.error_code}: retrying in {event.delay_s:.1f}s "

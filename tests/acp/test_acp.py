@@ -115,7 +115,8 @@ async def test_a_prompt_streams_the_answer_and_ends_the_turn(
     ):
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         assert session.modes is not None
-        assert [m.id for m in session.modes.available_modes] == ["ask", "auto-edit", "yolo"]
+        modes = [m.id for m in session.modes.available_modes]
+        assert modes == ["plan", "ask", "auto-edit", "yolo"]
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("say hi")])
     assert done.stop_reason == "end_turn"
     assert client.text() == "Hello from tui-agent."
@@ -473,3 +474,34 @@ async def test_with_client_files_the_tools_read_and_write_the_editors_buffers(
     assert client.buffers[str(workspace / "new.txt")] == "fresh\n"
     assert (workspace / "a.txt").read_text() == "alpha\n"  # the disk is the editor's to save
     assert not (workspace / "new.txt").exists()
+
+
+async def test_plan_mode_is_a_session_mode_and_the_plan_a_permission_request(
+    tmp_path: Path, workspace: Path
+) -> None:
+    client = RecordingClient(answer="auto-edit")
+    edit = {
+        "name": "edit_file",
+        "arguments": {"path": "a.txt", "old_string": "alpha", "new_string": "beta"},
+    }
+    plan = {"name": "exit_plan_mode", "arguments": {"plan": "# Plan\n1. alpha becomes beta"}}
+    steps = [
+        {"tool_calls": [edit]},
+        {"tool_calls": [plan]},
+        {"tool_calls": [edit]},
+        {"text": "Done."},
+    ]
+    async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
+        conn,
+        _,
+    ):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan it")])
+    assert done.stop_reason == "end_turn"
+    [asked] = client.permissions  # the plan; the edit after it ran in auto-edit, unasked
+    assert [o.option_id for o in asked.options] == ["auto-edit", "ask", "keep_planning"]
+    assert "alpha becomes beta" in asked.tool_call.content[0].content.text
+    modes = [u.current_mode_id for u in client.of("current_mode_update")]
+    assert modes == ["plan", "auto-edit"]
+    assert (workspace / "a.txt").read_text() == "beta\n"

@@ -1,4 +1,5 @@
-"""Approvals: modes, rules (tool names and shell command prefixes), asking, headless denial."""
+"""Approvals: modes, the older rule forms (tool names and "shell: prefix"), asking, headless
+denial. The rule syntax itself is tested in test_rules.py."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from tui_agent.tools import (
     Workspace,
     WriteFile,
     command_prefix,
-    prefix_allows,
-    split_rule,
 )
 from tui_agent.tools._files import EditFileArgs, ReadFileArgs, WriteFileArgs
 from tui_agent.tools._shell import ShellArgs
@@ -84,6 +83,7 @@ def test_each_mode_allows_what_it_should_without_asking(
         ("shell: git status", "git status `rm -rf .`", False),
         ("shell: git status", "git status $(rm -rf .)", False),
         ("shell: git status", "git status > ~/.bashrc", False),
+        ("shell: git status", "git status 2>&1 >/dev/null", True),
         ("shell: git status", "git status & rm -rf .", False),
         ("shell: git status", "git status\nrm -rf .", False),
         ("shell: pytest", "pytest -q tests/tools", True),
@@ -106,9 +106,10 @@ def test_a_tool_name_rule_allows_every_call_of_that_tool(workspace: Workspace) -
     assert not approvals.allows(WriteFile(workspace), WriteFileArgs(path="x", content=""))
 
 
-def test_a_pattern_rule_for_a_tool_without_patterns_allows_nothing(workspace: Workspace) -> None:
+def test_an_older_path_rule_allows_only_that_path(workspace: Workspace) -> None:
     approvals = Approvals("ask", rules=["write_file: x.txt"])
-    assert not approvals.allows(WriteFile(workspace), WriteFileArgs(path="x.txt", content=""))
+    assert approvals.allows(WriteFile(workspace), WriteFileArgs(path="x.txt", content=""))
+    assert not approvals.allows(WriteFile(workspace), WriteFileArgs(path="y.txt", content=""))
 
 
 @pytest.mark.parametrize(
@@ -122,22 +123,19 @@ def test_a_pattern_rule_for_a_tool_without_patterns_allows_nothing(workspace: Wo
         ("make test", "make test"),
     ],
 )
-def test_always_remembers_the_program_and_its_subcommand(command: str, prefix: str) -> None:
+def test_always_remembers_the_program_and_its_subcommand(
+    workspace: Workspace, command: str, prefix: str
+) -> None:
     assert command_prefix(command) == prefix
-    assert prefix_allows(prefix, command)
-
-
-def test_split_rule_separates_the_tool_and_the_pattern() -> None:
-    assert split_rule("shell: git status") == ("shell", "git status")
-    assert split_rule("edit_file") == ("edit_file", None)
-    assert split_rule("shell:") == ("shell", None)
+    assert Approvals("ask", rules=[f"shell({prefix}:*)"]).allows(Shell(workspace), shell(command))
 
 
 async def test_headless_runs_deny_with_how_to_allow(workspace: Workspace) -> None:
     result = await Approvals("ask").review(Shell(workspace), shell("git push"), "c1", lambda: None)
     assert result is not None and result.is_error
     assert "--yolo" in result.text
-    assert '"shell: git push"' in result.text
+    assert '"shell(git push:*)"' in result.text
+    assert "[permissions] allow" in result.text
 
 
 async def test_read_only_tools_never_ask(workspace: Workspace) -> None:
@@ -177,7 +175,7 @@ async def test_approve_always_adds_the_rule_for_the_session(workspace: Workspace
     verdict = await approvals.review(Shell(workspace), shell("git status -s"), "c2", lambda: None)
     assert verdict is None
     assert len(asked) == 1
-    assert approvals.rules == ("shell: git status",)
+    assert approvals.rules == ("shell(git status:*)",)
 
 
 async def test_a_denial_carries_the_users_reason_to_the_model(workspace: Workspace) -> None:
@@ -223,7 +221,8 @@ async def test_the_request_shows_the_command_for_shell(workspace: Workspace) -> 
 
     await Approvals("ask", ask=ask).review(Shell(workspace), shell("make test"), "c1", lambda: None)
     assert requests[0].preview == "make test"
-    assert requests[0].rule == "shell: make test"
+    assert requests[0].rule == "shell(make test:*)"
+    assert requests[0].rules == ("shell(make test:*)",)
 
 
 async def test_questions_are_put_one_at_a_time_and_always_covers_the_waiting_ones(

@@ -194,9 +194,13 @@ async def test_closing_the_executor_kills_background_commands(tmp_path: Path) ->
 
 def test_rules_remember_the_program_and_subcommand(workspace: Workspace) -> None:
     tool = Shell(workspace)
-    assert tool.approval_rule(ShellArgs(command="git status -s")) == "shell: git status"
-    assert tool.matches_rule("git status", ShellArgs(command="git status --short"))
-    assert not tool.matches_rule("git status", ShellArgs(command="git status; rm -rf ."))
+    assert tool.approval_rule(ShellArgs(command="git status -s")) == "shell(git status:*)"
+    assert tool.matches_rule("git status:*", ShellArgs(command="git status --short"))
+    assert not tool.matches_rule("git status", ShellArgs(command="git status --short"))  # exact
+    assert tool.rule_subjects(ShellArgs(command="git status; rm -rf .")) == (
+        ShellArgs(command="git status"),
+        ShellArgs(command="rm -rf ."),
+    )
 
 
 def test_describe_shows_the_first_line_of_the_command(workspace: Workspace) -> None:

@@ -12,10 +12,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, PromptState, RestorePlan
+from tui_agent.loop.api import (
+    ApprovalDecision,
+    LoopInfo,
+    PermissionRule,
+    PromptState,
+    RestorePlan,
+)
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry
+from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope
 
 # A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
 # welcome block shows the path, so it must exist and read the same in every run.
@@ -54,6 +60,8 @@ class FakeLoop:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     closed: bool = False
     mcp: tuple[McpServerInfo, ...] = ()
+    rules: tuple[PermissionRule, ...] = ()
+    answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -111,9 +119,24 @@ class FakeLoop:
         self.calls.append(("remind", (key, text)))
 
     async def answer_approval(
-        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        reason: str | None = None,
+        *,
+        keep: RuleScope = "session",
+        mode: ApprovalMode | None = None,
     ) -> None:
         self.calls.append(("answer_approval", (request_id, decision, reason)))
+        self.answer_options.append((keep, mode))
+
+    def permission_rules(self) -> tuple[PermissionRule, ...]:
+        return self.rules
+
+    def remove_permission_rule(self, rule: PermissionRule) -> str | None:
+        self.calls.append(("remove_permission_rule", rule.text))
+        self.rules = tuple(r for r in self.rules if r != rule)
+        return None
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         self.calls.append(("set_approval_mode", mode))

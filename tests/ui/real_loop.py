@@ -21,10 +21,10 @@ from textual.pilot import Pilot
 
 from tui_agent.context import EventLog
 from tui_agent.llm import ScriptedProvider
-from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
+from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.session import LoopConfig, open_loop
-from tui_agent.vocab import LLMRequest, StreamEvent, TextDelta
+from tui_agent.vocab import ApprovalMode, LLMRequest, StreamEvent, TextDelta
 
 
 class _HoldingProvider:

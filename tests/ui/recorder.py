@@ -21,8 +21,9 @@ from typing import Any
 
 from tests.ui.fake_loop import WORKSPACE
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.loop.api import LoopApi
 from tui_agent.session import LoopConfig, open_loop
+from tui_agent.vocab import ApprovalMode
 
 T0 = 1_764_450_000.0  # the fixed "now" of every scene
 SHOWN_WORKSPACE = str(WORKSPACE)

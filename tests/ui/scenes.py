@@ -18,9 +18,9 @@ from textual.pilot import Pilot
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalMode
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.blocks import RetryNotice
+from tui_agent.vocab import ApprovalMode
 
 
 class FixedClock:
@@ -176,6 +176,11 @@ async def approval_play(recording: Recording) -> ev.LoopEvent:
     return await recording.wait_for(is_(ev.ApprovalRequested))
 
 
+async def plan_play(recording: Recording) -> ev.LoopEvent:
+    await ask(recording, "Plan how to make test_reader pass; change nothing yet.")
+    return await recording.wait_for(is_(ev.ApprovalRequested))
+
+
 BIG = "".join(f"def handler_{n}(event):\n    return route(event, {n})\n\n" for n in range(1, 16))
 BIG_EDIT = {
     "text": "Renaming `route` to `dispatch` everywhere in handlers.py.",
@@ -248,6 +253,17 @@ RATE_LIMITED = {
         "retry_after_s": 8,
     },
 }
+PLAN = (
+    "# Keep blank lines in `parse()`\n\n"
+    "1. `src/reader.py`: split without stripping, so blank lines stay\n"
+    "2. `tests/test_reader.py`: a regression test with two blank lines\n"
+    "3. run `sh scripts/test.sh` and check it passes"
+)
+PLAN_STEP = {
+    "text": "I have read the parser; here is the plan.",
+    "chunk_delay_s": 0,
+    "tool_calls": [call("exit_plan_mode", plan=PLAN)],
+}
 REAL_PROVIDER = replace(INFO, provider="openai", model="gpt-4.1", demo=False)
 
 SCENES: dict[str, Scene] = {
@@ -274,6 +290,14 @@ SCENES: dict[str, Scene] = {
         approval_mode="ask",
         files={"handlers.py": BIG},
         show=scrolled_show,
+    ),
+    "plan_approval": Scene(
+        (100, 30),
+        [PLAN_STEP],
+        plan_play,
+        approval_mode="plan",
+        files=FILES,
+        info=replace(INFO, approval_mode="plan"),
     ),
     "queue_and_steer": Scene((120, 36), [FIX_AND_TEST], queue_play, files=FILES, show=queue_show),
     "cancelled": Scene((100, 30), [FIX_AND_TEST], cancelled_play, files=FILES),

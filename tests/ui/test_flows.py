@@ -14,10 +14,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from tests.ui.real_loop import gated, release, scripted_loop, until
-from tui_agent.loop.api import ApprovalMode, LoopApi
+from tui_agent.loop.api import LoopApi
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock, RetryBlock, ToolBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
+from tui_agent.vocab import ApprovalMode
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ async def approval_shown(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, TuiAgentApp) and isinstance(app.clock, StepClock)
     await until(pilot, lambda: bool(app.vm.approvals) and app.approval_bar.display)
-    app.clock.added += GUARD_S
+    app.clock.added += QUIET_S
 
 
 async def send(pilot: Pilot[None], text: str, key: str = "enter") -> None:
@@ -225,7 +226,7 @@ async def test_approval_a_allows_the_rule_for_later_calls(workspace: Path) -> No
         await approval_shown(pilot)
         asked = {a.request_id for a in app.vm.approvals}
         app.vm.listen(lambda change: asked.update(a.request_id for a in app.vm.approvals))
-        await pilot.press("a")
+        await pilot.press("a", "enter")  # always, kept for this session
         await until(pilot, lambda: idle_after(app, 4))
         assert len(asked) == 1  # the second call was allowed without asking
         tools = [b for b in app.vm.blocks if isinstance(b, ToolBlock)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -12,12 +13,13 @@ from textual.pilot import Pilot
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import MAX_FRAMES, until
 from tui_agent.loop import events as ev
+from tui_agent.loop.api import PermissionRule
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
 from tui_agent.ui.widgets.blocks import AssistantText
 from tui_agent.ui.widgets.markdown_view import split_blocks
 from tui_agent.ui.widgets.transcript import MAX_MOUNTED
@@ -184,8 +186,13 @@ async def test_up_in_a_draft_moves_the_cursor_instead_of_recalling_history() -> 
         assert app.prompt_input.text == "draft"
 
 
-def ask(loop: FakeLoop, n: int = 1, **fields: str) -> None:
-    shell = {"name": "shell", "summary": "rm -rf build", "rule": "shell: rm"}
+def ask(loop: FakeLoop, n: int = 1, **fields: Any) -> None:
+    shell = {
+        "name": "shell",
+        "summary": "rm -rf build",
+        "rule": "shell(rm:*)",
+        "rules": ("shell(rm:*)",),
+    }
     request = {**shell, "preview": "rm -rf build", **fields}
     loop.emit(ev.ApprovalRequested(request_id=f"r{n}", call_id=f"c{n}", **request))
 
@@ -195,34 +202,124 @@ async def shown(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, TuiAgentApp) and isinstance(app.clock, Clock)
     await until(pilot, lambda: app.approval_bar.display)
-    app.clock.now += GUARD_S
+    app.clock.now += QUIET_S
 
 
-async def test_approval_replaces_the_input_and_y_allows_once() -> None:
+async def test_approval_takes_the_keyboard_when_nobody_types_and_y_allows_once() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         ask(loop)
         await shown(pilot)
+        # The empty draft gives its rows to the box; a draft with words in it stays (below).
         assert app.approval_bar.display and not app.prompt_input.display
+        assert app.focused is app.approval_bar
         await pilot.press("y")
         await pilot.pause()
         assert loop.calls == [("answer_approval", ("r1", "once", None))]
 
 
-async def test_approval_a_allows_always() -> None:
+@pytest.mark.parametrize(
+    ("keys", "keep"), [(("a", "enter"), "session"), (("2", "2"), "project"), (("2", "3"), "user")]
+)
+async def test_always_asks_where_to_keep_the_rule(keys: tuple[str, ...], keep: str) -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await shown(pilot)
+        await pilot.press(keys[0])
+        await pilot.pause()
+        assert app.approval_bar.choosing_scope and loop.calls == []
+        await pilot.press(keys[1])
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "always", None))]
+        assert loop.answer_options == [(keep, None)]
+
+
+async def test_the_menu_answers_with_arrows_and_enter() -> None:
     async with running() as (_app, pilot, loop):
         ask(loop)
         await shown(pilot)
-        await pilot.press("a")
+        await pilot.press("down", "down", "up", "enter", "enter")  # 2: always, then this session
         await pilot.pause()
         assert loop.calls == [("answer_approval", ("r1", "always", None))]
 
 
+async def test_a_call_no_rule_can_allow_offers_no_always() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop, rule="", rules=())
+        await shown(pilot)
+        assert [c.decision for c in app.approval_bar.menu] == ["once", "deny"]
+        await pilot.press("a")  # not an answer here: it goes to the draft
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == "a"
+
+
+async def test_typing_while_the_box_is_up_never_answers_and_nothing_is_lost() -> None:
+    """Issue 23 item 1: "add a regression test" took the `a` as always, "next" the `n` as no."""
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await type_text(pilot, "fix ")  # the person is typing in the draft when the box appears
+        ask(loop)
+        await until(pilot, lambda: app.approval_bar.display)
+        assert app.focused is app.prompt_input  # the box does not take the keyboard mid-word
+        assert app.prompt_input.display
+        sentence = "add a regression test, next yes no 1 2 3"
+        await type_text(pilot, sentence)
+        await pilot.pause()
+        assert loop.calls == [] and not app.approval_bar.asking_reason
+        assert app.prompt_input.text == "fix " + sentence
+        await pilot.press("tab")  # to the menu
+        assert app.focused is app.approval_bar
+        await pilot.press("1")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "once", None))]
+        assert app.prompt_input.text == "fix " + sentence
+
+
+@pytest.mark.parametrize("sentence", ["add a regression test", "next step", "no wait"])
+async def test_a_word_starting_with_a_or_n_at_an_idle_box_goes_to_the_draft(
+    sentence: str,
+) -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await shown(pilot)
+        assert app.focused is app.approval_bar
+        await type_text(pilot, sentence)  # `a`/`n` opened a step; the next key closed it
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == sentence
+        assert not app.approval_bar.asking_reason and not app.approval_bar.choosing_scope
+
+
+async def test_letters_typed_at_the_box_while_typing_go_to_the_draft() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await shown(pilot)
+        assert app.focused is app.approval_bar
+        await type_text(pilot, "hand a note")  # h is no answer: from then on it is typing
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == "hand a note"
+        assert app.focused is app.prompt_input
+
+
+async def test_a_letter_does_not_answer_once_the_draft_changed_since_the_box_appeared() -> None:
+    async with running() as (app, pilot, loop):
+        ask(loop)
+        await shown(pilot)
+        app.prompt_input.insert("x")  # e.g. a paste while the box was up
+        app.approval_bar.focus()
+        app.clock.now += QUIET_S  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == "xy"
+
+
 async def test_approval_n_denies_with_the_reason_typed() -> None:
-    async with running() as (_app, pilot, loop):
+    async with running() as (app, pilot, loop):
         ask(loop)
         await shown(pilot)
         await pilot.press("n")
+        await pilot.pause()
+        assert app.approval_bar.asking_reason
+        app.clock.now += QUIET_S  # type: ignore[attr-defined]  # read the question, then type
         await type_text(pilot, "use trash")
         await pilot.press("enter")
         await pilot.pause()
@@ -241,6 +338,61 @@ async def test_the_next_approval_shows_after_the_first_is_resolved_then_the_inpu
         loop.emit(ev.ApprovalResolved(request_id="r2", call_id="c2", decision="once"))
         await pilot.pause()
         assert app.prompt_input.display and app.focused is app.prompt_input
+
+
+async def test_plan_approval_accepts_in_the_chosen_mode_or_keeps_planning() -> None:
+    async with running() as (app, pilot, loop):
+        ask(
+            loop,
+            1,
+            name="exit_plan_mode",
+            kind="plan",
+            summary="the plan",
+            rule="",
+            rules=(),
+            preview="# Plan\n1. edit a.py",
+        )
+        await shown(pilot)
+        assert "Accept this plan?" in str(app.approval_bar._question.render())
+        await pilot.press("2")
+        await pilot.pause()
+        assert loop.calls == [("answer_approval", ("r1", "once", None))]
+        assert loop.answer_options == [("session", "ask")]
+        loop.emit(ev.ApprovalResolved(request_id="r1", call_id="c1", decision="once"))
+        ask(
+            loop,
+            2,
+            name="exit_plan_mode",
+            kind="plan",
+            summary="the plan",
+            rule="",
+            rules=(),
+            preview="# Plan v2",
+        )
+        await shown(pilot)
+        await pilot.press("4")
+        await type_text(pilot, "smaller steps")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert loop.calls[-1] == ("answer_approval", ("r2", "deny", "smaller steps"))
+
+
+async def test_permissions_lists_the_rules_and_removes_one() -> None:
+    async with running() as (app, pilot, loop):
+        loop.rules = (
+            PermissionRule("allow", "Bash(npm test:*)", "config.toml", True),
+            PermissionRule("allow", "Bash(make:*)", ".claude/settings.json", False),
+            PermissionRule("deny", "Read(./.env)", ".tui-agent/settings.json", True),
+        )
+        app.run_slash("permissions")
+        await pilot.pause()
+        listing = app.vm.blocks[-1].text  # type: ignore[attr-defined]
+        assert "1. allow Bash(npm test:*)   config.toml" in listing
+        assert "Bash(make:*)   .claude/settings.json  (not trusted yet" in listing
+        app.run_slash("permissions", "remove 3")
+        await pilot.pause()
+        assert ("remove_permission_rule", "Read(./.env)") in loop.calls
+        assert "removed deny Read(./.env)" in app.vm.blocks[-1].text  # type: ignore[attr-defined]
 
 
 async def test_delete_in_the_tools_pane_cancels_just_the_selected_call() -> None:

@@ -21,7 +21,7 @@ from tui_agent.tools.mcp import McpServerConfig
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.view_model import MarkerBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
 
 FIXTURE = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 
@@ -59,7 +59,7 @@ async def answer(
         await pilot.pause()
         if answered():
             return
-        app.clock.added += GUARD_S
+        app.clock.added += QUIET_S
     raise AssertionError(f"the approval box never took {key!r}")
 
 
@@ -90,8 +90,7 @@ async def test_always_starts_the_workspace_servers_and_remembers_the_answer(
 async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> None:
     async with app_opening(workspace) as (app, pilot):
         await approval_shown(pilot)
-        await answer(app, pilot, "n", lambda: app.approval_bar.asking_reason)
-        await send(pilot, "")
+        await answer(app, pilot, "n", lambda: not app.approval_bar.display)  # no reason asked
         await until(pilot, lambda: fx_state(app) == "skipped")
         await until(pilot, lambda: "mcp 0/1" in status_text(app))
 

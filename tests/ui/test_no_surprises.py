@@ -18,7 +18,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.view_model import MarkerBlock
-from tui_agent.ui.widgets.approval_bar import GUARD_S
+from tui_agent.ui.widgets.approval_bar import QUIET_S
 from tui_agent.ui.widgets.blocks import AssistantText, UserPrompt
 
 
@@ -274,17 +274,18 @@ def ask_edit(loop: FakeLoop) -> None:
 async def test_keys_typed_as_the_approval_appears_go_to_the_draft_not_the_answer() -> None:
     clock = Clock()
     async with running(clock=clock) as (app, pilot, loop):
+        await pilot.press("n", "o")  # the person is typing when the box appears
         ask(loop)
         await until(pilot, lambda: app.approval_bar.display)
-        clock.now += GUARD_S / 2
-        await pilot.press("n", "o")  # meant for the prompt: each key restarts the wait
-        clock.now += GUARD_S / 2
         await pilot.press("w")
         await pilot.pause()
         assert loop.calls == [] and not app.approval_bar.asking_reason
-        assert app.prompt_input.text == "now"
-        clock.now += GUARD_S
-        await pilot.press("y")
+        assert app.prompt_input.text == "now" and app.focused is app.prompt_input
+        clock.now += QUIET_S
+        await pilot.press("tab", "y")  # the draft changed since the box appeared: y is text
+        await pilot.pause()
+        assert loop.calls == [] and app.prompt_input.text == "nowy"
+        await pilot.press("tab", "1")
         await pilot.pause()
         assert loop.calls == [("answer_approval", ("r1", "once", None))]
 
@@ -312,23 +313,21 @@ async def test_v_gives_the_diff_the_whole_screen_and_the_status_bar_stays() -> N
         await pilot.pause()
         assert app.approval_bar._scroll.size.height > small
         assert app.status_bar.region.height == 1
-        await pilot.press("y")
+        await pilot.press("1")  # a number answers at once; `y` waits for a second without keys
         await pilot.pause()
         assert not app.screen.has_class("-approval-expanded")
 
 
 async def test_shift_tab_cycles_the_approval_mode_and_the_status_bar_shows_it() -> None:
     async with running() as (app, pilot, loop):
-        for mode in ("auto-edit", "yolo", "ask"):
+        modes = ("auto-edit", "yolo", "plan", "ask")  # plan → ask → auto-edit → yolo → plan
+        for mode in modes:
             await pilot.press("shift+tab")
             await pilot.pause()
             assert app.vm.status.approval_mode == mode
             assert mode in str(app.status_bar.render())
-        assert [c for c in loop.calls if c[0] == "set_approval_mode"] == [
-            ("set_approval_mode", "auto-edit"),
-            ("set_approval_mode", "yolo"),
-            ("set_approval_mode", "ask"),
-        ]
+        calls = [c for c in loop.calls if c[0] == "set_approval_mode"]
+        assert calls == [("set_approval_mode", mode) for mode in modes]
 
 
 # ---------------------------------------------------------------- scrolling
@@ -512,14 +511,13 @@ async def test_typing_in_a_pane_while_an_approval_waits_goes_to_the_draft_and_an
         loop.emit(ev.ToolStarted(id="c1", name="shell", arguments='{"command": "rm -rf build"}'))
         ask(loop)
         await until(pilot, lambda: app.approval_bar.display)
-        clock.now += GUARD_S
+        clock.now += QUIET_S
         await pilot.press("ctrl+t")
         assert app.focused is app.tools_pane
         await pilot.press("y", "a", "n")
         await pilot.pause()
         assert loop.calls == [] and app.prompt_input.text == "yan"
-        assert app.focused is app.approval_bar
-        clock.now += GUARD_S
-        await pilot.press("y")
+        assert app.focused is app.prompt_input
+        await pilot.press("tab", "1")
         await pilot.pause()
         assert loop.calls == [("answer_approval", ("r1", "once", None))]

@@ -3,8 +3,11 @@
 `AcpAgent` answers the client's requests (`initialize`, `session/new`, `session/load`,
 `session/prompt`, `session/cancel`, `session/set_mode`); each `_Session` follows its loop's
 events and sends them, in order, as `session/update` notifications through one sender task, so
-a prompt's answer is sent only after every update of its turn. Approvals become
-`session/request_permission`; "reject always" is remembered for the session's rule.
+a prompt's answer is sent only after every update of its turn. The approval modes are the
+session modes (plan, ask, auto-edit, yolo; a change from either side is a
+`current_mode_update`). Approvals become `session/request_permission`; "reject always" is
+remembered for the session's rule; a plan from `exit_plan_mode` is a permission request whose
+options accept it in auto-edit or ask mode, or keep planning.
 """
 
 from __future__ import annotations
@@ -22,16 +25,18 @@ from acp import schema as acp
 
 from tui_agent.acp._files import ClientFiles, offers_files
 from tui_agent.acp._prompt import prompt_text
-from tui_agent.acp._translate import Translator, Update
+from tui_agent.acp._translate import Translator, Update, text_block
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopApi
+from tui_agent.loop.api import ApprovalDecision, LoopApi
 from tui_agent.session import LoopConfig, LoopSetupError, client_server, open_loop
+from tui_agent.vocab import ApprovalMode
 
 log = logging.getLogger(__name__)
 
 MODES: tuple[tuple[ApprovalMode, str, str], ...] = (
+    ("plan", "Plan", "Read-only: research, then present a plan to accept"),
     ("ask", "Ask", "Ask before edits and commands"),
-    ("auto-edit", "Auto-edit", "Edit files without asking; ask before commands"),
+    ("auto-edit", "Auto-edit", "Edit files and run sandboxed commands without asking"),
     ("yolo", "Yolo", "Run every tool call without asking"),
 )
 PERMISSION_OPTIONS = [
@@ -39,6 +44,13 @@ PERMISSION_OPTIONS = [
     acp.PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
     acp.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
     acp.PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
+]
+PLAN_OPTIONS = [
+    acp.PermissionOption(
+        option_id="auto-edit", name="Yes, and auto-accept edits", kind="allow_always"
+    ),
+    acp.PermissionOption(option_id="ask", name="Yes, and ask before edits", kind="allow_once"),
+    acp.PermissionOption(option_id="keep_planning", name="No, keep planning", kind="reject_once"),
 ]
 
 
@@ -223,6 +235,9 @@ class _Session:
             self._updates.put_nowait(update)
 
     async def _ask(self, request: ev.ApprovalRequested) -> None:
+        if request.kind == "plan":
+            await self._ask_plan(request)
+            return
         decision: ApprovalDecision = "deny"
         if request.rule not in self._rejected:
             await self._flushed()  # the client knows the call before it is asked about it
@@ -240,6 +255,37 @@ class _Session:
             except Exception:  # a client that cannot answer denies; the model is told
                 log.exception("session/request_permission failed")
         await self.loop.answer_approval(request.request_id, decision)
+
+    async def _ask_plan(self, request: ev.ApprovalRequested) -> None:
+        mode: ApprovalMode | None = None
+        await self._flushed()
+        try:
+            answer = await self._client.request_permission(
+                session_id=self.id,
+                tool_call=acp.ToolCallUpdate(
+                    tool_call_id=request.call_id,
+                    title="Accept this plan?",
+                    kind="switch_mode",
+                    content=[
+                        acp.ContentToolCallContent(
+                            type="content", content=text_block(request.preview)
+                        )
+                    ],
+                ),
+                options=PLAN_OPTIONS,
+            )
+            outcome = answer.outcome
+            if isinstance(outcome, acp.AllowedOutcome) and outcome.option_id in (
+                "auto-edit",
+                "ask",
+            ):
+                mode = "auto-edit" if outcome.option_id == "auto-edit" else "ask"
+        except Exception:  # a client that cannot answer keeps the model planning
+            log.exception("session/request_permission for a plan failed")
+        if mode is None:
+            await self.loop.answer_approval(request.request_id, "deny")
+        else:
+            await self.loop.answer_approval(request.request_id, "once", mode=mode)
 
     def _decision(self, answer: acp.RequestPermissionResponse, rule: str) -> ApprovalDecision:
         outcome = answer.outcome

@@ -39,6 +39,7 @@ KINDS: dict[str, ToolKind] = {
     "shell": "execute",
     "todo_write": "think",
     "task": "think",
+    "exit_plan_mode": "switch_mode",
 }
 OUTPUT_CAP = 20_000  # characters of a call's output sent to the client
 
@@ -52,11 +53,11 @@ class Translator:
         match event:
             case ev.AssistantDelta() if event.text:
                 yield acp.AgentMessageChunk(
-                    session_update="agent_message_chunk", content=_text(event.text)
+                    session_update="agent_message_chunk", content=text_block(event.text)
                 )
             case ev.ThinkingDelta() if event.text:
                 yield acp.AgentThoughtChunk(
-                    session_update="agent_thought_chunk", content=_text(event.text)
+                    session_update="agent_thought_chunk", content=text_block(event.text)
                 )
             case ev.ToolStarted():
                 yield self.tool_start(event.id, event.name, event.arguments)
@@ -68,6 +69,10 @@ class Translator:
                 yield self.tool_end(event.id, event.output, event.status)
             case ev.PlanUpdated():
                 yield plan_update(event.todos)
+            case ev.ModeChanged():
+                yield acp.CurrentModeUpdate(
+                    session_update="current_mode_update", current_mode_id=event.mode
+                )
             case _:
                 pass
 
@@ -77,16 +82,16 @@ class Translator:
             message = entry.message
             if message.role == "user" and message.text:
                 yield acp.UserMessageChunk(
-                    session_update="user_message_chunk", content=_text(message.text)
+                    session_update="user_message_chunk", content=text_block(message.text)
                 )
             elif message.role == "assistant":
                 if message.thinking:
                     yield acp.AgentThoughtChunk(
-                        session_update="agent_thought_chunk", content=_text(message.thinking)
+                        session_update="agent_thought_chunk", content=text_block(message.thinking)
                     )
                 if message.text:
                     yield acp.AgentMessageChunk(
-                        session_update="agent_message_chunk", content=_text(message.text)
+                        session_update="agent_message_chunk", content=text_block(message.text)
                     )
                 for call in message.tool_calls:
                     yield self.tool_start(call.id, call.name, call.arguments)
@@ -121,7 +126,7 @@ class Translator:
             content.append(diff)
         if output and (diff is None or failed):
             shown = output if len(output) <= OUTPUT_CAP else output[:OUTPUT_CAP] + "\n[…cut]"
-            content.append(acp.ContentToolCallContent(type="content", content=_text(shown)))
+            content.append(acp.ContentToolCallContent(type="content", content=text_block(shown)))
         return acp.ToolCallProgress(
             session_update="tool_call_update",
             tool_call_id=call_id,
@@ -189,5 +194,5 @@ def _arguments(arguments: str) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"value": parsed}
 
 
-def _text(text: str) -> acp.TextContentBlock:
+def text_block(text: str) -> acp.TextContentBlock:
     return acp.TextContentBlock(type="text", text=text)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalDecision
+from tui_agent.tools import ApprovalRequest, Decision
 
 
 @dataclass(eq=False)
@@ -113,7 +113,7 @@ class Subscribers:
 class _PendingApproval:
     request_id: str
     call_id: str
-    future: asyncio.Future[tuple[ApprovalDecision, str | None]]
+    future: asyncio.Future[Decision]
 
 
 class ApprovalQueue:
@@ -124,39 +124,40 @@ class ApprovalQueue:
         self._publish = publish
         self._pending: dict[str, _PendingApproval] = {}
 
-    async def ask(
-        self, request_id: str, call_id: str, name: str, summary: str, rule: str, preview: str
-    ) -> tuple[ApprovalDecision, str | None]:
-        future: asyncio.Future[tuple[ApprovalDecision, str | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
+    async def ask(self, request: ApprovalRequest) -> Decision:
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        request_id, call_id = request.request_id, request.call_id
         self._pending[request_id] = _PendingApproval(request_id, call_id, future)
         self._publish(
             ev.ApprovalRequested(
                 request_id=request_id,
                 call_id=call_id,
-                name=name,
-                summary=summary,
-                rule=rule,
-                preview=preview,
+                name=request.tool_name,
+                summary=request.description,
+                rule=request.rule,
+                preview=request.preview,
+                kind=request.kind,
+                rules=request.rules,
+                sandboxed=request.sandboxed,
+                why=request.why,
             )
         )
         try:
-            decision, reason = await future
+            decision = await future
         finally:
             self._pending.pop(request_id, None)
         self._publish(
-            ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision)
+            ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision.kind)
         )
-        return decision, reason
+        return decision
 
-    def answer(self, request_id: str, decision: ApprovalDecision, reason: str | None) -> None:
+    def answer(self, request_id: str, decision: Decision) -> None:
         pending = self._pending.get(request_id)
         if pending is not None and not pending.future.done():
-            pending.future.set_result((decision, reason))
+            pending.future.set_result(decision)
 
     def deny(self, reason: str, *, call_id: str | None = None) -> None:
         """Deny every pending request, or only those of `call_id`."""
         for pending in list(self._pending.values()):
             if (call_id is None or pending.call_id == call_id) and not pending.future.done():
-                pending.future.set_result(("deny", reason))
+                pending.future.set_result(Decision.deny(reason))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry, ToolStatus
+from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -34,11 +34,20 @@ class RestorePlan:
     changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
 
 
-ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 ApprovalDecision = Literal["once", "always", "deny"]
 PromptState = Literal[
     "pending", "running", "steered", "completed", "failed", "cancelled", "blocked"
 ]
+
+
+@dataclass(frozen=True)
+class PermissionRule:
+    """One permission rule as `/permissions` lists it."""
+
+    effect: Literal["allow", "ask", "deny"]
+    text: str
+    source: str  # the file it came from, or "this session"
+    active: bool  # False: a project's allow rule the person has not trusted
 
 
 @dataclass(frozen=True)
@@ -141,14 +150,31 @@ class LoopApi(Protocol):
         ...
 
     async def answer_approval(
-        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        reason: str | None = None,
+        *,
+        keep: RuleScope = "session",
+        mode: ApprovalMode | None = None,
     ) -> None:
-        """Answer an `approval.requested` event: once, always (the rule), or deny with a
-        reason the model reads."""
+        """Answer an `approval.requested` event: once, always (the rule, kept for this
+        session, this project or everywhere: `keep`), or deny with a reason the model reads.
+        A plan (`kind == "plan"`): "once" accepts it and continues in `mode`; "deny" keeps
+        planning, with the reason as feedback."""
         ...
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
-        """Switch between ask, auto-edit and yolo for the calls that come next."""
+        """Switch between plan, ask, auto-edit and yolo for the calls that come next."""
+        ...
+
+    def permission_rules(self) -> tuple[PermissionRule, ...]:
+        """The permission rules in force (and the project's not yet trusted), in order."""
+        ...
+
+    def remove_permission_rule(self, rule: PermissionRule) -> str | None:
+        """Drop a rule for this session and from the file it came from when it can be written;
+        returns a problem to show, or None."""
         ...
 
     async def compact(self) -> None:

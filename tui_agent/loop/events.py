@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tui_agent.vocab import PlanItem, TokenUsage, ToolStatus, tool_status
+from tui_agent.vocab import ApprovalMode, PlanItem, TokenUsage, ToolStatus, tool_status
 
 
 class _Event(BaseModel):
@@ -160,8 +160,12 @@ class ApprovalRequested(_Event):
     call_id: str
     name: str
     summary: str  # one line: the shell command, or the file
-    rule: str  # what "always" would allow, e.g. "shell: git status"
-    preview: str = ""  # a unified diff for edits and writes, the command for shell
+    rule: str  # what "always" would allow, e.g. "shell(git status:*)" ("": nothing)
+    preview: str = ""  # a unified diff for edits and writes, the command for shell, the plan
+    kind: Literal["tool", "plan", "trust"] = "tool"  # a call, a plan to accept, a project's files
+    rules: tuple[str, ...] = ()  # the rules "always" adds (`rule` shows them joined)
+    sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
+    why: str = ""  # why it asks when the mode alone would not (a rule, leaving the sandbox)
 
 
 class ApprovalResolved(_Event):
@@ -169,6 +173,21 @@ class ApprovalResolved(_Event):
     request_id: str
     call_id: str
     decision: Literal["once", "always", "deny"]
+
+
+class ModeChanged(_Event):
+    """The approval mode changed (Shift+Tab, /approval, an ACP client, an accepted plan)."""
+
+    type: Literal["mode.changed"] = "mode.changed"
+    mode: ApprovalMode
+
+
+class PlanProposed(_Event):
+    """The model presented its plan (`exit_plan_mode`) in plan mode."""
+
+    type: Literal["plan.proposed"] = "plan.proposed"
+    call_id: str
+    plan: str
 
 
 class Drained(_Event):
@@ -295,6 +314,8 @@ LoopEvent = Annotated[
     | ToolFinished
     | ApprovalRequested
     | ApprovalResolved
+    | ModeChanged
+    | PlanProposed
     | Drained
     | Compacted
     | TurnAborting

@@ -9,7 +9,10 @@ the event loop that will drive them. `session.open_loop` calls it for the comman
 MCP servers given in `mcp_servers` start in the background once the loop runs; their tools
 join the registry as they come up (the model sees them from the next request on). Workspace
 servers need approval: `mcp_trust` knows the ones already approved, and an interactive loop
-asks the user through the approval queue.
+asks the user through the approval queue. Permission `rules` go to the approvals; a project's
+allow rules the person has not trusted yet are asked about the same way when one of them would
+allow a call, and `rule_store` writes what the person keeps. `exit_plan_mode` is wired to the
+approvals here.
 """
 
 from __future__ import annotations
@@ -51,12 +54,15 @@ from tui_agent.loop.service import (
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
 from tui_agent.tools import (
+    PLAN_MODE_PROMPT,
     UNSANDBOXED,
     ApprovalRequest,
     Approvals,
     BatchExecutor,
-    Decision,
     EditorFiles,
+    ExitPlanMode,
+    Rule,
+    RuleStore,
     TodoWrite,
     Tool,
     ToolRegistry,
@@ -125,6 +131,8 @@ async def build_loop(
     checkpoint_dir: Path | None = None,
     checkpoints: Checkpoints | None = None,
     on_close: Sequence[Callable[[], Awaitable[None]]] = (),
+    rules: Sequence[Rule] = (),
+    rule_store: RuleStore | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -156,6 +164,12 @@ async def build_loop(
         tools, scheduler = parent.tools, parent.scheduler
     registry = ToolRegistry(tools)
     registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
+
+    async def present_plan(plan: str, call_id: str) -> str:
+        policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
+        return await shared_approvals.present_plan(plan, call_id)
+
+    registry.register(ExitPlanMode(present_plan))
     if depth < subagent_options.max_depth:
 
         async def spawn(call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
@@ -204,18 +218,12 @@ async def build_loop(
     if mcp is not None:
         registry.add_source(mcp)
 
-    async def ask(request: ApprovalRequest) -> Decision:
-        kind, reason = await policy.approvals.ask(
-            request.request_id,
-            request.call_id,
-            request.tool_name,
-            request.description,
-            request.rule,
-            request.preview,
-        )
-        return Decision(kind, reason)
-
-    shared_approvals = approvals or Approvals(info.approval_mode, ask=ask if interactive else None)
+    shared_approvals = approvals or Approvals(
+        info.approval_mode,
+        rules,
+        ask=policy.approvals.ask if interactive else None,
+        store=rule_store,
+    )
     executor = BatchExecutor(
         registry,
         root,
@@ -230,9 +238,11 @@ async def build_loop(
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
 
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
+        # In plan mode the model hears so from its first request, not from a refused edit.
+        planning = shared_approvals.mode == "plan"
         return LLMRequest(
             model=provider.model,
-            system=system,
+            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
             messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_output_tokens,
@@ -287,7 +297,9 @@ async def build_loop(
         options=options,
         subagents=subagents,
         compactor=summarise,
-        set_approval_mode=lambda mode: setattr(shared_approvals, "mode", mode),
+        # A sub-agent shares its parent's approvals; the parent's service reports mode changes.
+        approvals=shared_approvals if approvals is None else None,
+        forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
         on_close=(close, *on_close),
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
@@ -315,15 +327,19 @@ def _mcp_servers(
     from tui_agent.tools.mcp import McpServers
 
     async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
-        kind, _ = await policy.approvals.ask(
-            uuid.uuid4().hex,
-            "",
-            "MCP servers from .mcp.json",
-            f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
-            "this workspace",
-            "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+        decision = await policy.approvals.ask(
+            ApprovalRequest(
+                request_id=uuid.uuid4().hex,
+                call_id="",
+                tool_name="MCP servers from .mcp.json",
+                description=f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json "
+                "configures?",
+                preview="\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+                rule="this workspace",
+                kind="trust",
+            )
         )
-        return kind
+        return decision.kind
 
     servers = McpServers(
         configs,

@@ -24,7 +24,7 @@ from tui_agent.loop._policy import Prompt, TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
-from tui_agent.loop.api import ApprovalDecision, ApprovalMode, LoopInfo, RestorePlan
+from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
@@ -35,12 +35,15 @@ from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
 from tui_agent.loop.replay import restored_notice
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
+from tui_agent.tools import Approvals, Decision, Rule
 from tui_agent.vocab import (
+    ApprovalMode,
     EntryMeta,
     HistoryEntry,
     LLMError,
     LLMErrorKind,
     PlanItem,
+    RuleScope,
     ToolStatus,
     TurnError,
     user_message,
@@ -77,7 +80,8 @@ class AgentLoopService:
         clock: Callable[[], float] = time.time,
         subagents: Subagents | None = None,
         compactor: Compactor | None = None,
-        set_approval_mode: Callable[[ApprovalMode], None] = lambda mode: None,
+        approvals: Approvals | None = None,
+        forget_rule: Callable[[Rule], str | None] = lambda rule: None,
         on_close: Sequence[Callable[[], Awaitable[None]]] = (),
         mcp: McpServers | None = None,
         checkpoints: Checkpoints | None = None,
@@ -91,7 +95,10 @@ class AgentLoopService:
         self._clock = clock
         self._subagents = subagents
         self._compactor = compactor
-        self._set_approval_mode = set_approval_mode
+        self._approvals = approvals
+        self._forget_rule = forget_rule  # takes a rule out of its settings file
+        if approvals is not None:
+            approvals.on_mode_change(self._mode_changed)
         self._close_hooks = tuple(on_close)
         self._mcp = mcp
         self._checkpoints = checkpoints
@@ -233,17 +240,54 @@ class AgentLoopService:
         self._publish(ev.NotificationQueued(source="reminder", text=text, key=key))
 
     async def answer_approval(
-        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        reason: str | None = None,
+        *,
+        keep: RuleScope = "session",
+        mode: ApprovalMode | None = None,
     ) -> None:
-        self._policy.approvals.answer(request_id, decision, reason)
+        self._policy.approvals.answer(request_id, Decision(decision, reason, keep, mode))
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
-        self._set_approval_mode(mode)
+        if self._approvals is not None and self._approvals.mode != mode:
+            self._approvals.mode = mode  # its listener, `_mode_changed`, tells everyone
+        elif mode != self._info.approval_mode:
+            self._mode_changed(mode)
+
+    def _mode_changed(self, mode: ApprovalMode) -> None:
         self._info = LoopInfo(**{**self._info.__dict__, "approval_mode": mode})
+        self._publish(ev.ModeChanged(mode=mode))
         self._publish(ev.Notice(level="info", text=f"Approval mode: {mode}"))
 
     async def record_user_command(self, command: str, output: str, status: ToolStatus) -> None:
         self._journal.user_command(command, output, status)
+
+    def permission_rules(self) -> tuple[PermissionRule, ...]:
+        if self._approvals is None:
+            return ()
+        return tuple(
+            PermissionRule(rule.effect, rule.text, rule.source, rule.counts)
+            for rule in self._approvals.ruleset.rules
+        )
+
+    def remove_permission_rule(self, rule: PermissionRule) -> str | None:
+        if self._approvals is None:
+            return "no permission rules here"
+        ruleset = self._approvals.ruleset
+        found = next(
+            (
+                r
+                for r in ruleset.rules
+                if (r.effect, r.text, r.source) == (rule.effect, rule.text, rule.source)
+            ),
+            None,
+        )
+        if found is None:
+            return f'no rule "{rule.text}" from {rule.source}'
+        ruleset.remove(found)
+        return self._forget_rule(found)
 
     async def compact(self) -> None:
         if self._compactor is None:

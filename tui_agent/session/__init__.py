@@ -22,7 +22,6 @@ from tui_agent.session._attachments import (
 )
 from tui_agent.session._commands import CommandProblem, CustomCommand, load_custom_commands
 from tui_agent.session._config import (
-    ApprovalMode,
     Config,
     ConfigError,
     ModelConfig,
@@ -61,7 +60,6 @@ __all__ = [
     "MODEL_ENV",
     "SUFFIX",
     "AppPaths",
-    "ApprovalMode",
     "Attachment",
     "CommandProblem",
     "Config",

@@ -1,7 +1,7 @@
 """`config.toml`: providers, models and loop settings, validated with messages a user can act on.
 
     default_model = "gpt-4.1"          # or TUI_AGENT_MODEL, or --model
-    approval_mode = "ask"              # ask | auto-edit | yolo
+    approval_mode = "ask"              # plan | ask | auto-edit | yolo
     max_steps_per_turn = 100
     max_attempts_per_step = 10
     turn_end_notice = "bell+desktop"   # a turn ended or an approval waits, unfocused:
@@ -25,6 +25,11 @@
     max_output_tokens = 16384
     echo_reasoning = false
 
+    [permissions]                      # rules (session/_permissions.py, tools/_rules.py)
+    allow = ["Bash(npm run test:*)", "Edit(src/**)"]
+    ask = ["Bash(git push:*)"]
+    deny = ["Read(./.env)", "Bash(rm -rf:*)"]
+
     [mcp_servers.git]                  # an MCP server, trusted (see session/_mcp.py)
     command = "uvx"
     args = ["mcp-server-git"]
@@ -45,9 +50,9 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, V
 
 from tui_agent.keys import DEFAULT_SECRET_PATTERNS
 from tui_agent.session._paths import AppPaths
+from tui_agent.vocab import ApprovalMode
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
-ApprovalMode = Literal["ask", "auto-edit", "yolo"]
 TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
@@ -106,6 +111,14 @@ class McpServerTable(_Table):
     tool_timeout_s: PositiveFloat | None = None
 
 
+class PermissionsTable(_Table):
+    """`[permissions]`: rule strings, read by `session._permissions` (which checks them)."""
+
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
@@ -121,6 +134,7 @@ class Config(_Table):
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
+    permissions: PermissionsTable = Field(default_factory=PermissionsTable)
 
 
 def load_config(path: Path | str | None = None) -> Config:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from tui_agent.tools import EditorFiles
     from tui_agent.tools.mcp import McpServerConfig
+    from tui_agent.vocab import ApprovalMode
 
 
 class LoopSetupError(Exception):
@@ -29,7 +30,7 @@ class LoopConfig:
     continue_latest: bool = False
     fork: bool = False  # with resume/continue_latest: continue a copy as a new session
     interactive: bool = True  # False: headless, approvals that would ask are denied
-    approval_mode: Literal["ask", "auto-edit", "yolo"] | None = None
+    approval_mode: ApprovalMode | None = None
     sandbox: Literal["workspace-write", "read-only", "off"] | None = None  # None: config.toml's
     # MCP servers a front end hands over (an ACP client's), trusted; and whether the
     # workspace's .mcp.json counts (an ACP client decides the servers itself).

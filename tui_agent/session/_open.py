@@ -5,7 +5,8 @@ opens or creates the session (`--continue`, `--resume`, `--fork` for a copy) and
 one-writer lock, folds its event log back into history (repairing what a crash left open,
 skipping damaged lines with a notice), builds the provider and the system prompt with the
 workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
-and hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
+and the permission rules (`config.toml`, Claude Code's and the project's settings files), and
+hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
 drive the machines.
 """
 
@@ -26,7 +27,7 @@ from tui_agent.context import (
     read_log,
 )
 from tui_agent.llm import Provider, ProviderSettings, make_provider
-from tui_agent.loop.api import ApprovalMode, LoopInfo
+from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
@@ -36,9 +37,11 @@ from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
 from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
 from tui_agent.session._paths import AppPaths
+from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust, load_permissions
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.tools import Sandbox, SandboxMode, SandboxPolicy, open_sandbox
+from tui_agent.vocab import ApprovalMode
 
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
@@ -52,6 +55,8 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
             given=config.mcp_servers,
             workspace_file=config.workspace_mcp,
         )
+        trust = RuleTrust(config.workspace, trust_all=config.yolo)
+        permissions = load_permissions(settings, config_file, config.workspace, trust)
         resolved = resolve(
             settings,
             provider=config.provider,
@@ -81,7 +86,18 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         opened.lock.release()
 
     try:
-        return await _build(config, settings, resolved, provider, opened, mcp, sandbox, unlock)
+        rule_files = RuleFiles(config.workspace, config_file, trust)
+        return await _build(
+            config,
+            settings,
+            resolved,
+            provider,
+            opened,
+            mcp,
+            sandbox,
+            (permissions, rule_files),
+            unlock,
+        )
     except BaseException:
         opened.lock.release()
         raise
@@ -115,6 +131,7 @@ async def _build(
     opened: _Opened,
     mcp: McpSetup,
     sandbox: Sandbox,
+    rules: tuple[PermissionSetup, RuleFiles],
     unlock: Callable[[], Awaitable[None]],
 ) -> AgentLoopService:
     session, records = opened.session, opened.records
@@ -146,7 +163,11 @@ async def _build(
             workspace=str(config.workspace),
             demo=resolved.demo,
             # No sandbox where one was asked for: said once, at start-up (and in /status).
-            notices=(*opened.notices, *([sandbox.summary()] if sandbox.unavailable else [])),
+            notices=(
+                *opened.notices,
+                *rules[0].problems,
+                *([sandbox.summary()] if sandbox.unavailable else []),
+            ),
             sandbox=sandbox,
         ),
         workspace=config.workspace,
@@ -170,6 +191,8 @@ async def _build(
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
         on_close=(unlock,),
         mcp_problems=mcp.problems,
+        rules=rules[0].rules,
+        rule_store=rules[1],
     )
 
 

@@ -9,12 +9,12 @@ subpackage `tools.mcp`, imported on its own (it loads the MCP SDK when a server 
 from tui_agent.tools._accesses import FileAccess, FileOp, ToolAccesses, conflict, normalize_path
 from tui_agent.tools._approvals import (
     APPROVAL_MODES,
+    PLAN_REFUSAL,
     ApprovalMode,
     ApprovalRequest,
     Approvals,
     Ask,
     Decision,
-    split_rule,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
@@ -28,10 +28,21 @@ from tui_agent.tools._files import (
     save_file,
 )
 from tui_agent.tools._groups import kill_all as kill_tool_processes
+from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
 from tui_agent.tools._registry import ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._results import aborted as aborted_result
 from tui_agent.tools._rg import rg_files, rg_path
+from tui_agent.tools._rules import (
+    EFFECTS,
+    Effect,
+    Rule,
+    RuleError,
+    Ruleset,
+    RuleStore,
+    command_parts,
+    parse_rule,
+)
 from tui_agent.tools._sandbox import (
     UNSANDBOXED,
     Sandbox,
@@ -41,7 +52,7 @@ from tui_agent.tools._sandbox import (
 )
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
-from tui_agent.tools._shell import Shell, ShellArgs, command_prefix, prefix_allows
+from tui_agent.tools._shell import Shell, ShellArgs, command_prefix
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._walk import walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
@@ -49,7 +60,10 @@ from tui_agent.tools._workspace import Workspace, WorkspaceError
 __all__ = [
     "ABORT_GRACE_S",
     "APPROVAL_MODES",
+    "EFFECTS",
     "EMPTY_OUTPUT",
+    "PLAN_MODE_PROMPT",
+    "PLAN_REFUSAL",
     "SKIPPED",
     "SPILL_THRESHOLD",
     "UNSANDBOXED",
@@ -63,6 +77,8 @@ __all__ = [
     "Decision",
     "EditFile",
     "EditorFiles",
+    "Effect",
+    "ExitPlanMode",
     "FileAccess",
     "FileOp",
     "Glob",
@@ -70,6 +86,10 @@ __all__ = [
     "Grep",
     "ReadFile",
     "ReadFileArgs",
+    "Rule",
+    "RuleError",
+    "RuleStore",
+    "Ruleset",
     "Sandbox",
     "SandboxMode",
     "SandboxPolicy",
@@ -87,19 +107,19 @@ __all__ = [
     "WorkspaceError",
     "WriteFile",
     "aborted_result",
+    "command_parts",
     "command_prefix",
     "conflict",
     "default_registry",
     "kill_tool_processes",
     "normalize_path",
     "open_sandbox",
+    "parse_rule",
     "plan_in",
     "plan_summary",
-    "prefix_allows",
     "rg_files",
     "rg_path",
     "save_file",
-    "split_rule",
     "unified_diff",
     "walk_files",
 ]

@@ -1,28 +1,49 @@
-"""Approvals: which calls run without asking, and asking the user about the rest.
+"""Approvals: which calls run without asking, asking the person about the rest, and plan mode.
 
-Read-only tools never ask. Otherwise the mode decides (`yolo` allows everything, `auto-edit`
-allows file edits) and then the rules: `"edit_file"` allows a tool, `"shell: git status"` allows
-shell commands starting with those words, and a name with `*` allows every tool it matches
-(`"mcp__git__*"`: all of one MCP server's tools). With no `ask` callback (a headless run) a
-call that would need asking is denied with a result that tells the model why and how the user
-can allow it. Questions are put one at a time, in the order the calls reach them, so an
-"always" answer applies to the calls behind it.
+The order is fixed: a deny rule refuses the call in every mode, yolo included; plan mode refuses
+whatever is not read-only (the model is told to present a plan); a call that asks to leave the
+sandbox always asks; then ask rules, then allow rules (`_rules.py`), then the mode:
+
+    plan       read-only tools run; edits and commands are refused (see above)
+    ask        read-only tools run; everything else asks
+    auto-edit  read-only tools and file edits run (the tools keep them inside the workspace);
+               a shell command runs when it would run sandboxed, asks otherwise
+    yolo       everything runs (the sandbox still applies)
+
+With no `ask` callback (a headless run) a call that would ask is denied with a result that
+names the rule that would allow it and where to put it. Questions are put one at a time, in the
+order the calls reach them, so an "always" answer applies to the calls behind it; it adds the
+rule for this session and, when the person chose so, `keep` writes it to the project's or the
+user's settings. The mode and the rules live here, on the one object a sub-agent shares with
+its parent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from tui_agent.tools._base import Tool
-from tui_agent.vocab import ToolResult, error_result
+from tui_agent.tools._rules import Rule, Ruleset, RuleStore, Verdict, parse_rule
+from tui_agent.vocab import APPROVAL_MODES, ApprovalMode, RuleScope, ToolResult, error_result
 
-ApprovalMode = Literal["ask", "auto-edit", "yolo"]
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
+__all__ = ["APPROVAL_MODES", "ApprovalMode", "ApprovalRequest", "Approvals", "Decision"]
+
+RequestKind = Literal["tool", "plan", "trust"]
+
+PLAN_REFUSAL = (
+    '"{name}" was not run: tui-agent is in plan mode, where nothing may change. Read and '
+    "search as you need, then present your plan with exit_plan_mode (the plan in Markdown); the "
+    "person leaves plan mode when they accept it."
+)
+SCOPE_SOURCES: dict[RuleScope, str] = {
+    "session": "this session",
+    "project": ".tui-agent/settings.local.json",
+    "user": "config.toml",
+}
 
 
 @dataclass(frozen=True)
@@ -31,22 +52,28 @@ class ApprovalRequest:
     call_id: str
     tool_name: str
     description: str  # one line: the command or the path
-    preview: str  # a unified diff for edits and writes, the command for shell
-    rule: str  # what "always" would allow
+    preview: str  # a unified diff for edits and writes, the command for shell, the plan
+    rule: str  # what "always" would allow, as shown ("" when nothing can be remembered)
+    rules: tuple[str, ...] = ()  # the rules "always" adds
+    kind: RequestKind = "tool"
+    sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
+    why: str = ""  # why this call asks when the mode alone would not have asked
 
 
 @dataclass(frozen=True)
 class Decision:
     kind: Literal["once", "always", "deny"]
     reason: str | None = None  # with "deny": shown to the model
+    keep: RuleScope = "session"  # with "always": where the rule is kept
+    mode: ApprovalMode | None = None  # a plan accepted: the mode to continue in
 
     @classmethod
     def once(cls) -> Decision:
         return cls("once")
 
     @classmethod
-    def always(cls) -> Decision:
-        return cls("always")
+    def always(cls, keep: RuleScope = "session") -> Decision:
+        return cls("always", keep=keep)
 
     @classmethod
     def deny(cls, reason: str | None = None) -> Decision:
@@ -56,79 +83,220 @@ class Decision:
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
-def split_rule(rule: str) -> tuple[str, str | None]:
-    """`"shell: git status"` -> ("shell", "git status"); `"edit_file"` -> ("edit_file", None)."""
-    name, sep, pattern = rule.partition(":")
-    if not sep:
-        return rule.strip(), None
-    return name.strip(), pattern.strip() or None
-
-
 class Approvals:
     def __init__(
-        self, mode: ApprovalMode = "ask", rules: Iterable[str] = (), ask: Ask | None = None
+        self,
+        mode: ApprovalMode = "ask",
+        rules: Iterable[str | Rule] = (),
+        ask: Ask | None = None,
+        *,
+        store: RuleStore | None = None,
     ) -> None:
-        self.mode = mode
-        self._rules: list[str] = []
+        self._mode = mode
+        self.ruleset = Ruleset()
         for rule in rules:
-            self.add_rule(rule)
+            self.ruleset.add(rule if isinstance(rule, Rule) else parse_rule(rule))
         self._ask = ask
+        self._store = store  # the settings files (None: rules live only in this session)
+        self._trust_refused = False  # the person declined the project's allow rules
+        self._mode_listeners: list[Callable[[ApprovalMode], None]] = []
         self._asking = asyncio.Lock()
+
+    # ------------------------------------------------------------------ mode and rules
+
+    @property
+    def mode(self) -> ApprovalMode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: ApprovalMode) -> None:
+        if mode != self._mode:
+            self._mode = mode
+            for listener in list(self._mode_listeners):
+                listener(mode)
+
+    def on_mode_change(self, listener: Callable[[ApprovalMode], None]) -> None:
+        self._mode_listeners.append(listener)
 
     @property
     def rules(self) -> tuple[str, ...]:
-        return tuple(self._rules)
+        return tuple(rule.text for rule in self.ruleset.rules)
 
-    def add_rule(self, rule: str) -> None:
-        if rule not in self._rules:
-            self._rules.append(rule)
+    def add_rule(self, rule: str, *, source: str = "session") -> None:
+        self.ruleset.add(parse_rule(rule, source=source))
 
     def allows(self, tool: Tool[Any], args: Any) -> bool:
         """Whether the call may run without asking anyone."""
-        if tool.read_only or self.mode == "yolo":
-            return True
-        if self.mode == "auto-edit" and tool.edits_files:
-            return True
-        return any(self._rule_matches(rule, tool, args) for rule in self._rules)
-
-    @staticmethod
-    def _rule_matches(rule: str, tool: Tool[Any], args: Any) -> bool:
-        name, pattern = split_rule(rule)
-        if name != tool.name and not ("*" in name and fnmatch.fnmatchcase(tool.name, name)):
+        verdict = self.ruleset.decide(tool, args)
+        if verdict.effect == "deny" or (self._mode == "plan" and not tool.plan_safe(args)):
             return False
-        return pattern is None or tool.matches_rule(pattern, args)
+        return self._why_ask(tool, args, verdict) is None
+
+    def _why_ask(self, tool: Tool[Any], args: Any, verdict: Verdict) -> str | None:
+        """None when the call runs; otherwise why it asks ("" when the mode is the reason)."""
+        if tool.leaves_sandbox(args):
+            return "it asks to run outside the sandbox"
+        if verdict.unreadable and self._mode != "yolo":
+            return "the command could not be parsed, so no rule can allow it"
+        if verdict.effect == "ask" and verdict.rule is not None:
+            return f'the rule "{verdict.rule.text}" ({verdict.rule.source}) asks'
+        if verdict.effect == "allow" or tool.read_only or self._mode == "yolo":
+            return None
+        if self._mode == "auto-edit" and (tool.edits_files or tool.runs_sandboxed(args)):
+            return None
+        return ""
+
+    # ------------------------------------------------------------------ one call
 
     async def review(
         self, tool: Tool[Any], args: Any, call_id: str, on_waiting: Callable[[], None]
     ) -> ToolResult | None:
         """None when the call may run; otherwise the result that replaces it."""
-        if self.allows(tool, args):
-            return None
-        rule = tool.approval_rule(args)
-        if self._ask is None:
+        verdict = self.ruleset.decide(tool, args)
+        if verdict.effect == "deny" and verdict.rule is not None:
+            rule = verdict.rule
             return error_result(
-                f'"{tool.name}" ({tool.describe(args)}) needs the user\'s approval, but this run '
-                "cannot ask anyone, so it was not run. The user can allow it by running again "
-                f'with --yolo or with the approval rule "{rule}".'
+                f'"{tool.name}" ({tool.describe(args)}) is denied by the rule "{rule.text}" '
+                f"({rule.source}); it was not run."
             )
+        if self._mode == "plan" and not tool.plan_safe(args):
+            return error_result(PLAN_REFUSAL.format(name=tool.name))
+        why = self._why_ask(tool, args, verdict)
+        if why is None:
+            return None
+        if self._ask is None:
+            return error_result(self._headless_denial(tool, args, why))
         async with self._asking:
-            if self.allows(tool, args):  # an "always" given while this call waited
+            verdict = self.ruleset.decide(tool, args)
+            why = self._why_ask(tool, args, verdict)  # an "always" given while this call waited
+            if why == "" and await self._trust_project(tool, args, on_waiting):
                 return None
+            if why is None:
+                return None
+            leaving = tool.leaves_sandbox(args)
+            rules = () if leaving else self.ruleset.suggestions(tool, args)
             request = ApprovalRequest(
                 request_id=uuid.uuid4().hex,
                 call_id=call_id,
                 tool_name=tool.name,
                 description=tool.describe(args),
                 preview=await tool.preview(args),
-                rule=rule,
+                rule=", ".join(rules),
+                rules=rules,
+                sandboxed=tool.runs_sandboxed(args) if tool.name == "shell" else None,
+                why=why,
             )
             on_waiting()
             decision = await self._ask(request)
-        if decision.kind == "always":
-            self.add_rule(rule)
+            if decision.kind == "always" and rules:
+                self._remember(rules, decision.keep)
         if decision.kind == "deny":
             text = f'The user denied "{tool.name}" ({request.description}).'
             if decision.reason:
                 text += f" Their reason: {decision.reason}"
             return error_result(text)
         return None
+
+    async def _trust_project(
+        self, tool: Tool[Any], args: Any, on_waiting: Callable[[], None]
+    ) -> bool:
+        """A project's untrusted allow rule would allow this call: ask (once a session) whether
+        the project's allow rules may count, as for its MCP servers. True: the call runs."""
+        untrusted = self.ruleset.untrusted()
+        assert self._ask is not None
+        if self._trust_refused or self.ruleset.decide(tool, args, trusting=True).effect != "allow":
+            return False
+        sources = sorted({rule.source for rule in untrusted})
+        on_waiting()
+        decision = await self._ask(
+            ApprovalRequest(
+                request_id=uuid.uuid4().hex,
+                call_id="",
+                tool_name="permission rules from this project",
+                description=f"Let the {len(untrusted)} allow rule(s) in {', '.join(sources)} run "
+                "tool calls without asking?",
+                preview="\n".join(f"allow {rule.text}   ({rule.source})" for rule in untrusted),
+                rule="this workspace",
+                kind="trust",
+            )
+        )
+        if decision.kind == "deny":
+            self._trust_refused = True
+            return False
+        self.ruleset.trust(untrusted)
+        if decision.kind == "always" and self._store is not None:
+            self._store.trust(untrusted)
+        return True
+
+    def _remember(self, rules: tuple[str, ...], keep: RuleScope) -> None:
+        for rule in rules:
+            self.add_rule(rule, source=SCOPE_SOURCES[keep])
+        if keep != "session" and self._store is not None:
+            self._store.keep(keep, rules)
+
+    def _headless_denial(self, tool: Tool[Any], args: Any, why: str) -> str:
+        head = f'"{tool.name}" ({tool.describe(args)}) was not run: '
+        if tool.leaves_sandbox(args):
+            return head + (
+                "it asks to run outside the sandbox, which only the person can allow, and this "
+                "run cannot ask anyone. Run it inside the sandbox, or the person can start the "
+                "run with --sandbox off."
+            )
+        trusting = self.ruleset.decide(tool, args, trusting=True)
+        if trusting.effect == "allow" and trusting.rule is not None:
+            return head + (
+                f'the project\'s rule "{trusting.rule.text}" ({trusting.rule.source}) would allow '
+                "it, but the person has not trusted this project's rules yet (the app asks; "
+                "--yolo trusts them)."
+            )
+        rules = self.ruleset.suggestions(tool, args)
+        if not rules:
+            return (
+                head
+                + f"{why}, and this run cannot ask anyone. The person can run again with --yolo."
+            )
+        shown = ", ".join(f'"{rule}"' for rule in rules)
+        where = (
+            self._store.where
+            if self._store is not None
+            else "under [permissions] allow in config.toml"
+        )
+        reason = f"{why}; " if why else ""
+        return head + (
+            f"{reason}it needs the person's approval and this run cannot ask anyone. To allow "
+            f"it, the person can add {shown} {where}, or run again with "
+            "--approval-mode auto-edit (edits, sandboxed commands) or --yolo."
+        )
+
+    # ------------------------------------------------------------------ plans
+
+    async def present_plan(self, plan: str, call_id: str) -> str:
+        """Show the model's plan to the person (plan mode); returns what the model reads."""
+        if self._mode != "plan":
+            return f"Not in plan mode (the mode is {self._mode}): nothing to approve. Carry on."
+        if self._ask is None:
+            return (
+                "The plan is printed for the person, who reads it after this run. Stop here: "
+                "end your turn with a one-line summary and no more tool calls."
+            )
+        async with self._asking:
+            decision = await self._ask(
+                ApprovalRequest(
+                    request_id=uuid.uuid4().hex,
+                    call_id=call_id,
+                    tool_name="exit_plan_mode",
+                    description="the plan",
+                    preview=plan,
+                    rule="",
+                    kind="plan",
+                )
+            )
+        if decision.kind == "deny":
+            text = "The person wants to keep planning; stay in plan mode and revise the plan."
+            if decision.reason:
+                text += f" What they want changed: {decision.reason}"
+            return text
+        mode = decision.mode if decision.mode not in (None, "plan") else "ask"
+        assert mode is not None
+        self.mode = mode
+        return f"The person accepted the plan and chose the {mode} mode: carry the plan out now."

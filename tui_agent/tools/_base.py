@@ -2,9 +2,9 @@
 
 A tool subclasses `Tool[ArgsModel]`. The pydantic model's JSON Schema is what the model sees;
 `accesses` feeds the scheduler; `check` fails a call that cannot work before anyone approves it;
-`approval_rule`, `describe` and `preview` feed approvals and the UI; `execute` does the work with
-a `ToolContext` (abort signal, progress updates, detaching into the background, the workspace
-and the call id).
+`approval_rule`, `matches_rule`, `rule_subjects`, `plan_safe`, the sandbox questions, `describe`
+and `preview` feed approvals and the UI; `execute` does the work with a `ToolContext` (abort
+signal, progress updates, detaching into the background, the workspace and the call id).
 """
 
 from __future__ import annotations
@@ -98,6 +98,16 @@ class Tool(ABC, Generic[ArgsT]):
         """The files this call writes, as the model named them, so that their prior content can
         be kept first (a checkpoint for /undo). A tool that cannot name them (shell) says none."""
         return ()
+
+    def rule_subjects(self, args: ArgsT) -> tuple[ArgsT, ...] | None:
+        """The parts permission rules judge one by one (a shell command's simple commands):
+        every part must be allowed, any part denied denies. None: the call cannot be split
+        (an unreadable command), so no rule can allow it."""
+        return (args,)
+
+    def plan_safe(self, args: ArgsT) -> bool:
+        """Whether the call may run in plan mode: it changes nothing."""
+        return self.read_only
 
     @abstractmethod
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult: ...

@@ -28,6 +28,7 @@ from pydantic import Field
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
+from tui_agent.tools._rules import path_rule_matches
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 from tui_agent.vocab import ToolResult, error_result
 
@@ -259,6 +260,9 @@ class ReadFile(Tool[ReadFileArgs]):
         except WorkspaceError:
             return ToolAccesses.none()
 
+    def matches_rule(self, pattern: str, args: ReadFileArgs) -> bool:
+        return path_rule_matches(pattern, args.path, self.workspace.root)
+
     def describe(self, args: ReadFileArgs) -> str:
         return args.path
 
@@ -318,6 +322,9 @@ class WriteFile(Tool[WriteFileArgs]):
             return ToolAccesses.write_file(str(self.workspace.resolve(args.path, write=True)))
         except WorkspaceError:
             return ToolAccesses.none()
+
+    def matches_rule(self, pattern: str, args: WriteFileArgs) -> bool:
+        return path_rule_matches(pattern, args.path, self.workspace.root)
 
     def describe(self, args: WriteFileArgs) -> str:
         return args.path
@@ -433,6 +440,9 @@ class EditFile(Tool[EditFileArgs]):
             return ToolAccesses.write_file(str(self.workspace.resolve(args.path, write=True)))
         except WorkspaceError:
             return ToolAccesses.none()
+
+    def matches_rule(self, pattern: str, args: EditFileArgs) -> bool:
+        return path_rule_matches(pattern, args.path, self.workspace.root)
 
     def describe(self, args: EditFileArgs) -> str:
         return args.path

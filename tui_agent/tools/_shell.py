@@ -40,6 +40,7 @@ from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._groups import spawn_group, terminate_group
 from tui_agent.tools._results import spill_path, spilled
+from tui_agent.tools._rules import command_parts, shell_rule_matches
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox, looks_denied, retry_hint
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolResult, ToolUpdate
@@ -63,14 +64,6 @@ def command_prefix(command: str) -> str:
     if len(words) > 1 and words[0] in _WITH_SUBCOMMANDS and _SUBCOMMAND.fullmatch(words[1]):
         return " ".join(words[:2])
     return words[0]
-
-
-def prefix_allows(prefix: str, command: str) -> bool:
-    """Whether a rule's command prefix allows `command` (whole words; never compound commands)."""
-    expected = prefix.split()
-    if not expected or _COMPOUND.search(command):
-        return False
-    return command.split()[: len(expected)] == expected
 
 
 def _leader_exit(process: asyncio.subprocess.Process) -> asyncio.Future[None]:
@@ -258,10 +251,16 @@ class Shell(Tool[ShellArgs]):
         return ToolAccesses.all()
 
     def approval_rule(self, args: ShellArgs) -> str:
-        return f"shell: {command_prefix(args.command)}"
+        return f"shell({command_prefix(args.command)}:*)"
 
     def matches_rule(self, pattern: str, args: ShellArgs) -> bool:
-        return prefix_allows(pattern, args.command)
+        return shell_rule_matches(pattern, args.command)
+
+    def rule_subjects(self, args: ShellArgs) -> tuple[ShellArgs, ...] | None:
+        parts = command_parts(args.command)
+        if parts is None:
+            return None
+        return tuple(args.model_copy(update={"command": part}) for part in parts)
 
     def runs_sandboxed(self, args: ShellArgs) -> bool:
         return self.sandbox.active and args.sandbox

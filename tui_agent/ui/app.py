@@ -33,7 +33,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui_agent.loop.api import ApprovalMode, LoopApi, LoopInfo
+from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
@@ -47,7 +47,7 @@ from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, Rewind
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
-from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.find_bar import FindBar
@@ -58,7 +58,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import ToolStatus
+from tui_agent.vocab import APPROVAL_MODES, ToolStatus
 
 T = TypeVar("T")
 
@@ -69,7 +69,6 @@ DEMO_NOTICE = (
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
     "/help lists the keys and commands."
 )
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "yolo")
 DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
 WELCOME_KEYS = (
     "Enter send · Shift+Enter newline · Ctrl+S steer · Esc cancel · "
@@ -149,7 +148,11 @@ class TuiAgentApp(App[None]):
         self.queue_pane = QueuePane(self.vm, id="queue")
         self.status_bar = StatusBar(self.vm, id="status")
         self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(clock=clock, id="approval")
+        self.approval_bar = ApprovalBar(id="approval")
+        self._last_key_at = float("-inf")  # when the person last pressed a key
+        self._draft_at_ask = ""  # the draft when the shown approval appeared
+        self._last_quiet = False  # whether the person was quiet before the key being handled
+        self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.find_bar = FindBar(self.vm, id="find")
@@ -260,27 +263,33 @@ class TuiAgentApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
+            quiet = self._last_quiet = self._quiet()
+            self._last_key_at = self.clock()
             key = canonical_key(event.key)
+            if self._took_letter(event):
+                return
             if key != event.key:
                 event.key, event.character = key, None
             elif event.is_printable and self._takes_no_text(self.focused):
                 self.screen.remove_class("-show-tools", "-show-queue")
-                if self._home() is self.approval_bar:
-                    # Text never answers an approval: it waits in the draft, and the keyboard
-                    # goes back to the approval, held while the typing goes on.
-                    self.screen.set_focus(self.approval_bar)
-                    self.approval_bar.hold()
-                    self.prompt_input.insert(event.character or "")
-                    return
                 self.screen.set_focus(self.prompt_input)
             elif (
                 event.is_printable
                 and self.focused is self.approval_bar
-                and not self.approval_bar.armed
+                and not self.approval_bar.takes(event.character or "", quiet=quiet)
             ):
-                # Typed before the box could be read: it was meant for the draft.
-                self.approval_bar.hold()
+                # The person is typing, not answering: the text and the keyboard go to the draft.
+                self.prompt_input.display = True
+                self.screen.set_focus(self.prompt_input)
                 self.prompt_input.insert(event.character or "")
+                return
+            elif (
+                key == "tab"
+                and self.focused is self.prompt_input
+                and self.approval_bar.display
+                and not (self.completion.display or self.paths.display)
+            ):
+                self.approval_bar.focus()  # from the draft to the waiting question
                 return
         await super().on_event(event)
 
@@ -290,6 +299,44 @@ class TuiAgentApp(App[None]):
             return False
         return widget is None or not (
             widget is self.approval_bar or self.approval_bar in widget.ancestors
+        )
+
+    def _took_letter(self, event: events.Key) -> bool:
+        """`a` and `n` open a second step (where to keep the rule, the reason). A printable key
+        right after one (within `QUIET_S`) that this step does not take means the letter was
+        the start of a word: the step closes and both go to the draft. True: handled here."""
+        bar, letter = self.approval_bar, self._letter
+        self._letter = None
+        char = event.character or ""
+        if (
+            event.is_printable
+            and self.focused is bar
+            and char in ("a", "n")
+            and bar.takes(char, quiet=self._last_quiet)
+        ):
+            # Acted on here, not through the box's bindings: those run later, from its own
+            # queue, and the keys typed behind this one must find the step already open.
+            self._letter = (char, self._last_key_at)
+            bar.action_letter(char)
+            return True
+        if letter is None or not event.is_printable:
+            return False
+        typed, at = letter
+        in_step = bar.asking_reason or (bar.choosing_scope and not bar.takes(char, quiet=False))
+        if not in_step or self._last_key_at - at >= QUIET_S:
+            return False
+        bar.back(refocus=False)
+        self.prompt_input.display = True
+        self.screen.set_focus(self.prompt_input)
+        self.prompt_input.insert(typed + char)
+        return True
+
+    def _quiet(self) -> bool:
+        """The person is not typing: no key for `QUIET_S` and the draft untouched since the
+        approval appeared (only then do `y`, `a` and `n` answer it)."""
+        return (
+            self.clock() - self._last_key_at >= QUIET_S
+            and self.prompt_input.text == self._draft_at_ask
         )
 
     def on_resize(self, event: events.Resize) -> None:
@@ -302,6 +349,8 @@ class TuiAgentApp(App[None]):
             self.screen.remove_class("-show-tools", "-show-queue")
         self.status_bar.show_counts = narrow
         self.status_bar.refresh_status()
+        # Once laid out at the new width: which segments fit depends on it.
+        self.call_after_refresh(self.status_bar.refresh_status)
 
     # ------------------------------------------------------------ loop -> view model -> widgets
 
@@ -419,6 +468,8 @@ class TuiAgentApp(App[None]):
             self.refresh_bindings()
 
     def _show_approval(self) -> None:
+        """The box shows above the draft, which stays as it was. It takes the keyboard unless
+        the person is typing in the draft right now (Tab then goes to it)."""
         approvals = self.vm.approvals
         if approvals and self.screen.id == "subagent":
             # A sub-agent's transcript covers the box, and that sub-agent may be the one asking:
@@ -426,16 +477,32 @@ class TuiAgentApp(App[None]):
             self.screen.dismiss()
             self.call_after_refresh(self._show_approval)
             return
-        had_focus = self.focused is self.approval_bar or self.approval_bar.has_focus_within
+        bar = self.approval_bar
+        had_focus = self.focused is bar or bar.has_focus_within
         if approvals:
-            self.approval_bar.ask(approvals[0], len(approvals) - 1)
-            self.approval_bar.display = True
-            self.prompt_input.display = False
-            if self.focused is None or self.focused is self.prompt_input or not had_focus:
-                self.approval_bar.focus()
+            new = bar.request is None or bar.request.request_id != approvals[0].request_id
+            bar.ask(approvals[0], len(approvals) - 1)
+            bar.display = True
+            if new:
+                self._draft_at_ask = self.prompt_input.text
+            # Mid-word in the draft: the keyboard stays there (an empty draft, e.g. just sent,
+            # is no typing; its next letters still wait out `QUIET_S` before they answer).
+            typing = (
+                self.focused is self.prompt_input
+                and bool(self.prompt_input.text)
+                and not self._quiet()
+            )
+            take = not had_focus and not typing and len(self.screen_stack) == 1
+            if take:
+                bar.focus()
+            # An empty draft nobody types in gives its rows to the box (small terminals).
+            self.prompt_input.display = bool(self.prompt_input.text) or (
+                self.focused is self.prompt_input and not take
+            )
         else:
-            self.approval_bar.expanded = False
-            self.approval_bar.display = False
+            bar.expanded = False
+            bar.display = False
+            bar.request = None
             self.prompt_input.display = True
             if had_focus or self.focused is None:
                 self.prompt_input.focus()
@@ -674,10 +741,14 @@ class TuiAgentApp(App[None]):
 
     @on(ApprovalBar.Answered)
     def _on_approval(self, message: ApprovalBar.Answered) -> None:
-        self._call(
-            self.loop.answer_approval(message.request_id, message.decision, message.reason),
-            "approval",
+        answer = self.loop.answer_approval(
+            message.request_id,
+            message.decision,
+            message.reason,
+            keep=message.keep,
+            mode=message.mode,
         )
+        self._call(answer, "approval")
 
     # ------------------------------------------------------------ key actions
 
@@ -703,6 +774,7 @@ class TuiAgentApp(App[None]):
             or self.paths.display
             or self.power.shell_running
             or self.approval_bar.asking_reason
+            or self.approval_bar.choosing_scope
             or self._editing is not None
         )
 
@@ -721,8 +793,8 @@ class TuiAgentApp(App[None]):
         elif self.find_bar.display:
             self.find_bar.close()
             self._home().focus()
-        elif self.approval_bar.asking_reason:
-            self.approval_bar.cancel_reason()
+        elif self.approval_bar.back():
+            pass
         elif self._editing is not None:
             self._leave_edit()
         elif self._escape_twice():
@@ -804,7 +876,7 @@ class TuiAgentApp(App[None]):
         self.exit()
 
     def action_cycle_approval(self) -> None:
-        self._set_approval("")  # ask → auto-edit → yolo → ask
+        self._set_approval("")  # plan → ask → auto-edit → yolo → plan
 
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
@@ -883,6 +955,8 @@ class TuiAgentApp(App[None]):
                     self._unavailable(name)
             case "approval":
                 self._set_approval(arg)
+            case "permissions":
+                self._permissions(arg)
             case "inspect":
                 self.action_inspect()
             case "mcp":
@@ -901,6 +975,26 @@ class TuiAgentApp(App[None]):
                 self.find_bar.open(arg)
             case "quit":
                 self.action_quit_app()
+
+    def _permissions(self, arg: str) -> None:
+        rules = self.loop.permission_rules()
+        action, _, number = arg.partition(" ")
+        if not action:
+            self.vm.add_marker("info", commands.permissions_text(rules))
+            return
+        if action != "remove" or not number.strip().isdigit():
+            self.vm.add_marker("warning", "usage: /permissions, or /permissions remove N")
+            return
+        index = int(number) - 1
+        if not 0 <= index < len(rules):
+            self.vm.add_marker("warning", f"no rule number {number} (/permissions lists them)")
+            return
+        rule = rules[index]
+        problem = self.loop.remove_permission_rule(rule)
+        self.vm.add_marker(
+            "warning" if problem else "info",
+            problem or f"removed {rule.effect} {rule.text} ({rule.source})",
+        )
 
     def _mcp(self, arg: str) -> None:
         action, _, name = arg.partition(" ")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.api import LoopInfo, PermissionRule
 from tui_agent.loop.events import McpServerInfo
 from tui_agent.session import CustomCommand
 
@@ -43,7 +43,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "[SESSION_ID]", "Resume a session (no id: pick one)"),
     SlashCommand("compact", "", "Summarise the conversation to free context"),
     SlashCommand("model", "NAME", "Switch the model for this session"),
-    SlashCommand("approval", "[ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"),
+    SlashCommand(
+        "approval", "[plan|ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"
+    ),
+    SlashCommand("permissions", "[remove N]", "The permission rules in force; remove one"),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
     SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
     SlashCommand("status", "", "Model, approval mode, sandbox, session and workspace"),
@@ -113,7 +116,8 @@ Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
-Shift+Tab       approval mode: ask → auto-edit → yolo
+Shift+Tab       mode: plan → ask → auto-edit → yolo
+Approval box    1-3 or ↑↓ Enter answer; y/a/n when not typing; Tab: draft ↔ box
 Up/Down         prompt history (on an empty input);  Ctrl+R: search it
 @path           attach a file or folder (completion: Tab or Enter)
 !command        run it in the workspace shell; its output goes with the next prompt
@@ -190,4 +194,20 @@ def mcp_text(servers: Sequence[McpServerInfo]) -> str:
         if server.error:
             lines.append("    " + server.error.replace("\n", "\n    "))
     lines.append("/mcp reconnect NAME restarts a server.")
+    return "\n".join(lines)
+
+
+def permissions_text(rules: Sequence[PermissionRule]) -> str:
+    """What `/permissions` shows: each rule, numbered, with where it comes from."""
+    if not rules:
+        return (
+            'No permission rules. Answer an approval with "always", or add rules to '
+            "[permissions] allow/ask/deny in config.toml or to .tui-agent/settings.json "
+            '("permissions": {"allow": [...]}); Claude Code\'s .claude/settings.json is read too.'
+        )
+    lines = ["Permission rules (deny wins, then ask, then allow, then the mode):"]
+    for number, rule in enumerate(rules, 1):
+        note = "" if rule.active else "  (not trusted yet: asked when it would allow a call)"
+        lines.append(f"{number:>3}. {rule.effect:<5} {rule.text}   {rule.source}{note}")
+    lines.append("/permissions remove N removes one (from its file too).")
     return "\n".join(lines)

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import (
     ApprovalDecision,
-    ApprovalMode,
     LoopApi,
     LoopInfo,
+    PermissionRule,
     PromptHandle,
     RestorePlan,
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import HistoryEntry, ToolStatus
+from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -108,9 +108,26 @@ class OpeningLoop:
         await (await self._real()).remind(key, text)
 
     async def answer_approval(
-        self, request_id: str, decision: ApprovalDecision, reason: str | None = None
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        reason: str | None = None,
+        *,
+        keep: RuleScope = "session",
+        mode: ApprovalMode | None = None,
     ) -> None:
-        await (await self._real()).answer_approval(request_id, decision, reason)
+        loop = await self._real()
+        await loop.answer_approval(request_id, decision, reason, keep=keep, mode=mode)
+
+    def permission_rules(self) -> tuple[PermissionRule, ...]:
+        if self._attached is None or not self._attached.done():
+            return ()  # none are read yet
+        return self._attached.result().permission_rules()
+
+    def remove_permission_rule(self, rule: PermissionRule) -> str | None:
+        if self._attached is None or not self._attached.done():
+            return "the session is still opening"
+        return self._attached.result().remove_permission_rule(rule)
 
     def set_approval_mode(self, mode: ApprovalMode) -> None:
         if self._attached is not None and self._attached.done():

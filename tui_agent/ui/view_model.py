@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tui_agent.loop.api import ApprovalMode, LoopInfo
+from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -32,6 +32,7 @@ from tui_agent.loop.events import (
     MachineTransition,
     McpServerInfo,
     McpServersChanged,
+    ModeChanged,
     Notice,
     NotificationQueued,
     PlanUpdated,
@@ -52,7 +53,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import PlanItem
+from tui_agent.vocab import ApprovalMode, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -243,7 +244,11 @@ class Approval:
     name: str
     summary: str
     rule: str
-    preview: str = ""  # a unified diff for edits and writes, the command for shell
+    preview: str = ""  # a unified diff for edits and writes, the command for shell, the plan
+    kind: Literal["tool", "plan", "trust"] = "tool"
+    rules: tuple[str, ...] = ()  # what "always" adds (none: no "always" to offer)
+    sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
+    why: str = ""  # why it asks when the mode alone would not
     task: str = ""  # a sub-agent's question: the description of the task it works on
 
 
@@ -553,6 +558,10 @@ class ViewModel:
                         event.summary,
                         event.rule,
                         event.preview,
+                        event.kind,
+                        event.rules,
+                        event.sandboxed,
+                        event.why,
                         row.summary if row is not None and row.name == "task" else "",
                     )
                 )
@@ -587,6 +596,8 @@ class ViewModel:
             case Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
+            case ModeChanged():
+                self.set_approval_mode(event.mode)
             case McpServersChanged():
                 self.set_mcp(event.servers)
 

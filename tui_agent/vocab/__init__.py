@@ -4,6 +4,7 @@ Imports nothing of ours; every other layer imports it.
 """
 
 from tui_agent.vocab.abort import AbortSignal
+from tui_agent.vocab.approval import APPROVAL_MODES, RULE_SCOPES, ApprovalMode, RuleScope
 from tui_agent.vocab.errors import (
     RETRYABLE_STATUS,
     ErrorCode,
@@ -56,8 +57,11 @@ from tui_agent.vocab.tools import (
 from tui_agent.vocab.usage import TokenUsage
 
 __all__ = [
+    "APPROVAL_MODES",
     "RETRYABLE_STATUS",
+    "RULE_SCOPES",
     "AbortSignal",
+    "ApprovalMode",
     "ContentPart",
     "Delivery",
     "EntryMeta",
@@ -77,6 +81,7 @@ __all__ = [
     "PlanStatus",
     "RequestSent",
     "Role",
+    "RuleScope",
     "Source",
     "Spill",
     "StreamEvent",

@@ -53,6 +53,9 @@ class McpTool(Tool[McpArgs]):
             return ToolAccesses.none()
         return ToolAccesses.write_file(f"mcp://{self.server}")
 
+    def plan_safe(self, args: McpArgs) -> bool:
+        return self.read_only_hint  # the server says the tool changes nothing
+
     def describe(self, args: McpArgs) -> str:
         text = json.dumps(args.model_dump(), ensure_ascii=False)
         if len(text) > DESCRIBE_ARGS:

@@ -2,15 +2,42 @@
 sandbox, session id, and how many MCP servers are up (when any are configured).
 
 In a narrow terminal, where the side column is folded, it also counts live tools and queued
-items so nothing is hidden without a trace.
+items and shows the plan's progress, so nothing is hidden without a trace. When the line does
+not fit, whole segments give way by priority, lowest first: the approval mode never does (yolo
+must always show), then the agent state, the plan, the sandbox and so on down to the session id.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
 
 from tui_agent.ui.view_model import ViewModel
+
+# What stays longest when the line is too narrow (higher stays).
+MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, TOKENS, MCP, COUNTS, SESSION = (
+    100,
+    90,
+    85,
+    80,
+    75,  # the sandbox segment (h-sandbox) sits right below the plan
+    70,
+    60,
+    50,
+    45,
+    40,
+    10,
+)
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    style: str
+    priority: int
+    head: str = ""  # drawn before `text` in the same style (the state's dot)
 
 
 class StatusBar(Static):
@@ -22,34 +49,61 @@ class StatusBar(Static):
     def on_mount(self) -> None:
         self.refresh_status()
 
-    def refresh_status(self) -> None:
+    def segments(self) -> list[Segment]:
         status = self.vm.status
-        text = Text(no_wrap=True, overflow="ellipsis")
+        parts: list[Segment] = []
         if status.demo:
-            text.append(" DEMO ", style="bold reverse yellow")
-            text.append(" ")
-        text.append(f"{status.provider}/{status.model}", style="bold")
+            parts.append(Segment(" DEMO ", "bold reverse yellow", DEMO))
+        parts.append(Segment(f"{status.provider}/{status.model}", "bold", MODEL))
         label = self.vm.agent_label()
         style = {"idle": "green", "cancelling": "red", "retrying": "yellow"}.get(label, "cyan")
         if label == "awaiting approval":
             style = "bold magenta"
-        text.append("  ● ", style=style)
-        text.append(label, style=style)
+        parts.append(Segment(label, style, STATE, head="● "))
         if self.show_counts:
-            text.append(f"  tools {len(self.vm.tools)}·^T  queue {len(self.vm.queue)}·^N")
-        text.append(f"  ↑{_k(status.tokens_in)} ↓{_k(status.tokens_out)}")
-        text.append(f"  ctx {status.context_percent}%")
+            counts = f"tools {len(self.vm.tools)}·^T  queue {len(self.vm.queue)}·^N"
+            parts.append(Segment(counts, "", COUNTS))
+            if self.vm.plan:
+                done = sum(item.status == "completed" for item in self.vm.plan)
+                parts.append(Segment(f"plan {done}/{len(self.vm.plan)}", "", PLAN))
+        parts.append(Segment(f"↑{_k(status.tokens_in)} ↓{_k(status.tokens_out)}", "", TOKENS))
+        parts.append(Segment(f"ctx {status.context_percent}%", "", CONTEXT))
         if self.vm.mcp:
             up = sum(server.state == "ready" for server in self.vm.mcp)
             broken = any(server.state in ("failed", "disabled") for server in self.vm.mcp)
-            text.append(f"  mcp {up}/{len(self.vm.mcp)}", style="yellow" if broken else "")
+            parts.append(Segment(f"mcp {up}/{len(self.vm.mcp)}", "yellow" if broken else "", MCP))
         mode = status.approval_mode
-        text.append(f"  {mode}", style="bold red" if mode == "yolo" else "")
+        mode_style = {"yolo": "bold red", "plan": "bold cyan"}.get(mode, "")
+        parts.append(Segment(mode, mode_style, MODE))
         if status.sandbox:
             unsandboxed = status.sandbox in ("no sandbox", "sandbox off")
-            text.append(f"  {status.sandbox}", style="bold red" if unsandboxed else "green")
-        text.append(f"  {status.session_id}", style="dim")
+            parts.append(Segment(status.sandbox, "bold red" if unsandboxed else "green", SANDBOX))
+        parts.append(Segment(status.session_id, "dim", SESSION))
+        return parts
+
+    def refresh_status(self) -> None:
+        parts = _fit(self.segments(), self.size.width)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for index, part in enumerate(parts):
+            # The gap takes the segment's style (as it always has, so pictures stay the same),
+            # but after the DEMO badge it is one plain space.
+            gap = "  " if index else ""
+            if index and parts[index - 1].priority == DEMO:
+                text.append(" ")
+                gap = ""
+            if part.head:
+                text.append(gap + part.head, style=part.style)
+                gap = ""
+            text.append(gap + part.text, style=part.style)
         self.update(text)
+
+
+def _fit(parts: list[Segment], width: int) -> list[Segment]:
+    """Drop the lowest-priority segments until the line fits (width 0: not laid out yet)."""
+    kept = list(parts)
+    while width and len(kept) > 1 and sum(len(p.head + p.text) + 2 for p in kept) - 2 > width:
+        kept.remove(min(kept, key=lambda part: part.priority))
+    return kept
 
 
 def _k(tokens: int) -> str:
