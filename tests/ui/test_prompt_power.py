@@ -142,6 +142,26 @@ async def test_a_long_paste_shows_as_a_chip_and_is_sent_whole(workspace: Path) -
     assert user_texts(loop) == [pasted + " explain"]
 
 
+@pytest.mark.parametrize("line_end", ["\r", "\r\n"])
+async def test_a_paste_with_cr_line_ends_folds_and_is_sent_with_lf(
+    workspace: Path, line_end: str
+) -> None:
+    lines = [f"line {n}" for n in range(30)]
+    async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
+        app.post_message(events.Paste(line_end.join(lines)))  # as the terminal's driver does
+        await until(pilot, lambda: "[pasted #1: 30 lines]" in app.prompt_input.text)
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == ["\n".join(lines)]
+
+
+async def test_a_short_cr_paste_is_inserted_once_as_lines(workspace: Path) -> None:
+    async with app_on([], workspace) as (app, pilot, _loop):
+        app.post_message(events.Paste("a\rb\r\nc"))
+        await until(pilot, lambda: bool(app.prompt_input.text))
+        assert app.prompt_input.text == "a\nb\nc"
+
+
 async def test_ctrl_o_unfolds_a_paste_into_the_draft(workspace: Path) -> None:
     pasted = "\n".join(str(n) for n in range(12))
     async with app_on([], workspace) as (app, pilot, _loop):

@@ -143,10 +143,12 @@ class PromptInput(TextArea):
     # ------------------------------------------------------------ pastes
 
     async def _on_paste(self, event: events.Paste) -> None:
+        # tmux and many terminals end pasted lines in CR (the Enter key's byte), some in CRLF:
+        # one kind of line end, so a CR paste folds like any other and is sent with LFs.
+        event.text = event.text.replace("\r\n", "\n").replace("\r", "\n")
         lines = event.text.count("\n") + 1
         if lines <= FOLD_LINES or self.read_only:
-            await super()._on_paste(event)
-            return
+            return  # Textual runs TextArea's own handler next: it inserts the text (once)
         event.stop()
         event.prevent_default()
         number = max(self.pastes, default=0) + 1
