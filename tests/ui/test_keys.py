@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
@@ -107,6 +108,49 @@ async def test_escape_when_idle_clears_the_input_and_cancels_nothing() -> None:
         await pilot.pause()
         assert app.prompt_input.text == ""
         assert loop.calls == []
+
+
+@pytest.mark.parametrize("clear_key", ["escape", "ctrl+c"])
+async def test_ctrl_z_brings_back_a_draft_cleared_on_the_idle_prompt(clear_key: str) -> None:
+    async with running() as (app, pilot, _loop):
+        await type_text(pilot, "a long careful draft")
+        await pilot.press(clear_key)
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: app.prompt_input.text == "a long careful draft")
+
+
+@pytest.mark.parametrize("clear_key", ["escape", "ctrl+c"])
+async def test_up_brings_back_the_cleared_draft_before_earlier_prompts(clear_key: str) -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "sent before")
+        await pilot.press("enter")
+        await until(pilot, lambda: ("submit", ("sent before", False)) in loop.calls)
+        await type_text(pilot, "the draft")
+        await pilot.press(clear_key)
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await pilot.press("up")
+        assert app.prompt_input.text == "the draft"
+        await pilot.press("up")
+        assert app.prompt_input.text == "sent before"
+        await pilot.press("down")
+        assert app.prompt_input.text == "the draft"
+
+
+async def test_a_cleared_draft_keeps_its_paste_chips_and_their_text() -> None:
+    pasted = "\n".join(f"row {n}" for n in range(20))
+    async with running() as (app, pilot, loop):
+        app.post_message(events.Paste(pasted))
+        await until(pilot, lambda: app.prompt_input.text == "[pasted #1: 20 lines]")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await type_text(pilot, "other")
+        await pilot.press("enter")  # a prompt sent meanwhile does not take the pasted text
+        await until(pilot, lambda: ("submit", ("other", False)) in loop.calls)
+        await pilot.press("up")  # the cleared draft stays the first thing Up brings back
+        assert app.prompt_input.text == "[pasted #1: 20 lines]"
+        await pilot.press("enter")
+        await until(pilot, lambda: ("submit", (pasted, False)) in loop.calls)
 
 
 async def test_ctrl_c_cancels_a_running_turn() -> None:

@@ -680,7 +680,7 @@ class TuiAgentApp(App[None]):
         elif self._escape_twice():
             self.run_slash("rewind")
         else:
-            self.prompt_input.clear_input()
+            self.prompt_input.clear_draft()
             self.prompt_input.focus()
 
     def _selected_text(self) -> str:
@@ -719,7 +719,7 @@ class TuiAgentApp(App[None]):
         if self.vm.busy:
             self.action_cancel_turn()
         else:
-            self.prompt_input.clear_input()
+            self.prompt_input.clear_draft()
             self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
 
     def action_quit_app(self) -> None:

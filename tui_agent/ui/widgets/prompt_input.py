@@ -3,7 +3,9 @@
 The text is taken and the input cleared at the key press itself, so whatever is typed after
 Enter (even in the same burst) belongs to the next prompt.
 
-Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
+Up and Down on an empty input (or while walking the history) recall earlier prompts. A draft
+the person cleared (Esc, Ctrl+C) is never lost: Ctrl+Z undoes the clear, and Up on the empty
+input brings it back before any earlier prompt, its paste chips with it. A leading
 `/` opens slash-command completion (Tab completes, Up/Down choose); `@` opens path completion
 (Tab or Enter accepts). A paste of more than `FOLD_LINES` lines shows as a `[pasted #1: 200
 lines]` chip (Ctrl+O puts the text itself in the draft); the whole text is sent. Ctrl+R asks for
@@ -14,6 +16,7 @@ what a submit means (run, queue, steer, command, saved edit).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import events
@@ -24,6 +27,14 @@ from textual.widgets import TextArea
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
 FOLD_LINES = 10  # a paste of more lines than this shows as a chip
 PASTE_CHIP = re.compile(r"\[pasted #(\d+): \d+ lines\]")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the person typed, paste chips as chips, with the pasted text behind each chip."""
+
+    text: str
+    pastes: dict[int, str] = field(default_factory=dict)
 
 
 class PromptInput(TextArea):
@@ -82,6 +93,7 @@ class PromptInput(TextArea):
         self.completion_open = False
         self.mention_open = False
         self.pastes: dict[int, str] = {}  # folded pastes by chip number
+        self.cleared: Draft | None = None  # the last draft the person cleared, until sent
 
     # ------------------------------------------------------------ keys
 
@@ -137,6 +149,8 @@ class PromptInput(TextArea):
         text = self.unfolded(self.text)
         if not text.strip():
             return
+        if self.cleared is not None and self.cleared.text == self.text:
+            self.cleared = None  # brought back and sent: nothing left to recover
         self.post_message(self.Submitted(text, steer=steer, completing=self.completion_open))
         self.clear_input()  # now, so keys typed after Enter start the next prompt
 
@@ -167,8 +181,13 @@ class PromptInput(TextArea):
 
     # ------------------------------------------------------------ history
 
+    def _recallable(self) -> list[str]:
+        """What Up walks through, newest last: the prompts sent, then the cleared draft."""
+        cleared = [] if self.cleared is None else [self.cleared.text]
+        return [*self.prompt_history, *cleared]
+
     def _can_walk_history(self, *, up: bool) -> bool:
-        if not self.prompt_history:
+        if not self._recallable():
             return False
         if self._history_at is None:
             return up and not self.text
@@ -176,18 +195,29 @@ class PromptInput(TextArea):
         return row == 0 if up else row == self.document.line_count - 1
 
     def _walk_history(self, step: int) -> None:
+        recallable = self._recallable()
         if self._history_at is None:
             self._draft = self.text
-            at = len(self.prompt_history) - 1
+            at = len(recallable) - 1
         else:
             at = self._history_at + step
-        if at >= len(self.prompt_history):
+        if at >= len(recallable):
             self._history_at = None
             self.load_text(self._draft)
         else:
             self._history_at = max(0, at)
-            self.load_text(self.prompt_history[self._history_at])
+            if self.cleared is not None and self._history_at == len(self.prompt_history):
+                self.pastes = dict(self.cleared.pastes)  # its chips stand for their text again
+            self.load_text(recallable[self._history_at])
         self.move_cursor(self.document.end)
+
+    def clear_draft(self) -> None:
+        """The person clears the draft (Esc, Ctrl+C): kept for Up, and cleared as an edit so
+        Ctrl+Z undoes it (the chips' pasted text stays behind them)."""
+        if self.text.strip():
+            self.cleared = Draft(self.text, dict(self.pastes))
+        self._history_at = None
+        self.clear()
 
     def clear_input(self) -> None:
         self._history_at = None
