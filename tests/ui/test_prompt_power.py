@@ -52,17 +52,61 @@ async def test_at_completes_paths_and_the_file_goes_with_the_prompt(workspace: P
     assert "return 42" in shown.text  # the chip is drawn from it; the words come first
 
 
-async def test_a_missing_mention_is_flagged_and_nothing_is_sent(workspace: Path) -> None:
-    async with app_on([{"text": "never"}], workspace) as (app, pilot, loop):
-        await send(pilot, "read @nope.txt please")
-        await until(
-            pilot,
-            lambda: any(
-                isinstance(b, MarkerBlock) and "@nope.txt" in b.text for b in app.vm.blocks
-            ),
-        )
-        assert user_texts(loop) == []
-        assert app.prompt_input.text == "read @nope.txt please"  # back in the input to fix
+def notes(app: object) -> list[str]:
+    return [b.text for b in app.vm.blocks if isinstance(b, MarkerBlock) and b.kind == "info"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "unresolved"),
+    [
+        ("why does @dataclass need eq=True here?", "@dataclass"),
+        ("use @pytest.fixture(scope='module') for it", "@pytest.fixture"),
+        ("install @types/node first", "@types/node"),
+        ("add @Override above toString", "@Override"),
+        ("class A:\n    @property\n    def x(self): ...", "@property"),
+    ],
+)
+async def test_a_mention_that_is_no_path_is_sent_as_text_with_a_dim_note(
+    workspace: Path, prompt: str, unresolved: str
+) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, prompt)
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        assert user_texts(loop) == [prompt]  # nothing attached, nothing held back
+        (note,) = notes(app)
+        assert unresolved in note and "sent as text" in note
+        assert not any(b.kind == "warning" for b in app.vm.blocks if isinstance(b, MarkerBlock))
+
+
+async def test_an_email_address_is_no_mention(workspace: Path) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, "write to dev@example.com about it")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == ["write to dev@example.com about it"]
+    assert notes(app) == []
+
+
+async def test_a_file_is_attached_beside_a_mention_that_is_no_path(workspace: Path) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, "does @README.md mention @dataclass?")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    (sent,) = user_texts(loop)
+    assert sent.startswith("does @README.md mention @dataclass?")
+    assert '<context source="@README.md">' in sent and '@dataclass"' not in sent
+    (note,) = notes(app)
+    assert "@dataclass" in note and "README" not in note
+
+
+async def test_mentions_inside_a_paste_chip_are_pasted_text(workspace: Path) -> None:
+    code = "\n".join(["@app.route('/')", "@README.md", *[f"x{n} = {n}" for n in range(12)]])
+    async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
+        app.post_message(events.Paste(code))
+        await until(pilot, lambda: "[pasted #1: 14 lines]" in app.prompt_input.text)
+        await type_keys(pilot, " why?")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == [code + " why?"]  # neither a note nor an attached README
+    assert notes(app) == []
 
 
 async def test_a_bang_command_runs_and_its_output_goes_with_the_next_prompt(

@@ -14,7 +14,15 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tui_agent.vocab import ContentPart, FinishReason, HistoryEntry, Message, TokenUsage, ToolCall
+from tui_agent.vocab import (
+    ContentPart,
+    FinishReason,
+    HistoryEntry,
+    Message,
+    PromptDraft,
+    TokenUsage,
+    ToolCall,
+)
 
 FORMAT_VERSION = 1
 
@@ -47,11 +55,15 @@ class TurnBegin(_Record):
 
 
 class Prompt(_Record):
-    """A user input entering history (the rewritten text, when a prompt gate rewrote it)."""
+    """A user input entering history (the rewritten text, when a prompt gate rewrote it).
+
+    `draft` is what the person typed when the message is more (attached files, pasted text in
+    place of chips); logs written before it existed have none."""
 
     type: Literal["prompt"] = "prompt"
     prompt_id: str
     message: Message
+    draft: PromptDraft | None = None
 
 
 class Notification(_Record):

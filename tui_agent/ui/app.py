@@ -40,8 +40,14 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.opening import OpeningLoop
-from tui_agent.ui.prompt_power import PromptPower
-from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
+from tui_agent.ui.prompt_power import PromptPower, unresolved_note
+from tui_agent.ui.rewind_screen import (
+    CODE,
+    CONVERSATION,
+    RestoreChoice,
+    RewindPicker,
+    typed_prompt,
+)
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
@@ -50,11 +56,12 @@ from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
-from tui_agent.ui.widgets.prompt_input import PromptInput
+from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.vocab import PromptDraft
 
 T = TypeVar("T")
 
@@ -421,32 +428,34 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _send(self, words: str, *, steer: bool) -> None:
-        """Send what the user typed: mentions read and `!` outputs attached first."""
-        if "@" not in words and not self.power.pending:
-            self._submit(words, steer=steer)
+    def _send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
+        """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
+        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
+        typed = typed or draft
+        if "@" not in draft.text and not self.power.pending:
+            self._submit(unfolded(draft), steer=steer, draft=typed)
         else:
-            self._call(self._send_with_context(words, steer), "reading the mentioned files")
+            self._call(self._send_with_context(draft, steer, typed), "reading the mentioned files")
 
-    async def _send_with_context(self, words: str, steer: bool) -> None:
-        text, missing = await self.power.prepare(Path(self.loop.info.workspace), words)
-        if missing:
-            shown = ", ".join(f"@{path}" for path in missing)
-            self.vm.add_marker("warning", f"not in the workspace: {shown}; nothing was sent")
-            if not self.prompt_input.text:  # give the draft back to fix the mention
-                self.prompt_input.load_text(words)
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-            return
-        self._submit(text, steer=steer, words=words)
+    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
+        words = unfolded(draft)
+        text, unresolved = await self.power.prepare(
+            Path(self.loop.info.workspace), words, mentions_in=draft.text
+        )
+        if unresolved:
+            self.vm.add_marker("info", unresolved_note(unresolved))
+        self._submit(text, steer=steer, words=words, draft=typed)
 
-    def _submit(self, text: str, *, steer: bool, words: str | None = None) -> None:
+    def _submit(
+        self, text: str, *, steer: bool, words: str | None = None, draft: PromptDraft | None = None
+    ) -> None:
         typed = text if words is None else words
         self.vm.remember_prompt(typed)
         if self.prompt_input.prompt_history is not self.vm.history:
             self.prompt_input.prompt_history.append(typed)
         self.power.remember(typed)
         self.transcript.action_follow()
-        self._call(self.loop.submit(text, steer_if_active=steer), "submit")
+        self._call(self.loop.submit(text, steer_if_active=steer, draft=draft), "submit")
 
     # ------------------------------------------------------------ input messages
 
@@ -470,11 +479,13 @@ class TuiAgentApp(App[None]):
         if isinstance(parsed, commands.UnknownCommand):
             self.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
-            self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
+            # A command is one line, so it holds no paste chip: its expansion is plain text.
+            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
+            self._send(expanded, steer=message.steer, typed=message.draft)
         elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
         else:
-            self._send(text, steer=message.steer)
+            self._send(message.draft, steer=message.steer)
 
     async def _run_bang(self, command: str) -> None:
         if self.power.shell_running:
@@ -564,7 +575,7 @@ class TuiAgentApp(App[None]):
     def _on_editor(self) -> None:
         from tui_agent.ui.editor import edit_in_editor
 
-        draft = self.prompt_input.unfolded(self.prompt_input.text)
+        draft = unfolded(self.prompt_input.draft())
         try:
             edited = edit_in_editor(self, draft)
         except (OSError, RuntimeError) as exc:
@@ -901,8 +912,7 @@ class TuiAgentApp(App[None]):
             await self.loop.restore_files(plan.turn)
         if conversation and resume is not None:
             await self._reopen(resume)  # the reopened session shows the rewound conversation
-        self.prompt_input.load_text(plan.prompt)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
+        self.prompt_input.load_draft(typed_prompt(plan))
         self.prompt_input.focus()
 
     def _unavailable(self, name: str) -> None:

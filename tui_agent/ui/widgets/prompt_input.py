@@ -16,7 +16,6 @@ what a submit means (run, queue, steer, command, saved edit).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import events
@@ -24,17 +23,16 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui_agent.vocab import PromptDraft
+
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
 FOLD_LINES = 10  # a paste of more lines than this shows as a chip
 PASTE_CHIP = re.compile(r"\[pasted #(\d+): \d+ lines\]")
 
 
-@dataclass(frozen=True)
-class Draft:
-    """What the person typed, paste chips as chips, with the pasted text behind each chip."""
-
-    text: str
-    pastes: dict[int, str] = field(default_factory=dict)
+def unfolded(draft: PromptDraft) -> str:
+    """The draft's text with each paste chip replaced by the text it stands for."""
+    return PASTE_CHIP.sub(lambda m: draft.pastes.get(int(m.group(1)), m.group(0)), draft.text)
 
 
 class PromptInput(TextArea):
@@ -46,9 +44,10 @@ class PromptInput(TextArea):
     class Submitted(Message):
         """Sent with the text as it was at the key press; the input is already empty."""
 
-        def __init__(self, text: str, *, steer: bool, completing: bool) -> None:
+        def __init__(self, draft: PromptDraft, *, steer: bool, completing: bool) -> None:
             super().__init__()
-            self.text = text
+            self.draft = draft  # as typed: chips folded
+            self.text = unfolded(draft)  # the words to send: each chip's pasted text in place
             self.steer = steer
             self.completing = completing  # the slash completion was open: Enter picks from it
 
@@ -93,7 +92,7 @@ class PromptInput(TextArea):
         self.completion_open = False
         self.mention_open = False
         self.pastes: dict[int, str] = {}  # folded pastes by chip number
-        self.cleared: Draft | None = None  # the last draft the person cleared, until sent
+        self.cleared: PromptDraft | None = None  # the last draft the person cleared, until sent
 
     # ------------------------------------------------------------ keys
 
@@ -146,12 +145,12 @@ class PromptInput(TextArea):
         self.replace("\n", *self.selection)
 
     def _post_submit(self, *, steer: bool) -> None:
-        text = self.unfolded(self.text)
-        if not text.strip():
+        draft = self.draft()
+        if not unfolded(draft).strip():
             return
         if self.cleared is not None and self.cleared.text == self.text:
             self.cleared = None  # brought back and sent: nothing left to recover
-        self.post_message(self.Submitted(text, steer=steer, completing=self.completion_open))
+        self.post_message(self.Submitted(draft, steer=steer, completing=self.completion_open))
         self.clear_input()  # now, so keys typed after Enter start the next prompt
 
     # ------------------------------------------------------------ pastes
@@ -169,14 +168,24 @@ class PromptInput(TextArea):
         self.pastes[number] = event.text
         self.replace(f"[pasted #{number}: {lines} lines]", *self.selection)
 
-    def unfolded(self, text: str) -> str:
-        """`text` with each paste chip replaced by the text it stands for."""
-        return PASTE_CHIP.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)
+    def draft(self) -> PromptDraft:
+        """The text as typed, with the pasted text of the chips it shows."""
+        shown = {int(m.group(1)) for m in PASTE_CHIP.finditer(self.text)}
+        return PromptDraft(
+            text=self.text, pastes={n: t for n, t in self.pastes.items() if n in shown}
+        )
+
+    def load_draft(self, draft: PromptDraft) -> None:
+        """Put a draft in the input, its chips standing for their pasted text again."""
+        self._history_at = None
+        self.pastes = dict(draft.pastes)
+        self.load_text(draft.text)
+        self.move_cursor(self.document.end)
 
     def unfold_pastes(self) -> None:
         """Ctrl+O: put the pasted text itself in the draft, to read or change it."""
         if PASTE_CHIP.search(self.text):
-            self.load_text(self.unfolded(self.text))
+            self.load_text(unfolded(self.draft()))
             self.move_cursor(self.document.end)
 
     # ------------------------------------------------------------ history
@@ -215,7 +224,7 @@ class PromptInput(TextArea):
         """The person clears the draft (Esc, Ctrl+C): kept for Up, and cleared as an edit so
         Ctrl+Z undoes it (the chips' pasted text stays behind them)."""
         if self.text.strip():
-            self.cleared = Draft(self.text, dict(self.pastes))
+            self.cleared = self.draft()
         self._history_at = None
         self.clear()
 
