@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from tests.ui.real_loop import until
+from tests.ui.real_loop import gated, release, until
 from tests.ui.test_flows import app_on, send
 from tui_agent.ui.history_search import HistorySearch
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock
+from tui_agent.ui.view_model import MarkerBlock, TextBlock, ToolBlock
 
 
 @pytest.fixture
@@ -173,6 +173,35 @@ async def test_ctrl_g_replaces_the_draft_with_what_the_editor_saved(
         await type_keys(pilot, "draft")
         await pilot.press("ctrl+g")
         await until(pilot, lambda: app.prompt_input.text == "edited in the editor")
+
+
+async def test_the_turn_goes_on_while_the_editor_is_open(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened, close = tmp_path / "editor-opened", tmp_path / "editor-close"
+    editor = tmp_path / "fake-editor"
+    editor.write_text(
+        f'#!/bin/sh\ntouch "{opened}"\nuntil [ -e "{close}" ]; do sleep 0.01; done\n'
+        'printf "written while the turn ran" > "$1"\n'
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("VISUAL", str(editor))
+    steps = [{"text": "checking", "tool_calls": [gated("check")]}, {"text": "all done"}]
+    async with app_on(steps, workspace) as (app, pilot, _loop):
+        await send(pilot, "start")
+        await until(pilot, lambda: any(isinstance(b, ToolBlock) for b in app.vm.blocks))
+        await type_keys(pilot, "next")
+        await pilot.press("ctrl+g")
+        await until(pilot, opened.exists)
+        release(workspace, "check")  # the tool ends, the model answers: all while editing
+        await until(pilot, lambda: not app.vm.busy and "all done" in answers(app))
+        assert app.prompt_input.text == "next"  # the editor is still open
+        close.touch()
+        await until(pilot, lambda: app.prompt_input.text == "written while the turn ran")
+
+
+def answers(app: object) -> str:
+    return "\n".join(b.text for b in app.vm.blocks if isinstance(b, TextBlock))  # type: ignore[attr-defined]
 
 
 async def test_a_long_paste_shows_as_a_chip_and_is_sent_whole(workspace: Path) -> None:

@@ -142,6 +142,7 @@ class TuiAgentApp(App[None]):
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: str | None = None  # prompt id of the queued prompt being edited
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._in_editor = False  # Ctrl+G's editor runs (one at a time)
         self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
@@ -573,14 +574,22 @@ class TuiAgentApp(App[None]):
 
     @on(PromptInput.EditorRequested)
     def _on_editor(self) -> None:
+        # A task, not awaited here: the app's own messages (the turn's events) go on meanwhile.
+        if not self._in_editor:
+            self._in_editor = True
+            self._call(self._edit_draft(), "the editor")
+
+    async def _edit_draft(self) -> None:
         from tui_agent.ui.editor import edit_in_editor
 
         draft = unfolded(self.prompt_input.draft())
         try:
-            edited = edit_in_editor(self, draft)
+            edited = await edit_in_editor(self, draft)
         except (OSError, RuntimeError) as exc:
             self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
             return
+        finally:
+            self._in_editor = False
         self.prompt_input.load_text(edited)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
 
