@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import MAX_FRAMES, until
 from tui_agent.loop import events as ev
+from tui_agent.loop.snapshot import QueuedPrompt
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
@@ -308,16 +309,20 @@ def queue_two(loop: FakeLoop) -> None:
     )
 
 
-async def test_queue_enter_loads_the_prompt_and_enter_saves_the_edit() -> None:
+async def test_queue_enter_holds_the_prompt_and_enter_queues_the_edit() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
+        loop.snap = replace(
+            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
+        )
         await pilot.pause()
         await pilot.press("ctrl+n", "enter")
-        assert app.prompt_input.text == "second" and app.focused is app.prompt_input
+        await until(pilot, lambda: app.prompt_input.text == "second")
+        assert app.focused is app.prompt_input
         await pilot.press("!", "enter")
-        await pilot.pause()
-        assert loop.calls == [("edit_queued", ("p2", "second!"))]
+        await until(pilot, lambda: len(loop.calls) == 2)
+        assert loop.calls == [("cancel", ("p2", False)), ("submit", ("second!", False))]
         assert app.prompt_input.text == ""
 
 
@@ -490,6 +495,44 @@ async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one(command: s
         await pilot.press("enter")
         await pilot.pause()
         assert new.calls == [("submit", ("hello", False))]
+
+
+@pytest.mark.parametrize("command", ["/new", "/model other"])
+async def test_a_command_that_would_cancel_the_running_turn_asks_first(command: str) -> None:
+    old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
+
+    async def reopen(*_: str) -> FakeLoop:
+        return new
+
+    clock = Clock()
+    hooks = SessionHooks(new_session=reopen, switch_model=reopen)
+    app = TuiAgentApp(old, hooks=hooks, clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        turn_running(old)
+        await until(pilot, lambda: app.vm.busy)
+        await type_text(pilot, command)
+        await pilot.press("enter")
+        await until(pilot, lambda: "again to go ahead" in markers(app))
+        assert app.loop is old and old.calls == [] and not old.closed
+        clock.now += 5
+        await type_text(pilot, command)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.loop is new)
+        assert old.closed
+
+
+async def test_slash_compact_mid_turn_says_it_waits_for_the_turn() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await until(pilot, lambda: app.vm.busy)
+        await type_text(pilot, "/compact")
+        await pilot.press("enter")
+        await until(pilot, lambda: "/compact waits until the turn has ended" in markers(app))
+        assert ("compact", None) not in loop.calls
+
+
+def markers(app: TuiAgentApp) -> str:
+    return "\n".join(b.text for b in app.vm.blocks if isinstance(b, MarkerBlock))
 
 
 async def test_slash_sessions_picks_a_session_and_resumes_it() -> None:

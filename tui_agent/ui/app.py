@@ -20,6 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -67,6 +68,7 @@ T = TypeVar("T")
 
 NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+CONFIRM_WINDOW_S = 30.0  # a command that would cancel the turn, sent again within this, goes
 DEMO_NOTICE = (
     "Demo mode: no API key is configured, so a built-in scripted model answers. "
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
@@ -94,6 +96,14 @@ def welcome_text(info: LoopInfo) -> str:
 
 
 _log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HeldPrompt:
+    """A queued prompt taken out of the queue while the person edits it."""
+
+    text: str
+    place: int  # its index in the queue when it was taken out
 
 
 class _Pending(Message):
@@ -140,9 +150,10 @@ class TuiAgentApp(App[None]):
         self._dirty: set[str] = set()
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
-        self._editing: str | None = None  # prompt id of the queued prompt being edited
+        self._editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_editor = False  # Ctrl+G's editor runs (one at a time)
+        self._confirming: tuple[str, float] | None = None  # a command that asked, and when
         self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
@@ -469,9 +480,7 @@ class TuiAgentApp(App[None]):
         if chosen is not None and not isinstance(commands.parse(text), tuple):
             text = f"/{chosen.name}"
         if self._editing is not None:
-            prompt_id = self._editing
-            self._call(self.loop.edit_queued(prompt_id, text), "edit")
-            self._leave_edit(clear=False)
+            self._leave_edit(text)
             return
         if text.startswith("!") and text[1:].strip():
             self._call(self._run_bang(text[1:].strip()), "!command")
@@ -616,21 +625,45 @@ class TuiAgentApp(App[None]):
 
     @on(QueuePane.EditRequested)
     def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
-        self._editing = message.prompt_id
-        self.prompt_input.load_text(message.text)
+        self._call(self._hold_for_edit(message.prompt_id, message.text), "edit")
+
+    async def _hold_for_edit(self, prompt_id: str, text: str) -> None:
+        """Take the queued prompt out of the queue while it is edited: a turn that ends
+        meanwhile does not send the old text, and the saved text goes back in its place."""
+        queued = [q.prompt_id for q in self.loop.snapshot().queue]
+        # Checked just before the cancel, with no await between: a prompt that has entered
+        # a turn is never cancelled (that would cancel the turn).
+        if prompt_id not in queued or self._editing is not None:
+            return
+        if not await self.loop.cancel(prompt_id):
+            return
+        self._editing = HeldPrompt(text, queued.index(prompt_id))
+        self.prompt_input.load_text(text)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
-        self.prompt_input.border_title = "editing a queued prompt: Enter saves, Esc keeps it"
+        self.prompt_input.border_title = (
+            "editing a queued prompt (held out of the queue): Enter saves, Esc keeps it as it was"
+        )
         self.prompt_input.add_class("-editing")
         self.prompt_input.focus()
         self._refresh_footer()
 
-    def _leave_edit(self, *, clear: bool = True) -> None:
-        self._editing = None
+    def _leave_edit(self, saved: str | None = None) -> None:
+        """Put the held prompt back in its place in the queue: the saved text, else the old."""
+        held, self._editing = self._editing, None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
-        if clear:
+        if saved is None:
             self.prompt_input.clear_input()
+        if held is not None:
+            self._call(self._requeue(saved or held.text, held.place), "edit")
         self._refresh_footer()
+
+    async def _requeue(self, text: str, place: int) -> None:
+        handle = await self.loop.submit(text)
+        queued = [q.prompt_id for q in self.loop.snapshot().queue]
+        if handle.id in queued and queued.index(handle.id) > place:
+            await self.loop.move_queued(handle.id, place - queued.index(handle.id))
+            self.vm.sync_queue(self.loop.snapshot())
 
     @on(QueuePane.RemoveRequested)
     def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:
@@ -791,6 +824,9 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ slash commands
 
     def run_slash(self, name: str, arg: str = "") -> None:
+        ends_the_turn = name == "new" or (name in ("model", "resume") and bool(arg))
+        if ends_the_turn and not self._confirmed(f"{name} {arg}".strip()):
+            return
         match name:
             case "help":
                 self.vm.add_marker("info", commands.help_text(self.power.commands))
@@ -807,7 +843,12 @@ class TuiAgentApp(App[None]):
                 else:
                     self._pick_session()
             case "compact":
-                self._call(self.loop.compact(), "/compact")
+                if self.vm.busy:
+                    self.vm.add_marker(
+                        "warning", "/compact waits until the turn has ended; nothing was done"
+                    )
+                else:
+                    self._call(self.loop.compact(), "/compact")
             case "model":
                 if not arg:
                     model = self.vm.status.model
@@ -832,6 +873,22 @@ class TuiAgentApp(App[None]):
                 self._call(self._rewind(), "/rewind")
             case "quit":
                 self.action_quit_app()
+
+    def _confirmed(self, command: str) -> bool:
+        """Whether `/command` may go ahead: when idle, yes; while a turn runs (which it would
+        cancel) only when the same command is sent again within `CONFIRM_WINDOW_S`."""
+        if not self.vm.busy:
+            return True
+        now, asked = self.clock(), self._confirming
+        if asked is not None and asked[0] == command and now - asked[1] <= CONFIRM_WINDOW_S:
+            self._confirming = None
+            return True
+        self._confirming = (command, now)
+        self.vm.add_marker(
+            "warning",
+            f"a turn is running and /{command} would cancel it: send /{command} again to go ahead",
+        )
+        return False
 
     def _mcp(self, arg: str) -> None:
         action, _, name = arg.partition(" ")
