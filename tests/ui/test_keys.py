@@ -326,6 +326,18 @@ async def test_queue_enter_holds_the_prompt_and_enter_queues_the_edit() -> None:
         assert app.prompt_input.text == ""
 
 
+async def test_an_edit_of_a_prompt_that_already_entered_the_turn_is_sent_as_a_new_one() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)  # shown in the pane, but the loop's queue has drained meanwhile
+        await pilot.pause()
+        await pilot.press("ctrl+n", "enter")
+        await until(pilot, lambda: "already gone into the turn" in markers(app))
+        await pilot.press("!", "enter")
+        await until(pilot, lambda: len(loop.calls) == 1)
+        assert loop.calls == [("submit", ("second!", False))]  # the turn was not cancelled
+
+
 async def test_queue_delete_removes_the_selected_prompt() -> None:
     async with running() as (_app, pilot, loop):
         turn_running(loop)

@@ -98,12 +98,13 @@ def welcome_text(info: LoopInfo) -> str:
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass
 class HeldPrompt:
     """A queued prompt taken out of the queue while the person edits it."""
 
     text: str
     place: int  # its index in the queue when it was taken out
+    sent: bool = False  # it had entered a turn before it could be taken out
 
 
 class _Pending(Message):
@@ -625,20 +626,16 @@ class TuiAgentApp(App[None]):
 
     @on(QueuePane.EditRequested)
     def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
-        self._call(self._hold_for_edit(message.prompt_id, message.text), "edit")
-
-    async def _hold_for_edit(self, prompt_id: str, text: str) -> None:
-        """Take the queued prompt out of the queue while it is edited: a turn that ends
-        meanwhile does not send the old text, and the saved text goes back in its place."""
-        queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        # Checked just before the cancel, with no await between: a prompt that has entered
-        # a turn is never cancelled (that would cancel the turn).
-        if prompt_id not in queued or self._editing is not None:
+        """Edit a queued prompt, held out of the queue meanwhile: a turn that ends during the
+        edit does not send the old text, and the saved text goes back in its place. The input
+        takes the text at once (keys typed right after Enter edit it); the loop lets go of the
+        prompt in a task."""
+        prompts = [row.prompt_id for row in self.vm.queue if row.prompt_id is not None]
+        if message.prompt_id not in prompts or self._editing is not None:
             return
-        if not await self.loop.cancel(prompt_id):
-            return
-        self._editing = HeldPrompt(text, queued.index(prompt_id))
-        self.prompt_input.load_text(text)
+        held = HeldPrompt(message.text, prompts.index(message.prompt_id))
+        self._editing = held
+        self.prompt_input.load_text(message.text)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
         self.prompt_input.border_title = (
             "editing a queued prompt (held out of the queue): Enter saves, Esc keeps it as it was"
@@ -646,22 +643,35 @@ class TuiAgentApp(App[None]):
         self.prompt_input.add_class("-editing")
         self.prompt_input.focus()
         self._refresh_footer()
+        self._call(self._take_out(message.prompt_id, held), "edit")
+
+    async def _take_out(self, prompt_id: str, held: HeldPrompt) -> None:
+        queued = [q.prompt_id for q in self.loop.snapshot().queue]
+        # No await between this check and the cancel: a prompt that has entered a turn is
+        # never cancelled (that would cancel the turn).
+        if prompt_id in queued and await self.loop.cancel(prompt_id):
+            return
+        held.sent = True
+        self.vm.add_marker(
+            "info", "that prompt had already gone into the turn: Enter sends your edit as a new one"
+        )
 
     def _leave_edit(self, saved: str | None = None) -> None:
-        """Put the held prompt back in its place in the queue: the saved text, else the old."""
+        """Put the held prompt back in its place in the queue: the saved text, else the old
+        (one that went into a turn meanwhile: only a saved edit, as a new prompt)."""
         held, self._editing = self._editing, None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
         if saved is None:
             self.prompt_input.clear_input()
-        if held is not None:
-            self._call(self._requeue(saved or held.text, held.place), "edit")
+        if held is not None and (saved is not None or not held.sent):
+            self._call(self._requeue(saved or held.text, None if held.sent else held.place), "edit")
         self._refresh_footer()
 
-    async def _requeue(self, text: str, place: int) -> None:
+    async def _requeue(self, text: str, place: int | None) -> None:
         handle = await self.loop.submit(text)
         queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        if handle.id in queued and queued.index(handle.id) > place:
+        if place is not None and handle.id in queued and queued.index(handle.id) > place:
             await self.loop.move_queued(handle.id, place - queued.index(handle.id))
             self.vm.sync_queue(self.loop.snapshot())
 
