@@ -21,7 +21,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope
+from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope
 
 # A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
 # welcome block shows the path, so it must exist and read the same in every run.
@@ -87,7 +87,9 @@ class FakeLoop:
         raise NotImplementedError("the UI subscribes; it never iterates events")
         yield  # pragma: no cover
 
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> FakeHandle:
+    async def submit(
+        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+    ) -> FakeHandle:
         self._next += 1
         self.calls.append(("submit", (text, steer_if_active)))
         return FakeHandle(f"p{self._next}")

@@ -192,10 +192,12 @@ async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
             await send(pilot, text)
         await until(pilot, lambda: len(app.vm.queue) == 3)
         await pilot.press("ctrl+n", "enter")
+        await until(pilot, lambda: app.prompt_input.text == "one")
         app.prompt_input.clear_input()
         await send(pilot, "uno")
         await until(pilot, lambda: app.vm.queue[0].text == "uno")
-        await pilot.press("ctrl+n", "down", "delete")
+        # The edit went back in the first place; the pane's selection stayed on "two".
+        await pilot.press("ctrl+n", "delete")
         await until(pilot, lambda: [r.text for r in app.vm.queue] == ["uno", "three"])
         await pilot.press("end", "ctrl+s")  # the queue pane still has the focus
         await until(pilot, lambda: [r.kind for r in app.vm.queue] == ["steer", "prompt"])
@@ -203,6 +205,43 @@ async def test_queued_prompts_can_be_edited_removed_and_promoted_to_a_steer(
         await until(pilot, lambda: idle_after(app, 6) and not app.vm.queue)
         users = [text for role, text in roles(loop) if role == "user"]
         assert users == ["start", "three", "uno"]
+
+
+async def test_a_queued_prompt_being_edited_is_held_when_the_turn_ends(
+    workspace: Path,
+) -> None:
+    steps = [{"text": "working", "tool_calls": [gated("work")]}, {"text": "done"}, {"text": "ok"}]
+    async with app_on(steps, workspace) as (app, pilot, loop):
+        await send(pilot, "start")
+        await until(pilot, lambda: tool_running(app))
+        await send(pilot, "old text")
+        await until(pilot, lambda: len(app.vm.queue) == 1)
+        await pilot.press("ctrl+n", "enter")
+        await until(pilot, lambda: app.prompt_input.text == "old text")
+        release(workspace, "work")  # the turn ends while the person edits
+        await until(pilot, lambda: idle_after(app, 4))
+        assert [t for r, t in roles(loop) if r == "user"] == ["start"]  # not the old text
+        app.prompt_input.clear_input()
+        await send(pilot, "new text")
+        await until(pilot, lambda: [t for r, t in roles(loop) if r == "user"][-1:] == ["new text"])
+        await until(pilot, lambda: not app.vm.busy)
+    assert [t for r, t in roles(loop) if r == "user"] == ["start", "new text"]
+
+
+async def test_escape_puts_a_held_queued_prompt_back_in_its_place(workspace: Path) -> None:
+    steps = [{"text": "working", "tool_calls": [gated("work")]}, {"text": "done"}]
+    async with app_on(steps, workspace) as (app, pilot, _loop):
+        await send(pilot, "start")
+        await until(pilot, lambda: tool_running(app))
+        for text in ("one", "two"):
+            await send(pilot, text)
+        await until(pilot, lambda: len(app.vm.queue) == 2)
+        await pilot.press("ctrl+n", "enter")
+        await until(pilot, lambda: [r.text for r in app.vm.queue] == ["two"])
+        await pilot.press("escape")
+        await until(pilot, lambda: [r.text for r in app.vm.queue] == ["one", "two"])
+        assert app.prompt_input.text == ""
+        release(workspace, "work")
 
 
 async def test_approval_y_runs_the_call(workspace: Path) -> None:

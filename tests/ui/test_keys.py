@@ -8,12 +8,14 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import MAX_FRAMES, until
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import PermissionRule
+from tui_agent.loop.snapshot import QueuedPrompt
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks, SessionSummary
 from tui_agent.ui.inspector import MachineInspector
@@ -109,6 +111,49 @@ async def test_escape_when_idle_clears_the_input_and_cancels_nothing() -> None:
         await pilot.pause()
         assert app.prompt_input.text == ""
         assert loop.calls == []
+
+
+@pytest.mark.parametrize("clear_key", ["escape", "ctrl+c"])
+async def test_ctrl_z_brings_back_a_draft_cleared_on_the_idle_prompt(clear_key: str) -> None:
+    async with running() as (app, pilot, _loop):
+        await type_text(pilot, "a long careful draft")
+        await pilot.press(clear_key)
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: app.prompt_input.text == "a long careful draft")
+
+
+@pytest.mark.parametrize("clear_key", ["escape", "ctrl+c"])
+async def test_up_brings_back_the_cleared_draft_before_earlier_prompts(clear_key: str) -> None:
+    async with running() as (app, pilot, loop):
+        await type_text(pilot, "sent before")
+        await pilot.press("enter")
+        await until(pilot, lambda: ("submit", ("sent before", False)) in loop.calls)
+        await type_text(pilot, "the draft")
+        await pilot.press(clear_key)
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await pilot.press("up")
+        assert app.prompt_input.text == "the draft"
+        await pilot.press("up")
+        assert app.prompt_input.text == "sent before"
+        await pilot.press("down")
+        assert app.prompt_input.text == "the draft"
+
+
+async def test_a_cleared_draft_keeps_its_paste_chips_and_their_text() -> None:
+    pasted = "\n".join(f"row {n}" for n in range(20))
+    async with running() as (app, pilot, loop):
+        app.post_message(events.Paste(pasted))
+        await until(pilot, lambda: app.prompt_input.text == "[pasted #1: 20 lines]")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.prompt_input.text == "")
+        await type_text(pilot, "other")
+        await pilot.press("enter")  # a prompt sent meanwhile does not take the pasted text
+        await until(pilot, lambda: ("submit", ("other", False)) in loop.calls)
+        await pilot.press("up")  # the cleared draft stays the first thing Up brings back
+        assert app.prompt_input.text == "[pasted #1: 20 lines]"
+        await pilot.press("enter")
+        await until(pilot, lambda: ("submit", (pasted, False)) in loop.calls)
 
 
 async def test_ctrl_c_cancels_a_running_turn() -> None:
@@ -416,17 +461,33 @@ def queue_two(loop: FakeLoop) -> None:
     )
 
 
-async def test_queue_enter_loads_the_prompt_and_enter_saves_the_edit() -> None:
+async def test_queue_enter_holds_the_prompt_and_enter_queues_the_edit() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
+        loop.snap = replace(
+            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
+        )
         await pilot.pause()
         await pilot.press("ctrl+n", "enter")
-        assert app.prompt_input.text == "second" and app.focused is app.prompt_input
+        await until(pilot, lambda: app.prompt_input.text == "second")
+        assert app.focused is app.prompt_input
         await pilot.press("!", "enter")
-        await pilot.pause()
-        assert loop.calls == [("edit_queued", ("p2", "second!"))]
+        await until(pilot, lambda: len(loop.calls) == 2)
+        assert loop.calls == [("cancel", ("p2", False)), ("submit", ("second!", False))]
         assert app.prompt_input.text == ""
+
+
+async def test_an_edit_of_a_prompt_that_already_entered_the_turn_is_sent_as_a_new_one() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        queue_two(loop)  # shown in the pane, but the loop's queue has drained meanwhile
+        await pilot.pause()
+        await pilot.press("ctrl+n", "enter")
+        await until(pilot, lambda: "already gone into the turn" in markers(app))
+        await pilot.press("!", "enter")
+        await until(pilot, lambda: len(loop.calls) == 1)
+        assert loop.calls == [("submit", ("second!", False))]  # the turn was not cancelled
 
 
 async def test_queue_delete_removes_the_selected_prompt() -> None:
@@ -604,6 +665,44 @@ async def test_slash_new_swaps_in_the_new_loop_and_closes_the_old_one(command: s
         await pilot.press("enter")
         await pilot.pause()
         assert new.calls == [("submit", ("hello", False))]
+
+
+@pytest.mark.parametrize("command", ["/new", "/model other"])
+async def test_a_command_that_would_cancel_the_running_turn_asks_first(command: str) -> None:
+    old, new = FakeLoop(), FakeLoop(info=replace(INFO, session_id="s-new"))
+
+    async def reopen(*_: str) -> FakeLoop:
+        return new
+
+    clock = Clock()
+    hooks = SessionHooks(new_session=reopen, switch_model=reopen)
+    app = TuiAgentApp(old, hooks=hooks, clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        turn_running(old)
+        await until(pilot, lambda: app.vm.busy)
+        await type_text(pilot, command)
+        await pilot.press("enter")
+        await until(pilot, lambda: "again to go ahead" in markers(app))
+        assert app.loop is old and old.calls == [] and not old.closed
+        clock.now += 5
+        await type_text(pilot, command)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.loop is new)
+        assert old.closed
+
+
+async def test_slash_compact_mid_turn_says_it_waits_for_the_turn() -> None:
+    async with running() as (app, pilot, loop):
+        turn_running(loop)
+        await until(pilot, lambda: app.vm.busy)
+        await type_text(pilot, "/compact")
+        await pilot.press("enter")
+        await until(pilot, lambda: "/compact waits until the turn has ended" in markers(app))
+        assert ("compact", None) not in loop.calls
+
+
+def markers(app: TuiAgentApp) -> str:
+    return "\n".join(b.text for b in app.vm.blocks if isinstance(b, MarkerBlock))
 
 
 async def test_slash_sessions_picks_a_session_and_resumes_it() -> None:

@@ -14,6 +14,7 @@ from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import until
 from tests.ui.test_keys import Clock, ask, queue_two, running, shown, turn_running, type_text
 from tui_agent.loop import events as ev
+from tui_agent.loop.snapshot import QueuedPrompt
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
@@ -205,10 +206,13 @@ async def test_an_edited_queued_prompt_keeps_what_is_typed_after_enter() -> None
     async with running() as (app, pilot, loop):
         turn_running(loop)
         queue_two(loop)
+        loop.snap = replace(
+            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
+        )
         await pilot.pause()
         await pilot.press("ctrl+n", "enter", "!", "enter", *"more")
-        await pilot.pause()
-        assert loop.calls == [("edit_queued", ("p2", "second!"))]
+        await until(pilot, lambda: len(loop.calls) == 2)
+        assert loop.calls == [("cancel", ("p2", False)), ("submit", ("second!", False))]
         assert app.prompt_input.text == "more"
 
 

@@ -11,13 +11,13 @@ import pytest
 from textual import events
 
 from tests.ui.fake_loop import INFO
-from tests.ui.real_loop import until
+from tests.ui.real_loop import gated, release, until
 from tests.ui.test_flows import app_on, send
 from tui_agent.context import UserCommand, read_log
 from tui_agent.loop.replay import replay
 from tui_agent.session import Session, export_session
 from tui_agent.ui.history_search import HistorySearch
-from tui_agent.ui.view_model import MarkerBlock, ToolBlock, ViewModel
+from tui_agent.ui.view_model import MarkerBlock, TextBlock, ToolBlock, ViewModel
 
 
 @pytest.fixture
@@ -56,17 +56,61 @@ async def test_at_completes_paths_and_the_file_goes_with_the_prompt(workspace: P
     assert "return 42" in shown.text  # the chip is drawn from it; the words come first
 
 
-async def test_a_missing_mention_is_flagged_and_nothing_is_sent(workspace: Path) -> None:
-    async with app_on([{"text": "never"}], workspace) as (app, pilot, loop):
-        await send(pilot, "read @nope.txt please")
-        await until(
-            pilot,
-            lambda: any(
-                isinstance(b, MarkerBlock) and "@nope.txt" in b.text for b in app.vm.blocks
-            ),
-        )
-        assert user_texts(loop) == []
-        assert app.prompt_input.text == "read @nope.txt please"  # back in the input to fix
+def notes(app: object) -> list[str]:
+    return [b.text for b in app.vm.blocks if isinstance(b, MarkerBlock) and b.kind == "info"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "unresolved"),
+    [
+        ("why does @dataclass need eq=True here?", "@dataclass"),
+        ("use @pytest.fixture(scope='module') for it", "@pytest.fixture"),
+        ("install @types/node first", "@types/node"),
+        ("add @Override above toString", "@Override"),
+        ("class A:\n    @property\n    def x(self): ...", "@property"),
+    ],
+)
+async def test_a_mention_that_is_no_path_is_sent_as_text_with_a_dim_note(
+    workspace: Path, prompt: str, unresolved: str
+) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, prompt)
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        assert user_texts(loop) == [prompt]  # nothing attached, nothing held back
+        (note,) = notes(app)
+        assert unresolved in note and "sent as text" in note
+        assert not any(b.kind == "warning" for b in app.vm.blocks if isinstance(b, MarkerBlock))
+
+
+async def test_an_email_address_is_no_mention(workspace: Path) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, "write to dev@example.com about it")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == ["write to dev@example.com about it"]
+    assert notes(app) == []
+
+
+async def test_a_file_is_attached_beside_a_mention_that_is_no_path(workspace: Path) -> None:
+    async with app_on([{"text": "Answered."}], workspace) as (app, pilot, loop):
+        await send(pilot, "does @README.md mention @dataclass?")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    (sent,) = user_texts(loop)
+    assert sent.startswith("does @README.md mention @dataclass?")
+    assert '<context source="@README.md">' in sent and '@dataclass"' not in sent
+    (note,) = notes(app)
+    assert "@dataclass" in note and "README" not in note
+
+
+async def test_mentions_inside_a_paste_chip_are_pasted_text(workspace: Path) -> None:
+    code = "\n".join(["@app.route('/')", "@README.md", *[f"x{n} = {n}" for n in range(12)]])
+    async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
+        app.post_message(events.Paste(code))
+        await until(pilot, lambda: "[pasted #1: 14 lines]" in app.prompt_input.text)
+        await type_keys(pilot, " why?")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == [code + " why?"]  # neither a note nor an attached README
+    assert notes(app) == []
 
 
 async def test_a_bang_command_runs_and_its_output_goes_with_the_next_prompt(
@@ -166,6 +210,35 @@ async def test_ctrl_g_replaces_the_draft_with_what_the_editor_saved(
         await until(pilot, lambda: app.prompt_input.text == "edited in the editor")
 
 
+async def test_the_turn_goes_on_while_the_editor_is_open(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened, close = tmp_path / "editor-opened", tmp_path / "editor-close"
+    editor = tmp_path / "fake-editor"
+    editor.write_text(
+        f'#!/bin/sh\ntouch "{opened}"\nuntil [ -e "{close}" ]; do sleep 0.01; done\n'
+        'printf "written while the turn ran" > "$1"\n'
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("VISUAL", str(editor))
+    steps = [{"text": "checking", "tool_calls": [gated("check")]}, {"text": "all done"}]
+    async with app_on(steps, workspace) as (app, pilot, _loop):
+        await send(pilot, "start")
+        await until(pilot, lambda: any(isinstance(b, ToolBlock) for b in app.vm.blocks))
+        await type_keys(pilot, "next")
+        await pilot.press("ctrl+g")
+        await until(pilot, opened.exists)
+        release(workspace, "check")  # the tool ends, the model answers: all while editing
+        await until(pilot, lambda: not app.vm.busy and "all done" in answers(app))
+        assert app.prompt_input.text == "next"  # the editor is still open
+        close.touch()
+        await until(pilot, lambda: app.prompt_input.text == "written while the turn ran")
+
+
+def answers(app: object) -> str:
+    return "\n".join(b.text for b in app.vm.blocks if isinstance(b, TextBlock))  # type: ignore[attr-defined]
+
+
 async def test_a_long_paste_shows_as_a_chip_and_is_sent_whole(workspace: Path) -> None:
     pasted = "\n".join(f"line {n}" for n in range(200))
     async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
@@ -175,6 +248,26 @@ async def test_a_long_paste_shows_as_a_chip_and_is_sent_whole(workspace: Path) -
         await pilot.press("enter")
         await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
     assert user_texts(loop) == [pasted + " explain"]
+
+
+@pytest.mark.parametrize("line_end", ["\r", "\r\n"])
+async def test_a_paste_with_cr_line_ends_folds_and_is_sent_with_lf(
+    workspace: Path, line_end: str
+) -> None:
+    lines = [f"line {n}" for n in range(30)]
+    async with app_on([{"text": "Read it."}], workspace) as (app, pilot, loop):
+        app.post_message(events.Paste(line_end.join(lines)))  # as the terminal's driver does
+        await until(pilot, lambda: "[pasted #1: 30 lines]" in app.prompt_input.text)
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    assert user_texts(loop) == ["\n".join(lines)]
+
+
+async def test_a_short_cr_paste_is_inserted_once_as_lines(workspace: Path) -> None:
+    async with app_on([], workspace) as (app, pilot, _loop):
+        app.post_message(events.Paste("a\rb\r\nc"))
+        await until(pilot, lambda: bool(app.prompt_input.text))
+        assert app.prompt_input.text == "a\nb\nc"
 
 
 async def test_ctrl_o_unfolds_a_paste_into_the_draft(workspace: Path) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.real_loop import until
@@ -17,6 +19,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.rewind_screen import RestoreChoice, RewindPicker
 from tui_agent.ui.run import session_hooks
 from tui_agent.ui.view_model import MarkerBlock, UserBlock
+from tui_agent.ui.widgets.prompt_input import unfolded
 
 
 def write(path: str, content: str) -> dict[str, Any]:
@@ -32,13 +35,19 @@ STEPS = [
 
 
 @asynccontextmanager
-async def app_in(tmp_path: Path) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], Path]]:
+async def app_in(
+    tmp_path: Path, resume: str | None = None
+) -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], Path]]:
     workspace = tmp_path / "ws"
-    workspace.mkdir()
+    workspace.mkdir(exist_ok=True)
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"steps": STEPS}), encoding="utf-8")
     config = LoopConfig(
-        workspace=workspace, provider="scripted", script=str(script), approval_mode="yolo"
+        workspace=workspace,
+        provider="scripted",
+        script=str(script),
+        approval_mode="yolo",
+        resume=resume,
     )
     app = TuiAgentApp(await open_loop(config), hooks=session_hooks(config))
     try:
@@ -97,3 +106,45 @@ async def test_escape_twice_rewinds_code_and_conversation_and_refills_the_prompt
         assert not (workspace / "a.txt").exists()
         assert prompts(app) == []
         assert app.vm.status.approval_mode == "yolo"
+
+
+async def test_rewind_puts_back_what_was_typed_not_what_was_sent(tmp_path: Path) -> None:
+    pasted = "\n".join(f"trace line {n}" for n in range(15))
+    async with app_in(tmp_path) as (app, pilot, workspace):
+        (workspace / "notes.md").write_text("the notes\n", encoding="utf-8")
+        app.post_message(events.Paste(pasted))
+        await until(pilot, lambda: app.prompt_input.text == "[pasted #1: 15 lines]")
+        await send(pilot, " see @notes.md")
+        await until(pilot, lambda: not app.vm.busy and len(app.vm.blocks) > 2)
+        assert "the notes" in app.loop.history()[0].message.text  # the file went with it
+        await send(pilot, "/rewind")
+        await until(pilot, lambda: isinstance(app.screen, RewindPicker))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RestoreChoice))
+        await pilot.press("enter")
+        typed = "[pasted #1: 15 lines] see @notes.md"
+        await until(pilot, lambda: app.prompt_input.text == typed)
+        # The chip still stands for the pasted text: sent again, it is the same prompt.
+        assert unfolded(app.prompt_input.draft()) == f"{pasted} see @notes.md"
+
+
+async def test_rewind_of_a_session_logged_before_drafts_puts_back_the_words(
+    tmp_path: Path,
+) -> None:
+    async with app_in(tmp_path) as (app, pilot, workspace):
+        (workspace / "notes.md").write_text("the notes\n", encoding="utf-8")
+        await send(pilot, "see @notes.md")
+        await until(pilot, lambda: not app.vm.busy and len(app.vm.blocks) > 2)
+        session = app.loop.info.session_id
+    log = Path(os.environ["TUI_AGENT_HOME"]) / "sessions" / session / "events.jsonl"
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    for record in lines:
+        record.pop("draft", None)  # as an older version wrote the log
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    async with app_in(tmp_path, resume=session) as (app, pilot, _workspace):
+        await send(pilot, "/rewind")
+        await until(pilot, lambda: isinstance(app.screen, RewindPicker))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RestoreChoice))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.prompt_input.text == "see @notes.md")

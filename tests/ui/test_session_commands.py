@@ -51,7 +51,7 @@ async def test_slash_export_writes_the_session_into_the_workspace(tmp_path: Path
 
 
 async def test_escape_twice_on_an_empty_input_opens_the_rewind_picker() -> None:
-    plan = RestorePlan(0, "fix it", ("a.py",), ("rm -rf build",), ())
+    plan = RestorePlan(0, "fix it", None, ("a.py",), ("rm -rf build",), ())
     app = TuiAgentApp(FakeLoop(plans=[plan]))
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("escape", "escape")
@@ -59,7 +59,7 @@ async def test_escape_twice_on_an_empty_input_opens_the_rewind_picker() -> None:
 
 
 async def test_escape_on_a_draft_clears_it_without_opening_the_picker() -> None:
-    app = TuiAgentApp(FakeLoop(plans=[RestorePlan(0, "fix it", (), (), ())]))
+    app = TuiAgentApp(FakeLoop(plans=[RestorePlan(0, "fix it", None, (), (), ())]))
     async with app.run_test(size=(120, 36)) as pilot:
         app.prompt_input.insert("draft")
         await pilot.press("escape")

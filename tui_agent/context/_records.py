@@ -19,6 +19,7 @@ from tui_agent.vocab import (
     FinishReason,
     HistoryEntry,
     Message,
+    PromptDraft,
     TokenUsage,
     ToolCall,
     ToolStatus,
@@ -55,11 +56,15 @@ class TurnBegin(_Record):
 
 
 class Prompt(_Record):
-    """A user input entering history (the rewritten text, when a prompt gate rewrote it)."""
+    """A user input entering history (the rewritten text, when a prompt gate rewrote it).
+
+    `draft` is what the person typed when the message is more (attached files, pasted text in
+    place of chips); logs written before it existed have none."""
 
     type: Literal["prompt"] = "prompt"
     prompt_id: str
     message: Message
+    draft: PromptDraft | None = None
 
 
 class Notification(_Record):

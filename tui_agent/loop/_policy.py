@@ -45,6 +45,7 @@ from tui_agent.vocab import (
     LoopError,
     Message,
     PlanItem,
+    PromptDraft,
     TokenUsage,
     ToolCall,
     ToolResult,
@@ -210,7 +211,9 @@ class TurnPolicy:
         )
 
     # -- prompts ---------------------------------------------------------------------------
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> Prompt:
+    async def submit(
+        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+    ) -> Prompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
         prompt = Prompt(f"p{next(self._ids)}", text)
@@ -219,7 +222,12 @@ class TurnPolicy:
         busy = self.active is not None or agent.paused or bool(agent.queue)
         entry = HistoryEntry(
             message=user_message(text),
-            meta=EntryMeta(source="input", prompt_id=prompt.id, created_at=self._clock()),
+            meta=EntryMeta(
+                source="input",
+                prompt_id=prompt.id,
+                created_at=self._clock(),
+                draft=draft if draft is not None and draft.text != text else None,
+            ),
         )
         await agent.submit(entry)
         if busy and prompt.state == "pending":

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope, ToolStatus
+from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -28,7 +28,8 @@ class RestorePlan:
     frame, and the checkpoints module imports the tools."""
 
     turn: int
-    prompt: str  # the text that opened the turn (what a rewind puts back in the input)
+    prompt: str  # the text that opened the turn, as the model read it
+    draft: PromptDraft | None  # what the person typed, when recorded (what a rewind puts back)
     files: tuple[str, ...]  # files whose content would change
     shell: tuple[str, ...]  # shell commands run since, whose effects stay
     changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
@@ -114,9 +115,13 @@ class LoopApi(Protocol):
         """The same events as `subscribe`, as an async iterator (for scripts and tests)."""
         ...
 
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle:
+    async def submit(
+        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+    ) -> PromptHandle:
         """Queue a prompt; it opens the next turn, or with `steer_if_active` joins the running
-        one at its next drain point (the turn then takes at least one more step)."""
+        one at its next drain point (the turn then takes at least one more step). `draft` is
+        what the person typed, when `text` is more (attached files, pasted text): the log keeps
+        it for a rewind to put back."""
         ...
 
     async def steer(self, prompt_ids: list[str]) -> bool:

@@ -38,6 +38,7 @@ from tui_agent.context import (
 )
 from tui_agent.loop.api import RestorePlan
 from tui_agent.tools import Workspace, WorkspaceError, save_file
+from tui_agent.vocab import PromptDraft
 
 RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
 
@@ -46,6 +47,7 @@ RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writ
 class _Turn:
     number: int
     prompt: str = ""
+    draft: PromptDraft | None = None
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Timeline:
                 case Prompt():
                     if timeline.turns and not timeline.turns[-1].prompt:
                         timeline.turns[-1].prompt = record.message.text
+                        timeline.turns[-1].draft = record.draft
                 case Rewind():
                     timeline.turns = [t for t in timeline.turns if t.number < record.turn]
                 case FileCheckpoint():
@@ -107,8 +110,10 @@ class Timeline:
         """The digest each file had when the agent (or a restore) last wrote it."""
         return {checkpoint.path: checkpoint.after for _, _, checkpoint in self.checkpoints}
 
-    def prompt_of(self, turn: int) -> str:
-        return next((t.prompt for t in self.turns if t.number == turn), "")
+    def prompt_of(self, turn: int) -> tuple[str, PromptDraft | None]:
+        """The text that opened turn `turn`, and what the person typed for it (if recorded)."""
+        found = next((t for t in self.turns if t.number == turn), _Turn(turn))
+        return found.prompt, found.draft
 
     def shell_since(self, turn: int) -> tuple[str, ...]:
         return tuple(command for number, command in self.shell if number >= turn)
@@ -179,8 +184,9 @@ class Checkpoints:
                 files.append(path)
                 if current != left.get(path):
                     outside.append(path)
+        prompt, draft = timeline.prompt_of(turn)
         return RestorePlan(
-            turn, timeline.prompt_of(turn), tuple(files), timeline.shell_since(turn), tuple(outside)
+            turn, prompt, draft, tuple(files), timeline.shell_since(turn), tuple(outside)
         )
 
     async def restore(self, turn: int) -> tuple[str, ...]:

@@ -60,7 +60,9 @@ class LogJournal:
         if meta.source == "input" and meta.in_turn:
             self.log.write(Steer(prompt_ids=meta.prompt_ids, entry=entry))
         elif meta.source == "input" and meta.prompt_id:
-            self.log.write(Prompt(prompt_id=meta.prompt_id, message=entry.message))
+            self.log.write(
+                Prompt(prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft)
+            )
         elif meta.source == "notify":
             self.log.write(Notification(entry=entry))
         elif meta.source == "reminder":

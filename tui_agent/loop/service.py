@@ -43,6 +43,7 @@ from tui_agent.vocab import (
     LLMError,
     LLMErrorKind,
     PlanItem,
+    PromptDraft,
     RuleScope,
     ToolStatus,
     TurnError,
@@ -176,8 +177,10 @@ class AgentLoopService:
             remove()
 
     # -- LoopApi: commands -------------------------------------------------------------------
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> Prompt:
-        return await self._policy.submit(text, steer_if_active=steer_if_active)
+    async def submit(
+        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+    ) -> Prompt:
+        return await self._policy.submit(text, steer_if_active=steer_if_active, draft=draft)
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         return await self._policy.steer(prompt_ids)

@@ -37,7 +37,7 @@ class Attachment:
 @dataclass(frozen=True)
 class Mentions:
     attachments: tuple[Attachment, ...]
-    missing: tuple[str, ...]  # mentioned paths that are not in the workspace
+    missing: tuple[str, ...]  # mentions that are no path in the workspace (`@dataclass`)
 
 
 def mentioned_paths(text: str) -> list[str]:

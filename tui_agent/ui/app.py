@@ -20,6 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -42,8 +43,14 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.opening import OpeningLoop
-from tui_agent.ui.prompt_power import PromptPower
-from tui_agent.ui.rewind_screen import CODE, CONVERSATION, RestoreChoice, RewindPicker
+from tui_agent.ui.prompt_power import PromptPower, unresolved_note
+from tui_agent.ui.rewind_screen import (
+    CODE,
+    CONVERSATION,
+    RestoreChoice,
+    RewindPicker,
+    typed_prompt,
+)
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
@@ -53,17 +60,18 @@ from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.find_bar import FindBar
 from tui_agent.ui.widgets.key_footer import KeyFooter
 from tui_agent.ui.widgets.plan_pane import PlanPane
-from tui_agent.ui.widgets.prompt_input import PromptInput
+from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import APPROVAL_MODES, ToolStatus
+from tui_agent.vocab import APPROVAL_MODES, PromptDraft, ToolStatus
 
 T = TypeVar("T")
 
 NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+CONFIRM_WINDOW_S = 30.0  # a command that would cancel the turn, sent again within this, goes
 DEMO_NOTICE = (
     "Demo mode: no API key is configured, so a built-in scripted model answers. "
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
@@ -90,6 +98,15 @@ def welcome_text(info: LoopInfo) -> str:
 
 
 _log = logging.getLogger(__name__)
+
+
+@dataclass
+class HeldPrompt:
+    """A queued prompt taken out of the queue while the person edits it."""
+
+    text: str
+    place: int  # its index in the queue when it was taken out
+    sent: bool = False  # it had entered a turn before it could be taken out
 
 
 class _Pending(Message):
@@ -138,8 +155,10 @@ class TuiAgentApp(App[None]):
         self._dirty: set[str] = set()
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
-        self._editing: str | None = None  # prompt id of the queued prompt being edited
+        self._editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._in_editor = False  # Ctrl+G's editor runs (one at a time)
+        self._confirming: tuple[str, float] | None = None  # a command that asked, and when
         self._footer_state: tuple[object, ...] = ()
         self.narrow = False
         self.transcript = Transcript(self.vm, id="transcript")
@@ -521,28 +540,30 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _send(self, words: str, *, steer: bool) -> None:
-        """Send what the user typed: mentions read and `!` outputs attached first."""
-        if "@" not in words and not self.power.pending:
-            self._submit(words, steer=steer)
+    def _send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
+        """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
+        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
+        typed = typed or draft
+        if "@" not in draft.text and not self.power.pending:
+            self._submit(unfolded(draft), steer=steer, draft=typed)
         else:
-            self._call(self._send_with_context(words, steer), "reading the mentioned files")
+            self._call(self._send_with_context(draft, steer, typed), "reading the mentioned files")
 
-    async def _send_with_context(self, words: str, steer: bool) -> None:
-        text, missing = await self.power.prepare(Path(self.loop.info.workspace), words)
-        if missing:
-            shown = ", ".join(f"@{path}" for path in missing)
-            self.vm.add_marker("warning", f"not in the workspace: {shown}; nothing was sent")
-            if not self.prompt_input.text:  # give the draft back to fix the mention
-                self.prompt_input.load_text(words)
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-            return
-        self._submit(text, steer=steer, words=words)
+    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
+        words = unfolded(draft)
+        text, unresolved = await self.power.prepare(
+            Path(self.loop.info.workspace), words, mentions_in=draft.text
+        )
+        if unresolved:
+            self.vm.add_marker("info", unresolved_note(unresolved))
+        self._submit(text, steer=steer, words=words, draft=typed)
 
-    def _submit(self, text: str, *, steer: bool, words: str | None = None) -> None:
+    def _submit(
+        self, text: str, *, steer: bool, words: str | None = None, draft: PromptDraft | None = None
+    ) -> None:
         self._remember(text if words is None else words)
         self.transcript.action_follow()
-        self._call(self.loop.submit(text, steer_if_active=steer), "submit")
+        self._call(self.loop.submit(text, steer_if_active=steer, draft=draft), "submit")
 
     def _remember(self, typed: str) -> None:
         """Keep what the person typed for Up/Down and Ctrl+R, in memory and on disk."""
@@ -562,9 +583,7 @@ class TuiAgentApp(App[None]):
         if chosen is not None and not isinstance(commands.parse(text), tuple):
             text = f"/{chosen.name}"
         if self._editing is not None:
-            prompt_id = self._editing
-            self._call(self.loop.edit_queued(prompt_id, text), "edit")
-            self._leave_edit(clear=False)
+            self._leave_edit(text)
             return
         if text.startswith("!") and text[1:].strip():
             self._remember(text)
@@ -575,11 +594,13 @@ class TuiAgentApp(App[None]):
             self.transcript.action_follow()
             self.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
-            self._send(parsed[0].custom.expand(parsed[1]), steer=message.steer)
+            # A command is one line, so it holds no paste chip: its expansion is plain text.
+            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
+            self._send(expanded, steer=message.steer, typed=message.draft)
         elif parsed is not None:
             self.run_slash(parsed[0].name, parsed[1])
         else:
-            self._send(text, steer=message.steer)
+            self._send(message.draft, steer=message.steer)
 
     async def _run_bang(self, command: str) -> None:
         self.transcript.action_follow()
@@ -673,14 +694,22 @@ class TuiAgentApp(App[None]):
 
     @on(PromptInput.EditorRequested)
     def _on_editor(self) -> None:
+        # A task, not awaited here: the app's own messages (the turn's events) go on meanwhile.
+        if not self._in_editor:
+            self._in_editor = True
+            self._call(self._edit_draft(), "the editor")
+
+    async def _edit_draft(self) -> None:
         from tui_agent.ui.editor import edit_in_editor
 
-        draft = self.prompt_input.unfolded(self.prompt_input.text)
+        draft = unfolded(self.prompt_input.draft())
         try:
-            edited = edit_in_editor(self, draft)
+            edited = await edit_in_editor(self, draft)
         except (OSError, RuntimeError) as exc:
             self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
             return
+        finally:
+            self._in_editor = False
         self.prompt_input.load_text(edited)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
 
@@ -707,21 +736,54 @@ class TuiAgentApp(App[None]):
 
     @on(QueuePane.EditRequested)
     def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
-        self._editing = message.prompt_id
+        """Edit a queued prompt, held out of the queue meanwhile: a turn that ends during the
+        edit does not send the old text, and the saved text goes back in its place. The input
+        takes the text at once (keys typed right after Enter edit it); the loop lets go of the
+        prompt in a task."""
+        prompts = [row.prompt_id for row in self.vm.queue if row.prompt_id is not None]
+        if message.prompt_id not in prompts or self._editing is not None:
+            return
+        held = HeldPrompt(message.text, prompts.index(message.prompt_id))
+        self._editing = held
         self.prompt_input.load_text(message.text)
         self.prompt_input.move_cursor(self.prompt_input.document.end)
-        self.prompt_input.border_title = "editing a queued prompt: Enter saves, Esc keeps it"
+        self.prompt_input.border_title = (
+            "editing a queued prompt (held out of the queue): Enter saves, Esc keeps it as it was"
+        )
         self.prompt_input.add_class("-editing")
         self.prompt_input.focus()
         self._refresh_footer()
+        self._call(self._take_out(message.prompt_id, held), "edit")
 
-    def _leave_edit(self, *, clear: bool = True) -> None:
-        self._editing = None
+    async def _take_out(self, prompt_id: str, held: HeldPrompt) -> None:
+        queued = [q.prompt_id for q in self.loop.snapshot().queue]
+        # No await between this check and the cancel: a prompt that has entered a turn is
+        # never cancelled (that would cancel the turn).
+        if prompt_id in queued and await self.loop.cancel(prompt_id):
+            return
+        held.sent = True
+        self.vm.add_marker(
+            "info", "that prompt had already gone into the turn: Enter sends your edit as a new one"
+        )
+
+    def _leave_edit(self, saved: str | None = None) -> None:
+        """Put the held prompt back in its place in the queue: the saved text, else the old
+        (one that went into a turn meanwhile: only a saved edit, as a new prompt)."""
+        held, self._editing = self._editing, None
         self.prompt_input.border_title = None
         self.prompt_input.remove_class("-editing")
-        if clear:
+        if saved is None:
             self.prompt_input.clear_input()
+        if held is not None and (saved is not None or not held.sent):
+            self._call(self._requeue(saved or held.text, None if held.sent else held.place), "edit")
         self._refresh_footer()
+
+    async def _requeue(self, text: str, place: int | None) -> None:
+        handle = await self.loop.submit(text)
+        queued = [q.prompt_id for q in self.loop.snapshot().queue]
+        if place is not None and handle.id in queued and queued.index(handle.id) > place:
+            await self.loop.move_queued(handle.id, place - queued.index(handle.id))
+            self.vm.sync_queue(self.loop.snapshot())
 
     @on(QueuePane.RemoveRequested)
     def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:
@@ -800,7 +862,7 @@ class TuiAgentApp(App[None]):
         elif self._escape_twice():
             self.run_slash("rewind")
         else:
-            self.prompt_input.clear_input()
+            self.prompt_input.clear_draft()
             self.prompt_input.focus()
 
     def _selected_text(self) -> str:
@@ -839,7 +901,7 @@ class TuiAgentApp(App[None]):
         if self.vm.busy:
             self.action_cancel_turn()
         else:
-            self.prompt_input.clear_input()
+            self.prompt_input.clear_draft()
             self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
 
     def get_driver_class(self) -> type[Driver]:
@@ -928,6 +990,9 @@ class TuiAgentApp(App[None]):
             # A command answers at the end of the transcript: show the end (typed, picked in
             # the palette, or Esc Esc), however far up the person had scrolled.
             self.transcript.action_follow()
+        ends_the_turn = name == "new" or (name in ("model", "resume") and bool(arg))
+        if ends_the_turn and not self._confirmed(f"{name} {arg}".strip()):
+            return
         match name:
             case "help":
                 self.vm.add_marker("info", commands.help_text(self.power.commands))
@@ -944,7 +1009,12 @@ class TuiAgentApp(App[None]):
                 else:
                     self._pick_session()
             case "compact":
-                self._call(self.loop.compact(), "/compact")
+                if self.vm.busy:
+                    self.vm.add_marker(
+                        "warning", "/compact waits until the turn has ended; nothing was done"
+                    )
+                else:
+                    self._call(self.loop.compact(), "/compact")
             case "model":
                 if not arg:
                     model = self.vm.status.model
@@ -995,6 +1065,22 @@ class TuiAgentApp(App[None]):
             "warning" if problem else "info",
             problem or f"removed {rule.effect} {rule.text} ({rule.source})",
         )
+
+    def _confirmed(self, command: str) -> bool:
+        """Whether `/command` may go ahead: when idle, yes; while a turn runs (which it would
+        cancel) only when the same command is sent again within `CONFIRM_WINDOW_S`."""
+        if not self.vm.busy:
+            return True
+        now, asked = self.clock(), self._confirming
+        if asked is not None and asked[0] == command and now - asked[1] <= CONFIRM_WINDOW_S:
+            self._confirming = None
+            return True
+        self._confirming = (command, now)
+        self.vm.add_marker(
+            "warning",
+            f"a turn is running and /{command} would cancel it: send /{command} again to go ahead",
+        )
+        return False
 
     def _mcp(self, arg: str) -> None:
         action, _, name = arg.partition(" ")
@@ -1084,8 +1170,7 @@ class TuiAgentApp(App[None]):
             await self.loop.restore_files(plan.turn)
         if conversation and resume is not None:
             await self._reopen(resume)  # the reopened session shows the rewound conversation
-        self.prompt_input.load_text(plan.prompt)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
+        self.prompt_input.load_draft(typed_prompt(plan))
         self.prompt_input.focus()
 
     def _unavailable(self, name: str) -> None:

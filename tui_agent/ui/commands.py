@@ -38,11 +38,11 @@ def custom_commands(found: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "", "Keys and commands"),
-    SlashCommand("new", "", "Start a new session (also /clear)"),
+    SlashCommand("new", "", "Start a new session (also /clear; mid-turn: send it twice)"),
     SlashCommand("sessions", "", "Pick a session to resume"),
     SlashCommand("resume", "[SESSION_ID]", "Resume a session (no id: pick one)"),
-    SlashCommand("compact", "", "Summarise the conversation to free context"),
-    SlashCommand("model", "NAME", "Switch the model for this session"),
+    SlashCommand("compact", "", "Summarise the conversation to free context (when idle)"),
+    SlashCommand("model", "NAME", "Switch the model for this session (mid-turn: send it twice)"),
     SlashCommand(
         "approval", "[plan|ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"
     ),
@@ -111,7 +111,7 @@ def nearest(word: str, custom: Sequence[SlashCommand] = ()) -> tuple[str, ...]:
 KEYS_HELP = """\
 Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
-Esc             cancel the turn (again: force); idle: clear the input
+Esc             cancel the turn (again: force); idle: clear the input (Ctrl+Z or Up: back)
 Esc Esc         on an empty input: rewind to an earlier prompt
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
@@ -131,7 +131,8 @@ Ctrl+F, /find   search the whole transcript: Enter/F3 the next match up,
 Ctrl+T, Ctrl+N  tools / queue pane: Delete cancels or removes, Enter edits,
                 Ctrl+S steers, Shift+Up/Down reorders
 Typing anywhere outside a text box goes to the prompt
-F2              machine inspector;  Ctrl+P: command palette"""
+F2              machine inspector;  Ctrl+P: command palette
+/new, /model, /resume ID cancel a running turn: sent mid-turn they ask first (send it again)"""
 
 
 def help_text(custom: Sequence[SlashCommand] = ()) -> str:

@@ -2,13 +2,18 @@
 
 The app gives up the terminal while the editor runs (Textual's `suspend`) and takes it back
 after; where the terminal cannot be handed over (a headless run), the editor runs without it.
-Saving replaces the draft; an editor that fails leaves the draft as it was and says why.
+The editor is an asyncio child process, awaited: the event loop keeps running the turn (its
+stream, tool pipes and timers) while the person edits. Nothing is drawn meanwhile (a batch
+holds the screen's updates; the first frame after it shows all that happened). Saving replaces
+the draft; an editor that fails leaves the draft as it was and says why.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -21,17 +26,39 @@ def editor_command() -> list[str]:
     return shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
 
 
-def edit_in_editor(app: App[Any], text: str) -> str:
+async def edit_in_editor(app: App[Any], text: str) -> str:
     """The draft after the user edited it; raises `OSError` or `RuntimeError` on failure."""
-    with tempfile.TemporaryDirectory(prefix="tui-agent-") as folder:
-        path = Path(folder) / "prompt.md"
-        path.write_text(text, encoding="utf-8")
+    folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="tui-agent-"))
+    try:
+        path = folder / "prompt.md"
+        await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         command = [*editor_command(), str(path)]
         try:
-            with app.suspend():
-                done = subprocess.run(command, check=False)
+            # The batch is entered first and left last: the frame it releases is drawn once
+            # the terminal is the app's again.
+            with app.batch_update(), app.suspend():
+                status = await _run(command, terminal=True)
         except SuspendNotSupported:
-            done = subprocess.run(command, check=False, capture_output=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{command[0]} exited with status {done.returncode}")
-        return path.read_text(encoding="utf-8").rstrip("\n")
+            status = await _run(command, terminal=False)
+        if status != 0:
+            raise RuntimeError(f"{command[0]} exited with status {status}")
+        edited = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        return edited.rstrip("\n")
+    finally:
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+async def _run(command: list[str], *, terminal: bool) -> int:
+    """Run the editor to its end; with `terminal` it inherits the app's terminal."""
+    quiet = None if terminal else subprocess.DEVNULL
+    process = await asyncio.create_subprocess_exec(
+        *command, stdin=quiet, stdout=quiet, stderr=quiet
+    )
+    try:
+        return await process.wait()
+    except asyncio.CancelledError:
+        # The app is ending under the editor: the editor must not outlive it.
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        raise

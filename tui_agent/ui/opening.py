@@ -22,7 +22,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, RuleScope, ToolStatus
+from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
     from tui_agent.loop.subagent import SubagentRun
@@ -81,8 +81,10 @@ class OpeningLoop:
             yield event
 
     # -- commands: forwarded once the real loop is attached ------------------------------------
-    async def submit(self, text: str, *, steer_if_active: bool = False) -> PromptHandle:
-        return await (await self._real()).submit(text, steer_if_active=steer_if_active)
+    async def submit(
+        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+    ) -> PromptHandle:
+        return await (await self._real()).submit(text, steer_if_active=steer_if_active, draft=draft)
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         return await (await self._real()).steer(prompt_ids)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,16 @@ if TYPE_CHECKING:
     from tui_agent.session import FileIndex
 
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?P<query>[^\s"@]*)$')
+
+
+NOTE_NAMES = 5  # unresolved mentions named in the note; more are counted
+
+
+def unresolved_note(mentions: Sequence[str]) -> str:
+    """The dim line that says which `@words` went as text (a decorator, a package, a handle)."""
+    named = ", ".join(f"@{m}" for m in mentions[:NOTE_NAMES])
+    more = f" and {len(mentions) - NOTE_NAMES} more" if len(mentions) > NOTE_NAMES else ""
+    return f"sent as text, not attached (no such file in the workspace): {named}{more}"
 
 
 class PromptPower:
@@ -100,15 +111,17 @@ class PromptPower:
             return []
         return self.index.match(query)
 
-    async def prepare(self, workspace: Path, words: str) -> tuple[str, tuple[str, ...]]:
-        """The text to send for `words` (mentions read, `!` outputs attached), and the
-        mentioned paths that do not exist (then nothing should be sent)."""
-        mentions = await read_mentions(workspace, words)
-        if mentions.missing:
-            return words, mentions.missing
+    async def prepare(
+        self, workspace: Path, words: str, *, mentions_in: str
+    ) -> tuple[str, tuple[str, ...]]:
+        """The text to send for `words`: the files and folders that `mentions_in` (the words
+        as typed, pastes still folded) mentions, and the `!` outputs, attached. Also the
+        mentions that are no path in the workspace (`@dataclass`, `@types/node`): they stay
+        in the words as the plain text they are."""
+        mentions = await read_mentions(workspace, mentions_in)
         text = attach(words, [*mentions.attachments, *self.pending])
         self.pending = []
-        return text, ()
+        return text, mentions.missing
 
     # -- ! commands ------------------------------------------------------------------------------
 

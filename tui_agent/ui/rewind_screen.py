@@ -3,7 +3,8 @@
 `RewindPicker` lists the prompts still in the conversation (the latest highlighted) and returns
 the chosen `RestorePlan`. `RestoreChoice` shows what a restore would do (the files it puts back,
 those someone else changed since, the shell calls it cannot undo) and returns the chosen option's
-id, or None when the person backs out.
+id, or None when the person backs out. Both name a prompt as the person typed it
+(`typed_prompt`): the words, mentions and paste chips, never the files attached to it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.loop.api import RestorePlan
+from tui_agent.session import split_attachments
+from tui_agent.vocab import PromptDraft
 
 BOTH, CONVERSATION, CODE = "both", "conversation", "code"
+
+
+def typed_prompt(plan: RestorePlan) -> PromptDraft:
+    """What the person typed for the plan's prompt. A log from before drafts were recorded
+    gives the words without their attachments (the mentions are in the words)."""
+    return plan.draft or PromptDraft(text=split_attachments(plan.prompt)[0])
 
 
 def _first_line(text: str, width: int = 80) -> str:
@@ -42,7 +51,7 @@ class RewindPicker(ModalScreen[RestorePlan | None]):
             )
             options = []
             for index, plan in enumerate(self.plans):
-                label = Text(f"❯ {_first_line(plan.prompt)}")
+                label = Text(f"❯ {_first_line(typed_prompt(plan).text)}")
                 facts = []
                 if plan.files:
                     facts.append(f"{len(plan.files)} file{'s' * (len(plan.files) != 1)}")
@@ -80,12 +89,16 @@ class RestoreChoice(ModalScreen[str | None]):
                 *options,
                 (CODE, "Restore the code only"),
             ]
-        return cls(f"Rewind to before: {_first_line(plan.prompt)}", plan, options)
+        return cls(f"Rewind to before: {_first_line(typed_prompt(plan).text)}", plan, options)
 
     @classmethod
     def for_undo(cls, plan: RestorePlan) -> RestoreChoice:
         label = "Restore them, overwriting what changed since"
-        return cls(f"Undo the file changes of: {_first_line(plan.prompt)}", plan, [(CODE, label)])
+        return cls(
+            f"Undo the file changes of: {_first_line(typed_prompt(plan).text)}",
+            plan,
+            [(CODE, label)],
+        )
 
     def compose(self) -> ComposeResult:
         plan = self.plan

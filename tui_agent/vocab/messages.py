@@ -91,6 +91,14 @@ def system_message(text: str) -> Message:
 Source = Literal["input", "notify", "reminder", "llm", "tool", "salvaged", "async-tool"]
 
 
+class PromptDraft(_Frozen):
+    """A prompt as the person typed it: `@` mentions as typed, each `[pasted #N: … lines]` chip
+    as a chip with the pasted text behind it in `pastes` (what a rewind puts back)."""
+
+    text: str
+    pastes: dict[int, str] = Field(default_factory=dict)
+
+
 class EntryMeta(_Frozen):
     source: Source
     key: str | None = None  # reminders: one per key
@@ -103,6 +111,7 @@ class EntryMeta(_Frozen):
     finish: Finish | None = None
     message_id: str | None = None
     note: str | None = None  # tool results: model-only addendum
+    draft: PromptDraft | None = None  # input: the typed form, when it differs from the message
 
 
 class HistoryEntry(_Frozen):

@@ -3,7 +3,9 @@
 The text is taken and the input cleared at the key press itself, so whatever is typed after
 Enter (even in the same burst) belongs to the next prompt.
 
-Up and Down on an empty input (or while walking the history) recall earlier prompts. A leading
+Up and Down on an empty input (or while walking the history) recall earlier prompts. A draft
+the person cleared (Esc, Ctrl+C) is never lost: Ctrl+Z undoes the clear, and Up on the empty
+input brings it back before any earlier prompt, its paste chips with it. A leading
 `/` opens slash-command completion (Tab completes, Up/Down choose); `@` opens path completion
 (Tab or Enter accepts). A paste of more than `FOLD_LINES` lines shows as a `[pasted #1: 200
 lines]` chip (Ctrl+O puts the text itself in the draft; with no chip, Ctrl+O is the app's
@@ -22,9 +24,16 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui_agent.vocab import PromptDraft
+
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
 FOLD_LINES = 10  # a paste of more lines than this shows as a chip
 PASTE_CHIP = re.compile(r"\[pasted #(\d+): \d+ lines\]")
+
+
+def unfolded(draft: PromptDraft) -> str:
+    """The draft's text with each paste chip replaced by the text it stands for."""
+    return PASTE_CHIP.sub(lambda m: draft.pastes.get(int(m.group(1)), m.group(0)), draft.text)
 
 
 class PromptInput(TextArea):
@@ -36,9 +45,10 @@ class PromptInput(TextArea):
     class Submitted(Message):
         """Sent with the text as it was at the key press; the input is already empty."""
 
-        def __init__(self, text: str, *, steer: bool, completing: bool) -> None:
+        def __init__(self, draft: PromptDraft, *, steer: bool, completing: bool) -> None:
             super().__init__()
-            self.text = text
+            self.draft = draft  # as typed: chips folded
+            self.text = unfolded(draft)  # the words to send: each chip's pasted text in place
             self.steer = steer
             self.completing = completing  # the slash completion was open: Enter picks from it
 
@@ -83,6 +93,7 @@ class PromptInput(TextArea):
         self.completion_open = False
         self.mention_open = False
         self.pastes: dict[int, str] = {}  # folded pastes by chip number
+        self.cleared: PromptDraft | None = None  # the last draft the person cleared, until sent
 
     # ------------------------------------------------------------ keys
 
@@ -135,39 +146,58 @@ class PromptInput(TextArea):
         self.replace("\n", *self.selection)
 
     def _post_submit(self, *, steer: bool) -> None:
-        text = self.unfolded(self.text)
-        if not text.strip():
+        draft = self.draft()
+        if not unfolded(draft).strip():
             return
-        self.post_message(self.Submitted(text, steer=steer, completing=self.completion_open))
+        if self.cleared is not None and self.cleared.text == self.text:
+            self.cleared = None  # brought back and sent: nothing left to recover
+        self.post_message(self.Submitted(draft, steer=steer, completing=self.completion_open))
         self.clear_input()  # now, so keys typed after Enter start the next prompt
 
     # ------------------------------------------------------------ pastes
 
     async def _on_paste(self, event: events.Paste) -> None:
+        # tmux and many terminals end pasted lines in CR (the Enter key's byte), some in CRLF:
+        # one kind of line end, so a CR paste folds like any other and is sent with LFs.
+        event.text = event.text.replace("\r\n", "\n").replace("\r", "\n")
         lines = event.text.count("\n") + 1
         if lines <= FOLD_LINES or self.read_only:
-            await super()._on_paste(event)
-            return
+            return  # Textual runs TextArea's own handler next: it inserts the text (once)
         event.stop()
         event.prevent_default()
         number = max(self.pastes, default=0) + 1
         self.pastes[number] = event.text
         self.replace(f"[pasted #{number}: {lines} lines]", *self.selection)
 
-    def unfolded(self, text: str) -> str:
-        """`text` with each paste chip replaced by the text it stands for."""
-        return PASTE_CHIP.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)
+    def draft(self) -> PromptDraft:
+        """The text as typed, with the pasted text of the chips it shows."""
+        shown = {int(m.group(1)) for m in PASTE_CHIP.finditer(self.text)}
+        return PromptDraft(
+            text=self.text, pastes={n: t for n, t in self.pastes.items() if n in shown}
+        )
+
+    def load_draft(self, draft: PromptDraft) -> None:
+        """Put a draft in the input, its chips standing for their pasted text again."""
+        self._history_at = None
+        self.pastes = dict(draft.pastes)
+        self.load_text(draft.text)
+        self.move_cursor(self.document.end)
 
     def unfold_pastes(self) -> None:
         """Ctrl+O: put the pasted text itself in the draft, to read or change it."""
         if PASTE_CHIP.search(self.text):
-            self.load_text(self.unfolded(self.text))
+            self.load_text(unfolded(self.draft()))
             self.move_cursor(self.document.end)
 
     # ------------------------------------------------------------ history
 
+    def _recallable(self) -> list[str]:
+        """What Up walks through, newest last: the prompts sent, then the cleared draft."""
+        cleared = [] if self.cleared is None else [self.cleared.text]
+        return [*self.prompt_history, *cleared]
+
     def _can_walk_history(self, *, up: bool) -> bool:
-        if not self.prompt_history:
+        if not self._recallable():
             return False
         if self._history_at is None:
             return up and not self.text
@@ -175,18 +205,29 @@ class PromptInput(TextArea):
         return row == 0 if up else row == self.document.line_count - 1
 
     def _walk_history(self, step: int) -> None:
+        recallable = self._recallable()
         if self._history_at is None:
             self._draft = self.text
-            at = len(self.prompt_history) - 1
+            at = len(recallable) - 1
         else:
             at = self._history_at + step
-        if at >= len(self.prompt_history):
+        if at >= len(recallable):
             self._history_at = None
             self.load_text(self._draft)
         else:
             self._history_at = max(0, at)
-            self.load_text(self.prompt_history[self._history_at])
+            if self.cleared is not None and self._history_at == len(self.prompt_history):
+                self.pastes = dict(self.cleared.pastes)  # its chips stand for their text again
+            self.load_text(recallable[self._history_at])
         self.move_cursor(self.document.end)
+
+    def clear_draft(self) -> None:
+        """The person clears the draft (Esc, Ctrl+C): kept for Up, and cleared as an edit so
+        Ctrl+Z undoes it (the chips' pasted text stays behind them)."""
+        if self.text.strip():
+            self.cleared = self.draft()
+        self._history_at = None
+        self.clear()
 
     def clear_input(self) -> None:
         self._history_at = None
