@@ -63,5 +63,5 @@ def test_a_headless_sub_agents_edit_is_denied_without_yolo(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     child_result = server.requests[2]["messages"][-1]
     assert child_result["role"] == "tool"
-    assert "needs the user's approval, but this run cannot ask anyone" in child_result["content"]
+    assert "needs the person's approval and this run cannot ask anyone" in child_result["content"]
     assert not (workspace / "b.txt").exists()

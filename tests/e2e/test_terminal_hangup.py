@@ -64,6 +64,10 @@ def _start(tmux: Tmux, tmp_path: Path, before: str) -> tuple[int, Path]:
     script.write_text(json.dumps({"steps": steps}))
     app = [sys.executable, "-m", "tui_agent", "--workspace", str(workspace)]
     app += ["--provider", "scripted", "--script", str(script), "--yolo", "run it"]
+    # Outside the sandbox: the test reads the tool's child pid as the host sees it (a sandboxed
+    # command has pids of its own namespace); the sandbox's own kill on the agent's death is
+    # tried in tests/tools/test_sandbox_attacks.py.
+    app += ["--sandbox", "off"]
     # `exec`: the app takes the shell's place, so it leads the terminal's session.
     line = f"{before}exec {shlex.join(['env', 'TERM=xterm-256color', *app])}"
     tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", line)
