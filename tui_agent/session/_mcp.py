@@ -18,7 +18,6 @@ per workspace, by each server's name and command line (a changed command asks ag
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 from tui_agent import keys
 from tui_agent.session._config import Config, ConfigError, McpServerTable, toml_key
 from tui_agent.session._paths import AppPaths
+from tui_agent.session._trust import TrustFile, fingerprint
 
 if TYPE_CHECKING:  # loaded only when a server is configured: the one-shot path stays light
     from tui_agent.tools.mcp import McpServerConfig
@@ -203,34 +203,19 @@ class WorkspaceTrust:
     """The workspace servers a user approved, kept under `$TUI_AGENT_HOME` (`--yolo`: all)."""
 
     def __init__(self, workspace: Path, *, yolo: bool = False, file: Path | None = None) -> None:
-        self._workspace = str(workspace)
         self._yolo = yolo
-        self._file = file or AppPaths.from_env().data_dir / APPROVALS_FILE
+        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / APPROVALS_FILE, workspace)
 
     def approved(self, servers: Sequence[McpServerConfig]) -> bool:
         if self._yolo:
             return True
-        known = set(self._read().get(self._workspace, []))
+        known = self._trusted.known()
         return all(_fingerprint(server) in known for server in servers)
 
     def remember(self, servers: Sequence[McpServerConfig]) -> None:
-        data = self._read()
-        known = data.setdefault(self._workspace, [])
-        known.extend(f for f in map(_fingerprint, servers) if f not in known)
-        self._file.parent.mkdir(parents=True, exist_ok=True)
-        partial = self._file.with_suffix(".tmp")
-        partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        partial.replace(self._file)
-
-    def _read(self) -> dict[str, list[str]]:
-        try:
-            data: Any = json.loads(self._file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}  # missing or damaged: nothing approved yet, the user is asked again
-        return data if isinstance(data, dict) else {}
+        self._trusted.add(map(_fingerprint, servers))
 
 
 def _fingerprint(server: McpServerConfig) -> str:
     # Only the name and what runs: env and headers may hold secrets, which never reach a file.
-    text = json.dumps([server.name, server.transport, server.command_line()])
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return fingerprint(server.name, server.transport, server.command_line())

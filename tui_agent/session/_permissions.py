@@ -14,7 +14,6 @@ in `config.toml` is a `ConfigError`; one in a JSON file is skipped with a proble
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ import tomlkit
 
 from tui_agent.session._config import Config, ConfigError
 from tui_agent.session._paths import AppPaths
+from tui_agent.session._trust import TrustFile, fingerprint
 from tui_agent.tools import EFFECTS, Rule, RuleError, parse_rule
 from tui_agent.vocab import RuleScope
 
@@ -103,30 +103,18 @@ class RuleTrust:
     """The project rules a person trusted, per workspace (`trust_all`: `--yolo`)."""
 
     def __init__(self, workspace: Path, *, trust_all: bool = False, file: Path | None = None):
-        self._workspace = str(workspace)
         self._all = trust_all
-        self._file = file or AppPaths.from_env().data_dir / TRUST_FILE
+        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / TRUST_FILE, workspace)
 
     def trusted(self, rule: Rule) -> bool:
-        return self._all or _fingerprint(rule) in self._read().get(self._workspace, [])
+        return self._all or _fingerprint(rule) in self._trusted.known()
 
     def remember(self, rules: Iterable[Rule]) -> None:
-        data = self._read()
-        known = data.setdefault(self._workspace, [])
-        known.extend(f for f in map(_fingerprint, rules) if f not in known)
-        _write_text(self._file, json.dumps(data, indent=1))
-
-    def _read(self) -> dict[str, list[str]]:
-        try:
-            data: Any = json.loads(self._file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}  # missing or damaged: nothing trusted yet, the person is asked again
-        return data if isinstance(data, dict) else {}
+        self._trusted.add(map(_fingerprint, rules))
 
 
 def _fingerprint(rule: Rule) -> str:
-    text = json.dumps([rule.source, rule.effect, rule.text])
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return fingerprint(rule.source, rule.effect, rule.text)
 
 
 class RuleFiles:

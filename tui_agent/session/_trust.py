@@ -1,0 +1,47 @@
+"""What a person trusted in a workspace, kept between runs.
+
+Things that come with a repository (its `.mcp.json` servers, its permission rules) act only once
+the person trusts them. Each is remembered as a fingerprint of what makes it what it is, per
+workspace, in a JSON file under `$TUI_AGENT_HOME`: a changed server or rule has a new
+fingerprint, so the person is asked again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+
+def fingerprint(*parts: str) -> str:
+    text = json.dumps(list(parts))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class TrustFile:
+    """The fingerprints trusted in one workspace, in a file shared by every workspace."""
+
+    def __init__(self, file: Path, workspace: Path) -> None:
+        self._file = file
+        self._workspace = str(workspace)
+
+    def known(self) -> set[str]:
+        return set(self._read().get(self._workspace, []))
+
+    def add(self, fingerprints: Iterable[str]) -> None:
+        data = self._read()
+        known = data.setdefault(self._workspace, [])
+        known.extend(f for f in fingerprints if f not in known)
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self._file.with_suffix(".tmp")
+        partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        partial.replace(self._file)
+
+    def _read(self) -> dict[str, list[str]]:
+        try:
+            data: Any = json.loads(self._file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # missing or damaged: nothing trusted yet, the person is asked again
+        return data if isinstance(data, dict) else {}
