@@ -18,7 +18,6 @@ approvals here.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -328,15 +327,10 @@ def _mcp_servers(
 
     async def ask_trust(servers: Sequence[McpServerConfig]) -> TrustAnswer:
         decision = await policy.approvals.ask(
-            ApprovalRequest(
-                request_id=uuid.uuid4().hex,
-                call_id="",
-                tool_name="MCP servers from .mcp.json",
-                description=f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json "
-                "configures?",
-                preview="\n".join(f"{server.name}: {server.command_line()}" for server in servers),
-                rule="this workspace",
-                kind="trust",
+            ApprovalRequest.trust(
+                "MCP servers from .mcp.json",
+                f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
+                "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
             )
         )
         return decision.kind

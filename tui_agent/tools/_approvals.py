@@ -59,6 +59,20 @@ class ApprovalRequest:
     sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
     why: str = ""  # why this call asks when the mode alone would not have asked
 
+    @classmethod
+    def trust(cls, what: str, question: str, listing: str) -> ApprovalRequest:
+        """Whether to trust something that came with the workspace (its MCP servers, its
+        permission rules): asked once, and the answer is kept for the workspace."""
+        return cls(
+            request_id=uuid.uuid4().hex,
+            call_id="",
+            tool_name=what,
+            description=question,
+            preview=listing,
+            rule="this workspace",
+            kind="trust",
+        )
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -209,15 +223,11 @@ class Approvals:
         sources = sorted({rule.source for rule in untrusted})
         on_waiting()
         decision = await self._ask(
-            ApprovalRequest(
-                request_id=uuid.uuid4().hex,
-                call_id="",
-                tool_name="permission rules from this project",
-                description=f"Let the {len(untrusted)} allow rule(s) in {', '.join(sources)} run "
+            ApprovalRequest.trust(
+                "permission rules from this project",
+                f"Let the {len(untrusted)} allow rule(s) in {', '.join(sources)} run "
                 "tool calls without asking?",
-                preview="\n".join(f"allow {rule.text}   ({rule.source})" for rule in untrusted),
-                rule="this workspace",
-                kind="trust",
+                "\n".join(f"allow {rule.text}   ({rule.source})" for rule in untrusted),
             )
         )
         if decision.kind == "deny":
