@@ -385,18 +385,23 @@ async def test_the_next_approval_shows_after_the_first_is_resolved_then_the_inpu
         assert app.prompt_input.display and app.focused is app.prompt_input
 
 
+def ask_plan(loop: FakeLoop, n: int, plan: str) -> None:
+    """The model's plan number `n`, put to the person (`exit_plan_mode`)."""
+    ask(
+        loop,
+        n,
+        name="exit_plan_mode",
+        kind="plan",
+        summary="the plan",
+        rule="",
+        rules=(),
+        preview=plan,
+    )
+
+
 async def test_plan_approval_accepts_in_the_chosen_mode_or_keeps_planning() -> None:
     async with running() as (app, pilot, loop):
-        ask(
-            loop,
-            1,
-            name="exit_plan_mode",
-            kind="plan",
-            summary="the plan",
-            rule="",
-            rules=(),
-            preview="# Plan\n1. edit a.py",
-        )
+        ask_plan(loop, 1, "# Plan\n1. edit a.py")
         await shown(pilot)
         assert "Accept this plan?" in str(app.approval_bar._question.render())
         await pilot.press("2")
@@ -404,16 +409,7 @@ async def test_plan_approval_accepts_in_the_chosen_mode_or_keeps_planning() -> N
         assert loop.calls == [("answer_approval", ("r1", "once", None))]
         assert loop.answer_options == [("session", "ask")]
         loop.emit(ev.ApprovalResolved(request_id="r1", call_id="c1", decision="once"))
-        ask(
-            loop,
-            2,
-            name="exit_plan_mode",
-            kind="plan",
-            summary="the plan",
-            rule="",
-            rules=(),
-            preview="# Plan v2",
-        )
+        ask_plan(loop, 2, "# Plan v2")
         await shown(pilot)
         await pilot.press("4")
         await type_text(pilot, "smaller steps")

@@ -3,6 +3,8 @@ approvals, scrolling. Fake loop, fixed clock; raw terminal bytes go through Text
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 
 from textual._xterm_parser import XTermParser
@@ -443,7 +445,9 @@ async def test_dialogs_show_their_own_keys_in_their_footer() -> None:
         assert not isinstance(app.screen, MachineInspector)
 
 
-async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifies() -> None:
+@asynccontextmanager
+async def calling_back() -> AsyncIterator[tuple[TuiAgentApp, Pilot[None], FakeLoop, list[str]]]:
+    """The app with `bell+desktop` call-backs; what it writes to the terminal (and its bells)."""
     loop = FakeLoop()
     app = TuiAgentApp(
         loop, hooks=SessionHooks(turn_end_notice=lambda: "bell+desktop"), clock=Clock()
@@ -453,6 +457,11 @@ async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifi
         assert app._driver is not None
         app._driver.write = written.append  # type: ignore[method-assign]
         app.bell = lambda: written.append("BELL")  # type: ignore[method-assign]
+        yield app, pilot, loop, written
+
+
+async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifies() -> None:
+    async with calling_back() as (app, pilot, loop, written):
         finished = ev.TurnFinished(
             turn_id=1, text="", result=ev.TurnResult(type="completed", steps=1)
         )
@@ -470,15 +479,7 @@ async def test_a_turn_that_ends_while_the_terminal_is_unfocused_rings_and_notifi
 
 
 async def test_an_approval_that_waits_while_the_terminal_is_unfocused_rings_and_notifies() -> None:
-    loop = FakeLoop()
-    app = TuiAgentApp(
-        loop, hooks=SessionHooks(turn_end_notice=lambda: "bell+desktop"), clock=Clock()
-    )
-    async with app.run_test(size=(120, 36)) as pilot:
-        written: list[str] = []
-        assert app._driver is not None
-        app._driver.write = written.append  # type: ignore[method-assign]
-        app.bell = lambda: written.append("BELL")  # type: ignore[method-assign]
+    async with calling_back() as (app, pilot, loop, written):
         turn_running(loop)
         ask(loop, 1)  # focused: the box is enough
         await until(pilot, lambda: app.approval_bar.display)
