@@ -65,7 +65,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import APPROVAL_MODES, PromptDraft, ToolStatus
+from tui_agent.vocab import APPROVAL_MODES, PromptDraft
 
 T = TypeVar("T")
 
@@ -607,13 +607,9 @@ class TuiAgentApp(App[None]):
         if self.power.shell_running:
             self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
-        row = await self.power.run_shell(self.loop.info, command)
+        row, status = await self.power.run_shell(self.loop.info, command)
         self.vm.add_marker("info", "its output goes with your next prompt")
         # Logged as its row shows it, so a resumed transcript and an export include it.
-        state = row.state
-        status: ToolStatus = (
-            "failed" if state == "failed" else "aborted" if state == "aborted" else "done"
-        )
         await self.loop.record_user_command(command, row.output, status)
 
     @on(TextArea.Changed, "#input")

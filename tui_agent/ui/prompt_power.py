@@ -24,7 +24,7 @@ from tui_agent.session import (
 )
 from tui_agent.ui.commands import SlashCommand, custom_commands
 from tui_agent.ui.view_model import ToolBlock, ViewModel
-from tui_agent.vocab import AbortSignal
+from tui_agent.vocab import AbortSignal, ToolStatus, tool_status
 
 if TYPE_CHECKING:
     from tui_agent.loop.api import LoopInfo
@@ -133,9 +133,9 @@ class PromptPower:
         if self._shell is not None:
             self._shell.abort("stopped by the user")
 
-    async def run_shell(self, info: LoopInfo, command: str) -> ToolBlock:
+    async def run_shell(self, info: LoopInfo, command: str) -> tuple[ToolBlock, ToolStatus]:
         """Run `!command` (in the loop's sandbox), show its output as it comes, keep it for the
-        next prompt; returns its row as it ended."""
+        next prompt; returns its row as it ended, and its status."""
         block = self.vm.add_user_command(command)
         self._shell = signal = AbortSignal()
         try:
@@ -148,13 +148,13 @@ class PromptPower:
             )
         except Exception as exc:
             self.vm.user_command_output(block, f"cannot run it: {exc}", state="failed")
-            return block
+            return block, "failed"
         finally:
             self._shell = None
-        # The row's own status, from the exit code (the tool-status rule of the loop covers
-        # model calls; a `!command` never reaches the loop until the next prompt).
-        ended = "done" if done.exit_code == 0 else "failed"
-        state = "aborted" if signal.aborted else ended
-        self.vm.user_command_output(block, done.text, state=state, exit_code=done.exit_code)
+        # The one tool-status rule, read from the exit code and whether the person stopped it.
+        status = tool_status(
+            is_error=done.exit_code != 0, outcome="aborted" if signal.aborted else None
+        )
+        self.vm.user_command_output(block, done.text, state=status, exit_code=done.exit_code)
         self.pending.append(done)
-        return block
+        return block, status
