@@ -126,7 +126,8 @@ def test_openai_body_without_usage_option_or_reasoning_echo() -> None:
 
 
 def test_anthropic_body_from_a_full_history() -> None:
-    settings = ProviderSettings(kind="anthropic", model="model-x")
+    # Cache breakpoints have their own tests (test_llm_prompt_cache.py); this is the shape.
+    settings = ProviderSettings(kind="anthropic", model="model-x", prompt_cache=False)
     assert build_anthropic_body(_history(), settings) == {
         "model": "model-x",
         "max_tokens": 1000,
@@ -190,7 +191,8 @@ def test_anthropic_body_echoes_redacted_thinking_and_drops_unsigned_thinking() -
     request = LLMRequest(
         model="m", messages=(system_message("Extra rules."), user_message("Hi"), assistant)
     )
-    body = build_anthropic_body(request, ProviderSettings(kind="anthropic", model="m"))
+    settings = ProviderSettings(kind="anthropic", model="m", prompt_cache=False)
+    body = build_anthropic_body(request, settings)
     assert body["max_tokens"] == 8192
     assert body["system"] == "Extra rules."
     assert body["messages"][1]["content"] == [

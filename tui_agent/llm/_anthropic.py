@@ -11,6 +11,13 @@ Requests put the system prompt in `system`, merge consecutive tool results (and 
 after them) into one user message of `tool_result` blocks with `is_error`, echo thinking
 blocks with their signatures (a thinking part without one came from another provider and is
 dropped: Anthropic rejects it), and always send `max_tokens` (8192 unless set).
+
+Prompt caching (unless `prompt_cache` is off) marks up to four `cache_control` breakpoints, the
+provider's limit: the last tool (the tool table survives a change of system prompt, as plan mode
+makes), the system prompt, the end of the previous step's request and the end of this one. The
+cache is read by an exact prefix up to a breakpoint, so step N+1 marks the very block step N
+wrote its cache at (the message before the last assistant reply), whatever number of blocks the
+reply and its tool results added since: the provider's lookback for an unmarked hit is bounded.
 """
 
 from __future__ import annotations
@@ -311,7 +318,35 @@ def build_anthropic_body(request: LLMRequest, settings: ProviderSettings) -> dic
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+    if settings.prompt_cache:
+        mark_cache_breakpoints(body)
     return with_common_options(body, request, settings)
+
+
+CACHE_CONTROL = {"type": "ephemeral"}
+_UNMARKABLE = ("thinking", "redacted_thinking")  # the provider refuses cache_control on these
+
+
+def mark_cache_breakpoints(body: dict[str, Any]) -> None:
+    """Put `cache_control` on the last tool, the system prompt, the previous step's last
+    message and the last message (see the module's docstring), in place: four at most."""
+    marked: list[dict[str, Any]] = []
+    if body.get("tools"):
+        marked.append(body["tools"][-1])
+    if body.get("system"):
+        block = {"type": "text", "text": body["system"]}
+        body["system"] = [block]  # only a block can carry cache_control, not a plain string
+        marked.append(block)
+    messages: list[dict[str, Any]] = body["messages"]
+    replies = [i for i, message in enumerate(messages) if message["role"] == "assistant"]
+    ends = [len(messages) - 1] if messages else []
+    if replies and replies[-1] > 0:
+        ends.insert(0, replies[-1] - 1)  # where the previous step's request ended
+    for index in ends:
+        marked.append(messages[index]["content"][-1])
+    for block in marked:
+        if block.get("type") not in _UNMARKABLE:
+            block["cache_control"] = dict(CACHE_CONTROL)
 
 
 class AnthropicProvider(HTTPProvider):

@@ -34,6 +34,7 @@ class ProviderSettings:
     include_usage: bool = True  # openai: send stream_options.include_usage
     echo_reasoning: bool = False  # openai: send reasoning back on assistant messages
     max_tokens: int | None = None
+    prompt_cache: bool = True  # anthropic: mark cache_control breakpoints (config `prompt_cache`)
     temperature: float | None = None
     script_path: str | None = None  # scripted: a JSON script; None = the built-in demo
     workspace: str | None = None  # scripted demo: the folder it walks through

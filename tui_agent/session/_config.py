@@ -12,6 +12,7 @@
     sandbox = "workspace-write"        # commands' OS sandbox: workspace-write | read-only | off
     sandbox_network = false            # let sandboxed commands reach the network
     sandbox_hide = ["~/.config/op"]    # hidden from commands, besides ~/.ssh, ~/.aws and the like
+    prompt_cache = true                # Anthropic: cache_control breakpoints (false: none)
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # openai | anthropic | scripted
@@ -131,6 +132,7 @@ class Config(_Table):
     sandbox: SandboxMode = "workspace-write"
     sandbox_network: bool = False
     sandbox_hide: list[str] = Field(default_factory=list)
+    prompt_cache: bool = True
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

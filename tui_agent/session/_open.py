@@ -72,7 +72,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
         settings.secret_env, [p.api_key_env for p in settings.providers.values() if p.api_key_env]
     )
     try:
-        provider = _provider(config, resolved)
+        provider = _provider(config, settings, resolved)
     except ValueError as exc:  # an unreadable --script file
         raise LoopSetupError(str(exc)) from exc
     # Folding a long session's log takes a while, probing the sandbox starts a process: both
@@ -196,7 +196,7 @@ async def _build(
     )
 
 
-def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
+def _provider(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Provider:
     return make_provider(
         ProviderSettings(
             kind=resolved.provider_kind,
@@ -205,6 +205,7 @@ def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:
             api_key=resolved.api_key,
             echo_reasoning=resolved.echo_reasoning,
             max_tokens=resolved.max_output_tokens,
+            prompt_cache=settings.prompt_cache,
             script_path=str(resolved.script) if resolved.script else None,
             workspace=str(config.workspace),
         )
