@@ -4,7 +4,8 @@
 `read_log` reads them back; `fold` turns records into a well-formed history (repairing a step
 a crash or cancel left open), `load_history` does both for a file; `project` turns history
 into the messages the model is sent;
-`ContextMemory` holds the live history and estimates its size; `compact` summarises it.
+`ContextMemory` holds the live history and estimates its size; `compact` summarises it;
+`PrefixWatch` says when a request stops starting with the previous one (a cache miss).
 """
 
 from tui_agent.context._compaction import (
@@ -32,6 +33,7 @@ from tui_agent.context._log import (
     read_log_async,
 )
 from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
+from tui_agent.context._prefix import PrefixBreak, PrefixWatch, prefix_break
 from tui_agent.context._projection import (
     EMPTY_OUTPUT,
     ERROR_EMPTY_OUTPUT,
@@ -91,6 +93,8 @@ __all__ = [
     "FilesRestored",
     "Fold",
     "Notification",
+    "PrefixBreak",
+    "PrefixWatch",
     "Prompt",
     "Record",
     "Reminder",
@@ -117,6 +121,7 @@ __all__ = [
     "load_history",
     "message_tokens",
     "parse_log",
+    "prefix_break",
     "project",
     "project_tool_result",
     "read_log",

@@ -27,6 +27,7 @@ from tui_agent.context import (
     CompactionFailed,
     CompactionResult,
     EventLog,
+    PrefixWatch,
     SessionMeta,
     compact,
     estimate_tokens,
@@ -235,11 +236,12 @@ async def build_loop(
     )
 
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
+    prefix = PrefixWatch()
 
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
         # In plan mode the model hears so from its first request, not from a refused edit.
         planning = shared_approvals.mode == "plan"
-        return LLMRequest(
+        request = LLMRequest(
             model=provider.model,
             system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
             messages=tuple(project(policy.view(history))),
@@ -247,6 +249,8 @@ async def build_loop(
             max_tokens=max_output_tokens,
             echo_reasoning=echo_reasoning,
         )
+        prefix.see(request)  # logs where a provider's prompt cache will miss, and why
+        return request
 
     runner = LoopToolRunner(executor)
     engine = Engine(
