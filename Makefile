@@ -69,6 +69,7 @@ tmux:
 bench: $(STAMP)
 	$(BIN)/python benchmarks/kernel.py
 	$(BIN)/python benchmarks/providers.py
+	$(BIN)/python benchmarks/cache.py
 	$(BIN)/python benchmarks/tools.py
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/loop.py

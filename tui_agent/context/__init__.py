@@ -32,7 +32,12 @@ from tui_agent.context._log import (
     read_log,
     read_log_async,
 )
-from tui_agent.context._memory import ContextMemory, estimate_tokens, message_tokens
+from tui_agent.context._memory import (
+    CHARS_PER_TOKEN,
+    ContextMemory,
+    estimate_tokens,
+    message_tokens,
+)
 from tui_agent.context._prefix import PrefixBreak, PrefixWatch, prefix_break
 from tui_agent.context._projection import (
     EMPTY_OUTPUT,
@@ -72,6 +77,7 @@ from tui_agent.context._records import (
 from tui_agent.context._summary import SUMMARY_KEY, is_summary, summary_entry
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "EMPTY_OUTPUT",
     "ERROR_EMPTY_OUTPUT",
     "ERROR_PREFIX",
