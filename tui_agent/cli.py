@@ -63,7 +63,9 @@ def _parser() -> argparse.ArgumentParser:
         "stdin; otherwise piped stdin is attached to the prompt)",
     )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
-    parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
+    parser.add_argument(
+        "--provider", choices=("openai", "openai-responses", "anthropic", "scripted")
+    )
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")

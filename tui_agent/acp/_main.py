@@ -28,7 +28,9 @@ def main(argv: list[str]) -> int:
         prog="tui-agent acp",
         description="Serve the agent over the Agent Client Protocol on stdin/stdout.",
     )
-    parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
+    parser.add_argument(
+        "--provider", choices=("openai", "openai-responses", "anthropic", "scripted")
+    )
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")

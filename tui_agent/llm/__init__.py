@@ -1,5 +1,5 @@
-"""LLM providers over httpx: OpenAI-compatible Chat Completions, Anthropic Messages, and the
-scripted provider behind the offline demo.
+"""LLM providers over httpx: OpenAI-compatible Chat Completions, the OpenAI Responses API,
+Anthropic Messages, and the scripted provider behind the offline demo.
 
 Every provider streams one attempt as `StreamEvent`s and reports failures as values
 (`StreamFailed` with a classified `LLMError`). SSE decoding, error classification and request
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tui_agent.llm._anthropic import AnthropicProvider
     from tui_agent.llm._demo import DemoScript
     from tui_agent.llm._openai import OpenAIProvider
+    from tui_agent.llm._openai_responses import ResponsesProvider
     from tui_agent.llm._scripted import ScriptedProvider, ScriptFormatError, ScriptStep
 
 # The providers load on first use (`make_provider` imports only the one it builds), so a run
@@ -32,6 +33,7 @@ _LAZY = {
     "AnthropicProvider": "tui_agent.llm._anthropic",
     "DemoScript": "tui_agent.llm._demo",
     "OpenAIProvider": "tui_agent.llm._openai",
+    "ResponsesProvider": "tui_agent.llm._openai_responses",
     "ScriptFormatError": "tui_agent.llm._scripted",
     "ScriptStep": "tui_agent.llm._scripted",
     "ScriptedProvider": "tui_agent.llm._scripted",
@@ -52,6 +54,7 @@ __all__ = [
     "Provider",
     "ProviderKind",
     "ProviderSettings",
+    "ResponsesProvider",
     "ScriptFormatError",
     "ScriptStep",
     "ScriptedProvider",

@@ -257,7 +257,8 @@ def _user_blocks(message: Message) -> list[dict[str, Any]]:
 def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.content:
-        if isinstance(part, ThinkPart):
+        # A part with both a signature and encrypted content is an OpenAI reasoning item.
+        if isinstance(part, ThinkPart) and not (part.signature and part.encrypted):
             if part.encrypted:
                 blocks.append({"type": "redacted_thinking", "data": part.encrypted})
             elif part.signature:

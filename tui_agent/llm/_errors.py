@@ -175,7 +175,8 @@ def _kind_for(status: int | None, body: _Body) -> LLMErrorKind | None:
         return LLMErrorKind.AUTH
     if status == 429 or body.type == "rate_limit_error":
         return LLMErrorKind.OVERLOADED if _OVERLOADED.search(words) else LLMErrorKind.RATE_LIMIT
-    if status == 404 or body.type == "not_found_error":
+    # The Responses API answers an unknown model with 400, its code says what it is.
+    if status == 404 or body.type == "not_found_error" or body.code == "model_not_found":
         return LLMErrorKind.NOT_FOUND
     if status in (400, 413, 422, None) and _CONTEXT_OVERFLOW.search(words):
         return LLMErrorKind.CONTEXT_OVERFLOW

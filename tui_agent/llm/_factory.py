@@ -1,7 +1,8 @@
 """`make_provider`: settings in, a ready provider out.
 
 Keys and base URLs not given in the settings come from the environment (`OPENAI_API_KEY`,
-`OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), as the official SDKs do. A key
+`OPENAI_BASE_URL`, also for the Responses API, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), as
+the official SDKs do. A key
 stays optional for OpenAI-compatible servers: Ollama and local vLLM need none.
 """
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 _ENV = {
     "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "openai-responses": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
 }
 
@@ -48,6 +50,10 @@ def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None =
         from tui_agent.llm._openai import OpenAIProvider
 
         return OpenAIProvider(settings, client)
+    if settings.kind == "openai-responses":
+        from tui_agent.llm._openai_responses import ResponsesProvider
+
+        return ResponsesProvider(settings, client)
     from tui_agent.llm._anthropic import AnthropicProvider
 
     return AnthropicProvider(settings, client)

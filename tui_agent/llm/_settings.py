@@ -8,7 +8,7 @@ from typing import Literal, Protocol
 
 from tui_agent.vocab import LLMRequest, StreamEvent
 
-ProviderKind = Literal["openai", "anthropic", "scripted"]
+ProviderKind = Literal["openai", "openai-responses", "anthropic", "scripted"]
 
 
 class Provider(Protocol):

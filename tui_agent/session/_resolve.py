@@ -27,16 +27,23 @@ from tui_agent.session._config import (
 MODEL_ENV = "TUI_AGENT_MODEL"
 DEFAULT_MODELS: dict[ProviderKind, str] = {
     "openai": "gpt-4.1",
+    "openai-responses": "gpt-5",
     "anthropic": "claude-sonnet-4-5",
     "scripted": "scripted",
 }
 DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
     "openai": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
 }
-KEY_ENVS: dict[ProviderKind, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_ENVS: dict[ProviderKind, str] = {
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
 BASE_URL_ENVS: dict[ProviderKind, str] = {
     "openai": "OPENAI_BASE_URL",
+    "openai-responses": "OPENAI_BASE_URL",
     "anthropic": "ANTHROPIC_BASE_URL",
 }
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -129,7 +136,8 @@ def resolve(
     url = url or DEFAULT_BASE_URLS[kind]
     key_env = settings.api_key_env or KEY_ENVS[kind]
     key = env.get(key_env) or None
-    local = kind == "openai" and url.rstrip("/") != DEFAULT_BASE_URLS["openai"]
+    openai_wire = kind in ("openai", "openai-responses")
+    local = openai_wire and url.rstrip("/") != DEFAULT_BASE_URLS[kind]
     if key is None and not local:
         return _demo(f"{key_env} is not set: running the built-in scripted demo.")
     entry = config.models.get(name)
@@ -195,7 +203,7 @@ def _first_available(config: Config, env: Mapping[str, str], base_url: str | Non
             continue
         if settings.api_key_env and env.get(settings.api_key_env):
             return name
-        if settings.kind == "openai" and settings.base_url:
+        if settings.kind in ("openai", "openai-responses") and settings.base_url:
             return name
     return None
 
