@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from pydantic import BaseModel
 
 from tests.llm.helpers import Outcome, collect
 from tests.llm.server import LocalServer, Reply, split
+from tui_agent.context import EventLog
 from tui_agent.llm import ProviderSettings, make_provider
 from tui_agent.llm._openai_responses import build_responses_body
+from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.factory import build_loop
 from tui_agent.session import Config, resolve
+from tui_agent.tools import Tool, ToolContext
 from tui_agent.vocab import (
     FinishReason,
     LLMErrorKind,
@@ -28,6 +33,7 @@ from tui_agent.vocab import (
     ThinkPart,
     TokenUsage,
     ToolCall,
+    ToolResult,
     ToolSpec,
     user_message,
 )
@@ -374,3 +380,58 @@ def test_the_provider_kind_resolves_with_the_openai_key() -> None:
         "https://api.openai.com/v1",
     )
     assert resolved.api_key == KEY
+
+
+class _CapitalArgs(BaseModel):
+    country: str
+
+
+class _Capital(Tool[_CapitalArgs]):
+    name: ClassVar[str] = "get_capital"
+    description: ClassVar[str] = ""
+    Args = _CapitalArgs
+    read_only: ClassVar[bool] = True
+
+    async def execute(self, args: _CapitalArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(output="Potato City")
+
+
+async def test_through_the_loop_the_second_request_is_the_recorded_one(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    """Both recorded steps played to the real loop: what it sends after the tool ran (the
+    reasoning item, the commentary, the call and its output) is what the API accepted."""
+    _serve(server, "resp_reasoning_text_then_function_call")
+    _serve(server, "resp_text_after_reasoning_echo")
+    recorded = json.loads((ROOT / "resp_text_after_reasoning_echo.request.json").read_text())
+    settings = ProviderSettings(
+        kind="openai-responses", model="gpt-5.5", base_url=f"{server.url}/v1", api_key=KEY
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    service = await build_loop(
+        provider=make_provider(settings),
+        info=LoopInfo(
+            provider="openai-responses",
+            model="gpt-5.5",
+            context_window=400_000,
+            approval_mode="yolo",
+            session_id="responses",
+            workspace=str(workspace),
+            demo=False,
+        ),
+        workspace=workspace,
+        spill_dir=tmp_path / "spill",
+        log=EventLog(tmp_path / "events.jsonl"),
+        system_prompt=lambda tools: str(recorded["instructions"]),
+        extra_tools=(_Capital(),),
+        tool_names=("get_capital",),
+    )
+    try:
+        result = await (await service.submit(recorded["input"][0]["content"])).result()
+    finally:
+        await service.close()
+    assert result.type == "completed"
+    second = server.requests[1].json()
+    assert _sent_items(second) == _sent_items(recorded)
+    assert second["instructions"] == recorded["instructions"]
