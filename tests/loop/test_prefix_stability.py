@@ -12,6 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.cache_session import REMINDER, STEER, Captured, Wire, extends, run_session
+from tui_agent.context import load_history, project
+from tui_agent.llm import ProviderSettings
+from tui_agent.llm._anthropic import build_anthropic_body
+from tui_agent.llm._openai import build_openai_body
+from tui_agent.vocab import LLMRequest, ToolSpec
 
 STEPS = 30
 COMPACT_AFTER = 18  # the step whose reported usage makes the loop compact before the next
@@ -71,3 +76,33 @@ def _marked(body: dict[str, object]) -> list[tuple[int, int]]:
     assert isinstance(tools, list) and "cache_control" in tools[-1]
     assert isinstance(system, list) and "cache_control" in system[-1]
     return found
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_a_resumed_session_extends_the_last_request_sent(wire: Wire, tmp_path: Path) -> None:
+    """Reopened from its log within the cache's lifetime, a session is still served from it:
+    the history folded from the log is sent with the same bytes the live loop sent."""
+    steps = _steps(await run_session(wire, tmp_path, steps=12, compact_after=None))
+    last = steps[-1].body
+    history = project(load_history(tmp_path / "events.jsonl"))
+    request = LLMRequest(
+        model=last["model"],
+        system=last["system"][0]["text"] if wire == "anthropic" else last["messages"][0]["content"],
+        messages=tuple(history),
+        tools=tuple(
+            ToolSpec(name=t["name"], description=t["description"], parameters=t["input_schema"])
+            if wire == "anthropic"
+            else ToolSpec(
+                name=t["function"]["name"],
+                description=t["function"]["description"],
+                parameters=t["function"]["parameters"],
+            )
+            for t in last["tools"]
+        ),
+        max_tokens=last.get("max_tokens"),
+    )
+    settings = ProviderSettings(kind=wire, model=last["model"])
+    build = build_anthropic_body if wire == "anthropic" else build_openai_body
+    resumed = Captured("step", build(request, settings))
+    assert extends(steps[-1], resumed)
+    assert len(resumed.body["messages"]) > len(last["messages"])  # the final answer came after
