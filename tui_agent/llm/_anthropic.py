@@ -324,7 +324,7 @@ def build_anthropic_body(request: LLMRequest, settings: ProviderSettings) -> dic
     return with_common_options(body, request, settings)
 
 
-CACHE_CONTROL = {"type": "ephemeral"}
+_CACHE_CONTROL = {"type": "ephemeral"}
 _UNMARKABLE = ("thinking", "redacted_thinking")  # the provider refuses cache_control on these
 
 
@@ -347,7 +347,7 @@ def mark_cache_breakpoints(body: dict[str, Any]) -> None:
         marked.append(messages[index]["content"][-1])
     for block in marked:
         if block.get("type") not in _UNMARKABLE:
-            block["cache_control"] = dict(CACHE_CONTROL)
+            block["cache_control"] = dict(_CACHE_CONTROL)
 
 
 class AnthropicProvider(HTTPProvider):

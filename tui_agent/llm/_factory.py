@@ -2,8 +2,8 @@
 
 Keys and base URLs not given in the settings come from the environment (`OPENAI_API_KEY`,
 `OPENAI_BASE_URL`, also for the Responses API, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), as
-the official SDKs do. A key
-stays optional for OpenAI-compatible servers: Ollama and local vLLM need none.
+the official SDKs do. A key stays optional for OpenAI-compatible servers: Ollama and local vLLM
+need none.
 """
 
 from __future__ import annotations
