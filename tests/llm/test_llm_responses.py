@@ -435,3 +435,26 @@ async def test_through_the_loop_the_second_request_is_the_recorded_one(
     second = server.requests[1].json()
     assert _sent_items(second) == _sent_items(recorded)
     assert second["instructions"] == recorded["instructions"]
+
+
+def test_reasoning_items_keep_their_place_between_texts() -> None:
+    reply = Message(
+        role="assistant",
+        content=(
+            ThinkPart(think="", signature="rs_1", encrypted="enc-1"),
+            TextPart(text="Looking."),
+            ThinkPart(think="summary only: not echoed"),
+            ThinkPart(think="", signature="rs_2", encrypted="enc-2"),
+            TextPart(text="Calling."),
+        ),
+        tool_calls=(ToolCall(id="call_1", name="get_capital", arguments="{}"),),
+    )
+    request = LLMRequest(model="m", messages=(user_message("hi"), reply))
+    body = build_responses_body(request, ProviderSettings(kind="openai-responses", model="m"))
+    assert body["input"][1:] == [
+        {"type": "reasoning", "summary": [], "encrypted_content": "enc-1"},
+        {"role": "assistant", "content": "Looking."},
+        {"type": "reasoning", "summary": [], "encrypted_content": "enc-2"},
+        {"role": "assistant", "content": "Calling."},
+        {"type": "function_call", "call_id": "call_1", "name": "get_capital", "arguments": "{}"},
+    ]

@@ -225,13 +225,24 @@ def _user_content(message: Message) -> str | list[dict[str, Any]]:
 
 
 def _assistant_items(message: Message) -> list[dict[str, Any]]:
+    """Reasoning items and text in the order they came (a reasoning item belongs before the
+    item that followed it), then the calls, which always came last."""
     items: list[dict[str, Any]] = []
+    text: list[str] = []
+
+    def said() -> None:
+        if "".join(text):
+            items.append({"role": "assistant", "content": "".join(text)})
+        text.clear()
+
     for part in message.content:
-        if isinstance(part, ThinkPart) and part.signature and part.encrypted:
+        if isinstance(part, TextPart):
+            text.append(part.text)
+        elif isinstance(part, ThinkPart) and part.signature and part.encrypted:
+            said()
             # No id: with `store: false` the server keeps no item an id could refer to.
             items.append({"type": "reasoning", "summary": [], "encrypted_content": part.encrypted})
-    if message.text:
-        items.append({"role": "assistant", "content": message.text})
+    said()
     for call in message.tool_calls:
         items.append(
             {
