@@ -19,9 +19,12 @@ the library to it. Anywhere else in the package, this check reports (file:line, 
    class when one of those library classes has `_x` (`self._engine`, `self._size`); any other
    receiver when the library defines `_x` anywhere and our package does not define `_x` on
    one of its own (not library-derived) classes or modules (`app._batch_count`,
-   `sm._callbacks`, `super()._get_args_kwargs`, `InvokeManager._resolve_handler`).
-   The exception keeps our own private attributes legal when a library happens to use the same
-   name; without types the check cannot tell whose object a bare `x._y` is then.
+   `super()._get_args_kwargs`, `InvokeManager._resolve_handler`), or `obj` is an attribute
+   the library class has (`self.sm._callbacks` in an engine subclass); only in a module that
+   imports the library (code that holds a library's object imports it, if only for its type),
+   and never on a module of another library (`os._exit`).
+   The exceptions keep our own private attributes legal when a library happens to use the
+   same name; without types the check cannot tell whose object a bare `x._y` is then.
 
 A library's private names come from its installed source (every `_x` it defines at module or
 class level or stores as an attribute, and its private module names) and from introspecting its
@@ -335,6 +338,7 @@ class _Visitor(ast.NodeVisitor):
         self.ours = ours
         self.findings: list[Finding] = []
         self.scopes: list[_Scope] = [_Scope(False, None, {})]
+        self.imported = {_top(name) for name in module.imports.values()}
 
     def run(self) -> list[Finding]:
         self.visit(self.module.tree)
@@ -418,7 +422,7 @@ class _Visitor(ast.NodeVisitor):
         if imported and _top(imported) not in self.fences:
             return  # `os._exit`: a module of another library or of the standard one
         for library in self.fences:
-            if name not in library_privates(library):
+            if library not in self.imported or name not in library_privates(library):
                 continue
             if name not in self.ours or self._library_owned(receiver, scope, library):
                 self.report(node, name, library, "uses a private name of the library")
