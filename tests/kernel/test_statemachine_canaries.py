@@ -38,9 +38,13 @@ class _Tiny(fence.EngineChart):
         pass
 
 
+def _tiny() -> _Tiny:
+    with fence.use_engine("kernel"):  # also when the suite runs on the stock engine
+        return _Tiny()
+
+
 def _engine_attrs() -> Any:
-    with fence.use_engine("kernel"):
-        return _Tiny()._engine
+    return _tiny()._engine
 
 
 def _params(function: Any) -> list[str]:
@@ -115,10 +119,10 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     "statemachine.orderedset": lambda: _module("statemachine.orderedset", "OrderedSet"),
     "StateChart._get_engine": lambda: _method(StateChart, "_get_engine", ["self"], coroutine=False),
     "StateChart._engine": lambda: _attribute(
-        _Tiny, "_engine", lambda engine: isinstance(engine, fence.KernelEngine)
+        _tiny, "_engine", lambda engine: isinstance(engine, fence.KernelEngine)
     ),
     "StateChart._callbacks": lambda: _attribute(
-        _Tiny,
+        _tiny,
         "_callbacks",
         lambda registry: all(
             hasattr(registry, name)
