@@ -150,7 +150,7 @@ async def _first(*waits: Any) -> str:
 
 
 class Hooks:
-    """`denied` is refused, `prepare_boom` and `finish_boom` raise, `rewritten` gets a note."""
+    """`denied` is refused, `prepare_boom` and `finish_boom` raise, `rewritten` is rewritten."""
 
     async def prepare(self, call: ToolCall) -> Proceed | Deny:
         if call.name == "denied":
