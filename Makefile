@@ -52,9 +52,10 @@ uninstall:
 	rm -rf "$(PREFIX)/share/tui-agent" "$(PREFIX)/bin/tui-agent"
 
 lint: $(STAMP)
-	$(BIN)/ruff check tui_agent tests benchmarks
-	$(BIN)/mypy --strict tui_agent
+	$(BIN)/ruff check tui_agent tests benchmarks scripts
+	$(BIN)/mypy --strict tui_agent scripts/check_fences.py
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/check_fences.py
 
 test: lint tmux
 	$(BIN)/pytest

@@ -14,6 +14,7 @@ from tui_agent.kernel import (
     ToolSettled,
     Transitioned,
 )
+from tui_agent.kernel._statemachine_engine import use_engine
 from tui_agent.kernel.tool import ToolMachine
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate
 
@@ -262,10 +263,14 @@ async def test_a_failing_batch_announcement_is_recorded_and_each_call_still_runs
 
 async def test_a_reused_tool_machine_frees_its_previous_engine_without_the_collector() -> None:
     """Reuse drops the previous life's engine: nothing may keep it in a reference cycle, or
-    every call would leave its queues and locks to the garbage collector."""
+    every call would leave its queues and locks to the garbage collector. (Our engine's doing:
+    the library's stock engine keeps that cycle.)"""
     errors: list[BaseException] = []
     call = ToolCall(id="c1", name="echo")
-    tool = ToolMachine(call, ScriptedRunner(echo=ok("x")), AbortSignal(), lambda _: None, errors)
+    with use_engine("kernel"):
+        tool = ToolMachine(
+            call, ScriptedRunner(echo=ok("x")), AbortSignal(), lambda _: None, errors
+        )
     await tool.activate()
     await tool.settled
     previous = weakref.ref(tool._engine)

@@ -4,7 +4,6 @@ Only `tui_agent.loop.adapters` imports this package. `Agent` is the facade the a
 everything the kernel tells the world arrives through its `emit` callback as `KernelEvent`s.
 """
 
-from tui_agent.kernel.agent import Agent
 from tui_agent.kernel.events import (
     AbortBegun,
     AttemptSent,
@@ -32,6 +31,7 @@ from tui_agent.kernel.events import (
     TurnOutcome,
     UsageRecorded,
 )
+from tui_agent.kernel.facade import Agent
 from tui_agent.kernel.options import KernelOptions
 from tui_agent.kernel.ports import (
     Deny,

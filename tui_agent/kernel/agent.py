@@ -1,12 +1,9 @@
 # python-statemachine types `State.to` without the targetless `None` it accepts at run time,
 # and nested compound classes as factories; transition tables would need an ignore per line.
 # mypy: disable-error-code="arg-type"
-"""The agent machine and its facade `Agent`: inputs, one turn at a time, tools.
+"""The agent machine: inputs, one turn at a time, tools (its facade is `kernel/facade.py`).
 
-The seed's rules: docs/loop-spec.md §2.
-
-    live.idle(ready, gating, waiting) <-> live.running(active, aborting) ; closed (final)
-
+The seed's rules: docs/loop-spec.md §2; the states are drawn in `AgentMachine`'s docstring.
 The agent owns the input queue (prompts), notifications, reminders (one per key, drained only
 inside a turn), the committed history, and every tool machine. When idle with work and not
 paused it commits notifications then prompts (after the optional prompt gate) and runs ONE
@@ -18,48 +15,34 @@ tools' signals; a second one, or `abort_timeout_s`, forces the end.
 
 Turn-to-agent calls (`spawn_tools`, `drain`) are plain methods, not events: the turn calls them
 from inside its own step, and a synchronous answer avoids nesting a second machine's loop there.
-Why this module runs past 500 lines: it holds the machine and the facade together, because
-the facade is only a thin, typed skin over the machine's events and views (the architecture fixes
-`Agent` here), and splitting it would put the two halves of one contract in different files.
+The tool bookkeeping lives in the machine's base, `AgentTools` (`kernel/agent_tools.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from statemachine import Event, State
 
-from tui_agent.kernel.chart import Emit, ErrorLog, KernelChart, guarded_emit
+from tui_agent.kernel.agent_tools import AgentTools
+from tui_agent.kernel.chart import Emit
 from tui_agent.kernel.events import (
     AbortBegun,
     Machine,
     PromptBlocked,
     PromptGateFailed,
     SteerMerged,
-    ToolSettled,
-    ToolState,
     TurnEnded,
     TurnOpened,
 )
-from tui_agent.kernel.inputs import async_tool_notification, ends_mid_tool_chain, merge_steer
+from tui_agent.kernel.inputs import ends_mid_tool_chain, merge_steer
 from tui_agent.kernel.options import KernelOptions
 from tui_agent.kernel.ports import GateVerdict, PromptGate, Requester, ToolHooks, ToolRunner
-from tui_agent.kernel.tool import ToolMachine
 from tui_agent.kernel.turn import TurnMachine
-from tui_agent.vocab import AbortSignal, HistoryEntry, Message, ToolCall, ToolResult
-
-
-@dataclass(frozen=True)
-class _Settled:
-    """One call's outcome as `tool.settled` carries it."""
-
-    call_id: str
-    name: str
-    outcome: ToolState
-    result: ToolResult
+from tui_agent.vocab import AbortSignal, HistoryEntry, Message
 
 
 @dataclass(frozen=True)
@@ -76,7 +59,30 @@ def _same(a: HistoryEntry, b: HistoryEntry) -> bool:
     return a is b or (pid is not None and pid == b.meta.prompt_id)
 
 
-class AgentMachine(KernelChart):
+def _event(dotted: str, transitions: Any) -> Any:
+    """An event whose name has a dot (`input.submit`): the attribute name cannot say it."""
+    return Event(transitions, id=dotted, name=dotted)
+
+
+def _input(dotted: str, live: Any, on: str) -> Any:
+    """An input taken in any live state without a change of state: it only runs `on`."""
+    return _event(dotted, live.to(None, on=on))
+
+
+class AgentMachine(AgentTools):
+    """One agent: its inputs, one turn at a time, and its tools. The states:
+
+    live                 every input is taken here; `error.execution` -> record_error
+    ├── idle
+    │   ├── ready        (initial) with work: to gating (a gate) or running, eventless
+    │   ├── gating       invokes the prompt gate on a snapshot of the queue
+    │   └── waiting      no work, tools still running in the background
+    └── running          invokes the turn; ends back in idle when the turn ends
+        ├── active       (initial)
+        └── aborting     after the first `input.abort`; invokes the abort timeout
+    closed               (final) after `input.close`
+    """
+
     machine_kind: ClassVar[Machine] = "agent"
 
     class live(State.Compound):
@@ -108,40 +114,30 @@ class AgentMachine(KernelChart):
     done_invoke_running = live.running.to(live.idle, cond="current_turn", before="end_turn")
     done_invoke_aborting = live.running.aborting.to(None, on="force_abort")
 
-    input_continue = Event(
+    input_continue = _event(
+        "input.continue",
         live.idle.ready.to(live.running, cond="resumes_chain", on="resume")
         | live.idle.waiting.to(live.running, cond="resumes_chain", on="resume")
         | live.to(None, on="resume"),
-        id="input.continue",
-        name="input.continue",
     )
-    input_abort = Event(
+    input_abort = _event(
+        "input.abort",
         live.running.active.to(live.running.aborting, on="begin_abort")
         | live.running.aborting.to(None, on="force_abort"),
-        id="input.abort",
-        name="input.abort",
     )
-    input_submit = Event(live.to(None, on="enqueue"), id="input.submit", name="input.submit")
-    input_notify = Event(
-        live.to(None, on="add_notification"), id="input.notify", name="input.notify"
-    )
-    input_remind = Event(live.to(None, on="add_reminder"), id="input.remind", name="input.remind")
-    input_steer = Event(live.to(None, on="steer_prompts"), id="input.steer", name="input.steer")
-    input_cancel = Event(live.to(None, on="cancel_prompt"), id="input.cancel", name="input.cancel")
-    input_edit = Event(live.to(None, on="edit_prompt"), id="input.edit", name="input.edit")
-    input_move = Event(live.to(None, on="move_prompt"), id="input.move", name="input.move")
-    input_pause = Event(live.to(None, on="pause_turn"), id="input.pause", name="input.pause")
-    input_abort_tool = Event(
-        live.to(None, on="abort_one_tool"), id="input.abort_tool", name="input.abort_tool"
-    )
-    input_reset = Event(
-        live.to(live.idle, before="note_exit", on="apply_reset"),
-        id="input.reset",
-        name="input.reset",
-    )
-    input_close = Event(live.to(closed, before="note_exit"), id="input.close", name="input.close")
-    tool_settled = Event(live.to(None, on="settle_tools"), id="tool.settled", name="tool.settled")
-    tool_detached = Event(live.to(None, on="detach_tool"), id="tool.detached", name="tool.detached")
+    input_submit = _input("input.submit", live, "enqueue")
+    input_notify = _input("input.notify", live, "add_notification")
+    input_remind = _input("input.remind", live, "add_reminder")
+    input_steer = _input("input.steer", live, "steer_prompts")
+    input_cancel = _input("input.cancel", live, "cancel_prompt")
+    input_edit = _input("input.edit", live, "edit_prompt")
+    input_move = _input("input.move", live, "move_prompt")
+    input_pause = _input("input.pause", live, "pause_turn")
+    input_abort_tool = _input("input.abort_tool", live, "abort_one_tool")
+    input_reset = _event("input.reset", live.to(live.idle, before="note_exit", on="apply_reset"))
+    input_close = _event("input.close", live.to(closed, before="note_exit"))
+    tool_settled = _input("tool.settled", live, "settle_tools")
+    tool_detached = _input("tool.detached", live, "detach_tool")
     error_execution = live.to(None, on="record_error")
 
     def __init__(
@@ -164,11 +160,6 @@ class AgentMachine(KernelChart):
         self.turn_id = 0
         self.active_turn_id: int | None = None
         self.turn: TurnMachine | None = None
-        self.tools: dict[str, ToolMachine] = {}
-        self._spare_tools: list[ToolMachine] = []
-        self._just_settled: list[ToolMachine] = []  # reported together as one `tool.settled`
-        self.turn_tools: set[str] = set()
-        self.background: set[str] = set()
         self.abort_reason: str | None = None
         self._requester = requester
         self._runner = runner
@@ -181,7 +172,6 @@ class AgentMachine(KernelChart):
         self._opening: tuple[HistoryEntry, ...] = ()
         self._turn_reported = True
         self._exit_reason = "aborted"
-        self._tasks: set[asyncio.Task[None]] = set()
         self._waiters: list[asyncio.Future[None]] = []
         super().__init__(emit, "agent", errors)
 
@@ -342,25 +332,6 @@ class AgentMachine(KernelChart):
 
     # -- running: the turn's host ----------------------------------------------------------------
 
-    def spawn_tools(self, calls: tuple[ToolCall, ...]) -> None:
-        try:
-            self._runner.begin_batch(calls, self._turn_scope)
-        except Exception as error:
-            # The batch announcement is advisory; each call still runs and fails on its own.
-            self.record_error(error)
-        aborting = self.live.running.aborting.is_active
-        tools: list[ToolMachine] = []
-        for call in calls:
-            signal = AbortSignal(self._root)
-            if aborting:
-                signal.abort(self.abort_reason or "aborted")
-            tool = self._tool_machine(call, signal)
-            tool.settled.add_done_callback(self._on_tool_settled)
-            self.tools[call.id] = tool
-            self.turn_tools.add(call.id)
-            tools.append(tool)
-        self._spawn(self._start_tools(tools))
-
     def steer_waiting(self) -> bool:
         return any(entry.meta.in_turn for entry in self.notifications)
 
@@ -369,88 +340,6 @@ class AgentMachine(KernelChart):
         self.notifications.clear()
         self.reminders.clear()
         return entries
-
-    def _tool_machine(self, call: ToolCall, signal: AbortSignal) -> ToolMachine:
-        if self._spare_tools:
-            tool = self._spare_tools.pop()
-            tool.reuse(call, signal)
-            return tool
-        return ToolMachine(
-            call,
-            self._runner,
-            signal,
-            self._emit,
-            self.errors,
-            hooks=self._hooks,
-            on_detach=self._on_detach,
-        )
-
-    async def _start_tools(self, tools: list[ToolMachine]) -> None:
-        for tool in tools:
-            await tool.activate()
-            if tool.signal.aborted:
-                await tool.send("tool.abort")
-
-    def _on_tool_settled(self, settled: asyncio.Future[ToolMachine]) -> None:
-        """Calls that settle in the same loop iteration are reported as one event: the first
-        schedules the report, which runs after the done-callbacks already queued."""
-        self._just_settled.append(settled.result())
-        if len(self._just_settled) == 1:
-            self._spawn(self._report_settled())
-
-    async def _report_settled(self) -> None:
-        tools, self._just_settled = self._just_settled, []
-        calls = tuple(
-            _Settled(tool.original_id, tool.call.name, tool.outcome, tool.final_result)
-            for tool in tools
-        )
-        await self.send("tool.settled", calls=calls)
-        for tool in tools:
-            if self.tools.get(tool.original_id) is not tool:
-                self._spare_tools.append(tool)  # settled and let go of: the next call reuses it
-
-    def _on_detach(self, call_id: str, ack: str) -> None:
-        # Called synchronously from a runner: queue the event now, process it in a task.
-        self._spawn(self.send("tool.detached", call_id=call_id, ack=ack))
-
-    async def settle_tools(self, calls: tuple[_Settled, ...]) -> None:
-        for_turn: list[tuple[str, ToolResult]] = []
-        for call in calls:
-            call_id, name, outcome, result = call.call_id, call.name, call.outcome, call.result
-            if call_id in self.background:
-                self.background.discard(call_id)
-                self.tools.pop(call_id, None)
-                self._emit(ToolSettled(call_id, name, _final(outcome), result, background=True))
-                self.notifications.append(async_tool_notification(call_id, name, outcome, result))
-            elif call_id in self.turn_tools:
-                self.turn_tools.discard(call_id)
-                self.tools.pop(call_id, None)
-                self._emit(ToolSettled(call_id, name, _final(outcome), result))
-                for_turn.append((call_id, result))
-        if for_turn and self.turn is not None:
-            await self.turn.send("tool.settled", results=tuple(for_turn))
-
-    async def detach_tool(self, call_id: str, ack: str) -> None:
-        if call_id not in self.turn_tools:
-            return
-        self.turn_tools.discard(call_id)
-        self.background.add(call_id)
-        if self.turn is not None:
-            name = self.tools[call_id].call.name
-            await self.turn.send("tool.detached", call_id=call_id, ack=ack, name=name)
-
-    async def abort_one_tool(self, call_id: str, reason: str = "aborted") -> None:
-        tool = self.tools.get(call_id)
-        if tool is not None:
-            tool.signal.abort(reason)
-            await tool.send("tool.abort")
-
-    async def _stop_tool(self, call_id: str, reason: str) -> None:
-        tool = self.tools.pop(call_id, None)
-        if tool is not None:
-            tool.signal.abort(reason)
-            if not tool.is_terminated:
-                await tool.send("tool.stop")
 
     # -- running: abort --------------------------------------------------------------------------
 
@@ -550,11 +439,6 @@ class AgentMachine(KernelChart):
 
     # -- plumbing --------------------------------------------------------------------------------
 
-    def _spawn(self, work: Any) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     def after_transition(self, event: Any, source: Any, target: Any) -> None:
         super().after_transition(event, source, target)
         self._wake()
@@ -569,182 +453,3 @@ class AgentMachine(KernelChart):
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         await waiter
-
-
-def _final(outcome: ToolState) -> Any:
-    return outcome if outcome in ("succeeded", "failed", "aborted") else "aborted"
-
-
-class Agent:
-    """The kernel's facade: commands become agent-machine events; views read its context."""
-
-    def __init__(
-        self,
-        requester: Requester,
-        tool_runner: ToolRunner,
-        emit: Emit,
-        *,
-        options: KernelOptions = KernelOptions(),
-        tool_hooks: ToolHooks | None = None,
-        prompt_gate: PromptGate | None = None,
-        history: Sequence[HistoryEntry] = (),
-        on_error: Callable[[BaseException], None] | None = None,
-    ) -> None:
-        # Errors the machines caught (should stay empty), each also handed to `on_error`.
-        self.errors = ErrorLog(on_error)
-        self._args = (requester, tool_runner, emit)
-        self._options = options
-        self._hooks = tool_hooks
-        self._gate = prompt_gate
-        self._history = tuple(history)
-        self._machine: AgentMachine | None = None
-
-    @property
-    def _m(self) -> AgentMachine:
-        if self._machine is None:
-            raise RuntimeError("Agent.start() must be awaited first")
-        return self._machine
-
-    async def start(self) -> None:
-        """Build and activate the machine inside the running loop."""
-        requester, runner, emit = self._args
-        self._machine = AgentMachine(
-            requester,
-            runner,
-            guarded_emit(emit, self.errors),
-            self.errors,
-            options=self._options,
-            hooks=self._hooks,
-            gate=self._gate,
-            history=self._history,
-        )
-        await self._machine.activate()
-
-    # -- commands --------------------------------------------------------------------------------
-
-    async def submit(self, entry: HistoryEntry) -> None:
-        await self._m.send("input.submit", entry=entry)
-
-    async def notify(self, entry: HistoryEntry) -> None:
-        await self._m.send("input.notify", entry=entry)
-
-    async def remind(self, key: str, entry: HistoryEntry) -> None:
-        await self._m.send("input.remind", reminder_key=key, entry=entry)
-
-    async def steer(self, prompt_ids: Sequence[str]) -> bool:
-        wanted = set(prompt_ids)
-        if not any(item.meta.prompt_id in wanted for item in self._m.queue):
-            return False
-        await self._m.send("input.steer", prompt_ids=tuple(prompt_ids))
-        return True
-
-    async def cancel_queued(self, prompt_id: str) -> bool:
-        if not self._queued(prompt_id):
-            return False
-        await self._m.send("input.cancel", prompt_id=prompt_id)
-        return True
-
-    async def edit_queued(self, prompt_id: str, message: Message) -> bool:
-        if not self._queued(prompt_id):
-            return False
-        await self._m.send("input.edit", prompt_id=prompt_id, message=message)
-        return True
-
-    async def move_queued(self, prompt_id: str, offset: int) -> bool:
-        before = [item.meta.prompt_id for item in self._m.queue]
-        if prompt_id not in before:
-            return False
-        await self._m.send("input.move", prompt_id=prompt_id, offset=offset)
-        return [item.meta.prompt_id for item in self._m.queue] != before
-
-    async def abort(self, reason: str = "user_cancelled") -> None:
-        """Abort the running turn; a second call while it is aborting forces the end."""
-        await self._m.send("input.abort", reason=reason)
-
-    async def abort_tool(self, call_id: str, reason: str) -> bool:
-        tool = self._m.tools.get(call_id)
-        if tool is None or tool.is_terminated:
-            return False
-        await self._m.send("input.abort_tool", call_id=call_id, reason=reason)
-        return True
-
-    # Not driven by the product yet (kept with the seed's machine and covered by the kernel
-    # tests): pause/continue at the next drain point, and reset to a new history.
-
-    async def pause(self) -> None:
-        await self._m.send("input.pause")
-
-    async def resume(self) -> None:
-        await self._m.send("input.continue")
-
-    async def reset(self, history: Sequence[HistoryEntry]) -> None:
-        await self._m.send("input.reset", history=tuple(history), reason="reset")
-
-    async def close(self) -> None:
-        if not self._m.is_terminated:
-            await self._m.send("input.close", reason="closed")
-
-    async def idle(self) -> None:
-        """Resolves when no turn runs and no work is pending (or the agent is closed)."""
-        machine = self._m
-        while not (machine.is_terminated or machine.settled):
-            await machine.wait_changed()
-
-    def _queued(self, prompt_id: str) -> bool:
-        return any(item.meta.prompt_id == prompt_id for item in self._m.queue)
-
-    # -- views -----------------------------------------------------------------------------------
-
-    @property
-    def history(self) -> tuple[HistoryEntry, ...]:
-        return tuple(self._m.committed)
-
-    @property
-    def queue(self) -> tuple[HistoryEntry, ...]:
-        return tuple(self._m.queue)
-
-    @property
-    def notifications(self) -> tuple[HistoryEntry, ...]:
-        return tuple(self._m.notifications)
-
-    @property
-    def reminders(self) -> dict[str, HistoryEntry]:
-        return dict(self._m.reminders)
-
-    @property
-    def paused(self) -> bool:
-        return self._m.paused
-
-    @property
-    def state(self) -> str:
-        """The agent's active state, dotted: "idle.ready", "running.aborting", "closed"."""
-        return self._m.state_path
-
-    @property
-    def turn_state(self) -> str | None:
-        turn = self._m.turn
-        if turn is None:
-            return None
-        return turn.state_path.rsplit(".", 1)[-1]
-
-    @property
-    def active_turn_id(self) -> int | None:
-        return self._m.active_turn_id
-
-    @property
-    def next_turn_id(self) -> int:
-        """For the kernel tests (the product does not read it)."""
-        return self._m.turn_id
-
-    @property
-    def step(self) -> int:
-        turn = self._m.turn
-        return turn.step if turn is not None else 0
-
-    @property
-    def tools(self) -> dict[str, tuple[str, ToolState]]:
-        return {call_id: (t.call.name, t.outcome) for call_id, t in self._m.tools.items()}
-
-    @property
-    def background(self) -> tuple[str, ...]:
-        return tuple(sorted(self._m.background))

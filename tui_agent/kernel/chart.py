@@ -14,10 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from statemachine import StateChart
-from statemachine.engines.async_ import AsyncEngine
-
-from tui_agent.kernel.engine import KernelEngine
+from tui_agent.kernel._statemachine_engine import EngineChart
 from tui_agent.kernel.events import KernelEvent, Machine, Transitioned
 
 Emit = Callable[[KernelEvent], None]
@@ -55,7 +52,7 @@ def guarded_emit(emit: Emit, errors: list[BaseException]) -> Emit:
     return guarded
 
 
-class KernelChart(StateChart[Any]):
+class KernelChart(EngineChart):
     """Base of the agent, turn and tool machines (abstract: it declares no states)."""
 
     machine_kind: ClassVar[Machine]
@@ -70,21 +67,9 @@ class KernelChart(StateChart[Any]):
         super().__init__(start_value=start)
 
     def reset_chart(self) -> None:
-        """Back to before activation, keeping the callback table built for this instance (the
-        expensive part of construction). The previous run's engine is dropped: its invokes were
-        cancelled when it reached a final state, so nothing of it can reach the new run."""
+        """Back to before activation (see `EngineChart.restart`); only from a final state."""
         assert self.is_terminated, "only a machine in a final state can be reset"
-        self.model.state = None
-        self.history_values.clear()
-        # Stopping forgets the invocations it still lists: the last one's task refers back to
-        # the engine (through its context), a cycle only the garbage collector would break.
-        self._engine.stop()
-        self._engine = self._get_engine()
-        self._engine.start()
-
-    def _get_engine(self) -> AsyncEngine:
-        # Every kernel machine has async callbacks, so the library would pick its async engine.
-        return KernelEngine(self)
+        self.restart()
 
     async def activate(self) -> None:
         """Enter the initial state inside the running loop. Announced first, so that eventless

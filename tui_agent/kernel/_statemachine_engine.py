@@ -1,37 +1,74 @@
-"""The kernel machines' engine: python-statemachine's async engine, cheaper per event.
+"""python-statemachine's private surface, fenced: the kernel's engine and its chart base.
 
-The library picks transitions generically on every event and after every microstep: it walks
-each active atomic state and all its ancestors, tests every transition with a predicate, and
-matches dotted event names by splitting them into new `Event` objects. The kernel's machines
-never change shape at run time, so what can be computed once per state is: the candidates
-(the state's own transitions, then its ancestors', in the library's order, without initial
-ones), split into eventless ones and ones with events, each event descriptor reduced to the
-two strings a match needs. Selection then only runs guards. The result is the library's: the
-same candidates in the same order, the same guards, the same conflict filter.
+Nothing else in `tui_agent` touches a private name or a non-public module of python-statemachine
+(`scripts/check_fences.py` enforces it); the canaries in
+`tests/kernel/test_statemachine_canaries.py` check every name below against the installed
+library, and `tests/kernel/test_engine_differential.py` runs the three machines under this
+engine and under the library's own on the same generated inputs.
 
-The transitions that activate a machine are built once per machine class and start value
-(the library builds a new empty source state and new transitions for every activation, which
-a reused tool machine does once per call); they carry no callbacks.
+The engine: python-statemachine's async engine, cheaper per event. The library picks transitions
+generically on every event and after every microstep: it walks each active atomic state and all
+its ancestors, tests every transition with a predicate, and matches dotted event names by
+splitting them into new `Event` objects. The kernel's machines never change shape at run time,
+so what can be computed once per state is: the candidates (the state's own transitions, then its
+ancestors', in the library's order, without initial ones), split into eventless ones and ones
+with events, each event descriptor reduced to the two strings a match needs. Selection then only
+runs guards: the same candidates in the same order, the same guards, the same conflict filter.
 
-Transition content (`before`, `on`, `after`) also runs in order here. The library runs a
-group given no error handler (`before` and `after`) through `asyncio.gather`, which wraps each
-callback in a task and costs two trips through the event loop per microstep; every kernel
-transition has an `after` callback (the `Transitioned` emission). In order, a failing callback
-still raises to the microstep as it did through `gather`; what goes is only the concurrency of
-several async callbacks of one group, which no kernel machine has.
+The transitions that activate a machine are built once per machine class and start value (the
+library builds a new empty source state and new transitions for every activation, which a
+reused tool machine does once per call); they carry no callbacks.
+
+Transition content (`before`, `on`, `after`) also runs in order here. The library runs a group
+given no error handler (`before` and `after`) through `asyncio.gather`, which wraps each callback
+in a task and costs two trips through the event loop per microstep; every kernel transition has
+an `after` callback (the `Transitioned` emission). In order, a failing callback still raises to
+the microstep as it did through `gather`; what goes is only the concurrency of several async
+callbacks of one group, which no kernel machine has.
 
 Smaller things: no kernel machine registers `prepare_event` callbacks or validators, so their
-lookups are skipped; an invoke named by a method skips a runtime Protocol check; and the
-invoke manager no longer points back at its engine, so an engine let go of is freed at once.
-It relies on the engine's internals of python-statemachine 3.2 (pinned below 3.3); the kernel
-tests run every machine through it.
+lookups are skipped; an invoke named by a method skips a runtime Protocol check; and the invoke
+manager no longer points back at its engine, so an engine let go of is freed at once.
+
+`TUI_AGENT_KERNEL_ENGINE=stock` (or `use_engine("stock")`) runs the machines on the library's
+own `AsyncEngine` instead: the reference the differential test and the benchmark compare with.
+
+Private names and non-public modules touched (name: why):
+- `statemachine.engines.async_`: `AsyncEngine`, the base of `KernelEngine` and the stock engine.
+- `statemachine.event_data`: `EventData`, built to give callbacks the library's arguments.
+- `statemachine.invoke`: `InvokeManager`, subclassed to skip the Protocol check.
+- `statemachine.orderedset`: `OrderedSet`, the set type the engine's selection returns.
+- `StateChart._get_engine`: overridden to choose our engine or the stock one.
+- `StateChart._engine`: replaced by `EngineChart.restart` when a tool machine is reused.
+- `StateChart._callbacks`: the callback registry, asked which keys have callbacks and called.
+- `BaseEngine._cache`: the per-macrostep argument cache `_get_args_kwargs` fills.
+- `BaseEngine._debug`: read for the invoke manager's view of the engine.
+- `BaseEngine._log_id`: read for the invoke manager's view of the engine.
+- `BaseEngine._invoke_manager`: replaced by one bound to that view, not to the engine.
+- `BaseEngine._initial_transitions`: overridden to build activation transitions once.
+- `BaseEngine._filter_conflicting_transitions`: called when two or more are enabled.
+- `BaseEngine._on_error_handler`: the error handler guards are run with.
+- `AsyncEngine._get_args_kwargs`: overridden to skip `prepare` lookups; called by the library.
+- `AsyncEngine._conditions_match`: overridden to skip validator lookups.
+- `AsyncEngine._execute_transition_content`: overridden to run content in order.
+- `InvokeManager._resolve_handler`: overridden to skip the Protocol check for method names.
+- `InvokeManager._engine`: what the manager reads through it must be only `sm`, `_debug` and
+  `_log_id`, the three things `_EngineView` offers.
+Public but undocumented names this module relies on too: `select_transitions` and
+`select_eventless_transitions` (re-implemented), `StateChart.history_values`, the model's state
+field and `start_configuration_values` (reset by `restart`), `Transition.initial`,
+`.is_eventless`, `.events`, `.cond.key`, `.validators.key`, `StateChart.prepare.key`,
+`EventData.args` and `.extended_kwargs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
 
+from statemachine import StateChart
 from statemachine.engines.async_ import AsyncEngine
 from statemachine.event_data import EventData
 from statemachine.invoke import InvokeManager
@@ -224,3 +261,43 @@ class KernelEngine(AsyncEngine):
     def _filtered(self, enabled: OrderedSet[Any]) -> Any:
         # One transition conflicts with nothing: the library's filter would return it as is.
         return enabled if len(enabled) < 2 else self._filter_conflicting_transitions(enabled)
+
+
+EngineKind = Literal["kernel", "stock"]
+ENGINE_ENV = "TUI_AGENT_KERNEL_ENGINE"
+_engine_kind: EngineKind = "stock" if os.environ.get(ENGINE_ENV) == "stock" else "kernel"
+
+
+@contextmanager
+def use_engine(kind: EngineKind) -> Iterator[None]:
+    """Machines built inside run on `kind`: ours, or the library's stock `AsyncEngine`."""
+    global _engine_kind
+    previous, _engine_kind = _engine_kind, kind
+    try:
+        yield
+    finally:
+        _engine_kind = previous
+
+
+def engine_kind() -> EngineKind:
+    return _engine_kind
+
+
+class EngineChart(StateChart[Any]):
+    """A `StateChart` on the kernel's engine (or the stock one), which can start over."""
+
+    def _get_engine(self) -> AsyncEngine:
+        # Every kernel machine has async callbacks, so the library would pick its async engine.
+        return KernelEngine(self) if _engine_kind == "kernel" else AsyncEngine(self)
+
+    def restart(self) -> None:
+        """Back to before activation, keeping the callback table built for this instance (the
+        expensive part of construction). The previous run's engine is dropped: its invokes were
+        cancelled when it reached a final state, so nothing of it can reach the new run."""
+        setattr(self.model, self.state_field, None)
+        self.history_values.clear()
+        # Stopping forgets the invocations it still lists: the last one's task refers back to
+        # the engine (through its context), a cycle only the garbage collector would break.
+        self._engine.stop()
+        self._engine = self._get_engine()
+        self._engine.start()

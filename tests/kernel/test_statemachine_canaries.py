@@ -1,0 +1,182 @@
+"""Canaries: every private name of python-statemachine the fence touches still has the shape the
+fence relies on. A failure names the name and what of the fence depends on it (the fence's
+header, `tui_agent/kernel/_statemachine_engine.py`, is the list checked here)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import statemachine
+from statemachine import State, StateChart
+
+from tui_agent.kernel import _statemachine_engine as fence
+
+
+def header_names() -> dict[str, str]:
+    """The fence header's list: name -> why the fence touches it."""
+    doc = fence.__doc__ or ""
+    section = doc.split("Private names and non-public modules touched", 1)[1]
+    section = section.split("Public but undocumented", 1)[0]
+    entries = re.findall(r"^- `([^`]+)`: (.+?)(?=^- |\Z)", section, re.M | re.S)
+    return {name: " ".join(why.split()) for name, why in entries}
+
+
+class _Tiny(fence.EngineChart):
+    """The smallest async chart on the fence's engine."""
+
+    a = State(initial=True)
+    b = State(final=True)
+    go = a.to(b)
+
+    async def on_go(self) -> None:
+        pass
+
+
+def _tiny() -> _Tiny:
+    with fence.use_engine("kernel"):  # also when the suite runs on the stock engine
+        return _Tiny()
+
+
+def _engine_attrs() -> Any:
+    return _tiny()._engine
+
+
+def _params(function: Any) -> list[str]:
+    return list(inspect.signature(function).parameters)
+
+
+def _module(name: str, attribute: str) -> str | None:
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return "cannot be imported"
+    return None if isinstance(getattr(module, attribute, None), type) else f"has no {attribute}"
+
+
+def _method(owner: type, name: str, params: list[str], *, coroutine: bool) -> str | None:
+    function = inspect.getattr_static(owner, name, None)
+    if function is None:
+        return "is gone"
+    if isinstance(function, staticmethod):
+        function = function.__func__
+    if _params(function) != params:
+        return f"takes {_params(function)}, the fence expects {params}"
+    if inspect.iscoroutinefunction(function) != coroutine:
+        return "is async" if not coroutine else "is no longer async"
+    return None
+
+
+def _attribute(of: Callable[[], Any], name: str, check: Callable[[Any], bool]) -> str | None:
+    value = getattr(of(), name, None)
+    return None if value is not None and check(value) else f"is missing or has changed: {value!r}"
+
+
+def _invoke_manager_reads() -> str | None:
+    """`_EngineView` offers the manager only `sm`, `_debug` and `_log_id` of its engine."""
+    from statemachine.invoke import InvokeManager
+
+    if _params(InvokeManager.__init__) != ["self", "engine"]:
+        return f"InvokeManager.__init__ takes {_params(InvokeManager.__init__)}"
+    tree = ast.parse(inspect.getsource(InvokeManager))
+    read = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "_engine"
+    }
+    extra = read - {"sm", "_debug", "_log_id"}
+    return f"the manager now reads {sorted(extra)} of its engine" if extra else None
+
+
+def _engine_class() -> type:
+    from statemachine.engines.async_ import AsyncEngine
+
+    return AsyncEngine
+
+
+def _invoke_manager() -> type:
+    from statemachine.invoke import InvokeManager
+
+    return InvokeManager
+
+
+_CONTENT_PARAMS = [
+    *("self", "enabled_transitions", "trigger_data", "get_key", "set_target_as_state"),
+    "kwargs_extra",
+]
+
+CANARIES: dict[str, Callable[[], str | None]] = {
+    "statemachine.engines.async_": lambda: _module("statemachine.engines.async_", "AsyncEngine"),
+    "statemachine.event_data": lambda: _module("statemachine.event_data", "EventData"),
+    "statemachine.invoke": lambda: _module("statemachine.invoke", "InvokeManager"),
+    "statemachine.orderedset": lambda: _module("statemachine.orderedset", "OrderedSet"),
+    "StateChart._get_engine": lambda: _method(StateChart, "_get_engine", ["self"], coroutine=False),
+    "StateChart._engine": lambda: _attribute(
+        _tiny, "_engine", lambda engine: isinstance(engine, fence.KernelEngine)
+    ),
+    "StateChart._callbacks": lambda: _attribute(
+        _tiny,
+        "_callbacks",
+        lambda registry: all(
+            hasattr(registry, name)
+            for name in ("__contains__", "__getitem__", "async_call", "async_all")
+        ),
+    ),
+    "BaseEngine._cache": lambda: _attribute(_engine_attrs, "_cache", lambda c: c == {}),
+    "BaseEngine._debug": lambda: _attribute(_engine_attrs, "_debug", callable),
+    "BaseEngine._log_id": lambda: _attribute(
+        _engine_attrs, "_log_id", lambda i: isinstance(i, str)
+    ),
+    "BaseEngine._invoke_manager": lambda: _attribute(
+        _engine_attrs, "_invoke_manager", lambda m: isinstance(m, _invoke_manager())
+    ),
+    "BaseEngine._initial_transitions": lambda: _method(
+        _engine_class(), "_initial_transitions", ["self", "trigger_data"], coroutine=False
+    ),
+    "BaseEngine._filter_conflicting_transitions": lambda: _method(
+        _engine_class(), "_filter_conflicting_transitions", ["self", "transitions"], coroutine=False
+    ),
+    "BaseEngine._on_error_handler": lambda: _method(
+        _engine_class(), "_on_error_handler", ["self"], coroutine=False
+    ),
+    "AsyncEngine._get_args_kwargs": lambda: _method(
+        _engine_class(),
+        "_get_args_kwargs",
+        ["self", "transition", "trigger_data", "target", "source"],
+        coroutine=True,
+    ),
+    "AsyncEngine._conditions_match": lambda: _method(
+        _engine_class(), "_conditions_match", ["self", "transition", "trigger_data"], coroutine=True
+    ),
+    "AsyncEngine._execute_transition_content": lambda: _method(
+        _engine_class(),
+        "_execute_transition_content",
+        _CONTENT_PARAMS,
+        coroutine=True,
+    ),
+    "InvokeManager._resolve_handler": lambda: _method(
+        _invoke_manager(), "_resolve_handler", ["underlying"], coroutine=False
+    ),
+    "InvokeManager._engine": _invoke_manager_reads,
+}
+
+
+def test_the_fence_header_lists_exactly_the_names_the_canaries_check() -> None:
+    assert sorted(header_names()) == sorted(CANARIES)
+
+
+@pytest.mark.parametrize("name", sorted(header_names()))
+def test_a_private_name_the_fence_relies_on_is_still_there(name: str) -> None:
+    problem = CANARIES[name]()
+    assert problem is None, (
+        f"python-statemachine {statemachine.__version__}: {name} {problem}. "
+        f"The kernel's fence (tui_agent/kernel/_statemachine_engine.py) relies on it: "
+        f"{header_names()[name]}"
+    )
