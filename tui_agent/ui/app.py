@@ -53,8 +53,9 @@ from tui_agent.ui.rewind_screen import (
     typed_prompt,
 )
 from tui_agent.ui.sessions_screen import SessionPicker
+from tui_agent.ui.state import Change, PaneChanged, Reset
 from tui_agent.ui.styles import stylesheet_paths
-from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion

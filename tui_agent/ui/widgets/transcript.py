@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.ui._textual_hooks import anchor_released, release_anchor_here
-from tui_agent.ui.view_model import (
+from tui_agent.ui.state import (
     Block,
     BlockAdded,
     BlockRemoved,
@@ -37,8 +37,8 @@ from tui_agent.ui.view_model import (
     TextBlock,
     ThinkingBlock,
     ToolBlock,
-    ViewModel,
 )
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.blocks import (
     AssistantText,
     RetryNotice,
