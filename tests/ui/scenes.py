@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
@@ -66,6 +67,8 @@ async def settle(app: TuiAgentApp, pilot: Pilot[None]) -> None:
     """Wait until the screen has stopped changing: every widget's messages handled, animations
     done and a frame painted, twice in a row with the same picture (layout and anchoring have
     caught up). It waits on those conditions, never for a fixed time."""
+    for text_field in app.screen.query(Input):
+        text_field.cursor_blink = False  # its cursor drawn and steady: no picture catches a blink
     await pilot.wait_for_scheduled_animations()
     frame = app.export_screenshot()
     for _ in range(SETTLE_FRAMES):
