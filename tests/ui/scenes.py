@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
@@ -52,29 +53,36 @@ class Scene:
 def make_app(loop: FakeLoop | None = None) -> tuple[TuiAgentApp, FakeLoop, FixedClock]:
     loop = loop or FakeLoop()
     clock = FixedClock()
-    return TuiAgentApp(loop, clock=clock), loop, clock
+    app = TuiAgentApp(loop, clock=clock)
+    # A steady cursor from the start: which phase of its blink a picture catches would depend
+    # on the time, and Textual caches the prompt's line without the cursor in the "off" phase.
+    app.prompt_input.cursor_blink = False
+    return app, loop, clock
 
 
-SETTLE_FRAMES = 100  # at most this many short pauses for the screen to stop changing
+SETTLE_FRAMES = 100  # at most this many frames for the screen to stop changing
 
 
 async def settle(app: TuiAgentApp, pilot: Pilot[None]) -> None:
-    """Wait until two frames in a row are the same: layout and anchoring have caught up."""
-    app.prompt_input.cursor_blink = False
-    await pilot.pause(0.05)
+    """Wait until the screen has stopped changing: every widget's messages handled, animations
+    done and a frame painted, twice in a row with the same picture (layout and anchoring have
+    caught up). It waits on those conditions, never for a fixed time."""
+    for text_field in app.screen.query(Input):
+        text_field.cursor_blink = False  # its cursor drawn and steady: no picture catches a blink
+    await pilot.wait_for_scheduled_animations()
     frame = app.export_screenshot()
     for _ in range(SETTLE_FRAMES):
-        await pilot.pause(0.05)
+        await pilot.wait_for_scheduled_animations()
         previous, frame = frame, app.export_screenshot()
         if frame == previous:
             return
+    raise AssertionError(f"the screen still changed after {SETTLE_FRAMES} frames")
 
 
 async def play_scene(
     scene: Scene, app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop, clock: FixedClock
 ) -> None:
     """Record the scene from the real loop, replay it into the app, then show its moment."""
-    app.prompt_input.cursor_blink = False  # before any time passes: the cursor is drawn, steady
     events: list[ev.LoopEvent] = []
     if scene.play is not None:
         events = await record(

@@ -299,7 +299,7 @@ async def test_a_call_no_rule_can_allow_offers_no_always() -> None:
 
 
 async def test_typing_while_the_box_is_up_never_answers_and_nothing_is_lost() -> None:
-    """Issue 23 item 1: "add a regression test" took the `a` as always, "next" the `n` as no."""
+    """Once, "add a regression test" took the `a` as always, "next" the `n` as no."""
     async with running() as (app, pilot, loop):
         turn_running(loop)
         await type_text(pilot, "fix ")  # the person is typing in the draft when the box appears

@@ -1,4 +1,4 @@
-"""The status bar at 80x24 (issue 23 item 11): segments give way by priority, and the approval
+"""The status bar at 80x24: segments give way by priority, and the approval
 mode, yolo above all, always shows."""
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
+from tui_agent.ui._textual_hooks import app_driver
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
@@ -52,8 +53,9 @@ from tui_agent.ui.rewind_screen import (
     typed_prompt,
 )
 from tui_agent.ui.sessions_screen import SessionPicker
+from tui_agent.ui.state import Change, PaneChanged, Reset
 from tui_agent.ui.styles import stylesheet_paths
-from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
@@ -394,9 +396,9 @@ class TuiAgentApp(App[None]):
         how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
         if "bell" in how:
             self.bell()
-        if "desktop" in how and self._driver is not None:
+        if "desktop" in how and (driver := app_driver(self)) is not None:
             text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
-            self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
+            driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _on_change(self, change: Change) -> None:
         if isinstance(change, PaneChanged):
@@ -913,8 +915,8 @@ class TuiAgentApp(App[None]):
         back at once (see `TerminalDriver.restore_now`)."""
         from tui_agent.ui.terminal_driver import TerminalDriver
 
-        if isinstance(self._driver, TerminalDriver):
-            self._driver.restore_now()
+        if isinstance(driver := app_driver(self), TerminalDriver):
+            driver.restore_now()
 
     def on_terminal_driver_lost(self) -> None:
         """The terminal hung up (`TerminalDriver.Lost`): nobody is left to ask, so quit."""

@@ -16,9 +16,8 @@ ever see `shift+enter`, `ctrl+enter` and `alt+enter`.
 from __future__ import annotations
 
 import enum
-from typing import cast
 
-from textual import _ansi_sequences
+from tui_agent.ui._textual_hooks import add_key_sequence
 
 _ESC_CR = "\x1b\r"
 
@@ -31,8 +30,7 @@ class ExtraKey(enum.Enum):
 
 def register_sequences() -> None:
     """Add Alt+Enter (`ESC CR`) to Textual's table of sequences; idempotent."""
-    table = cast(dict[str, object], _ansi_sequences.ANSI_SEQUENCES_KEYS)
-    table.setdefault(_ESC_CR, (ExtraKey.ALT_ENTER,))
+    add_key_sequence(_ESC_CR, ExtraKey.ALT_ENTER)
 
 
 def canonical_key(key: str) -> str:

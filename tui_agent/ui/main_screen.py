@@ -7,22 +7,22 @@ median, against 4 ms with nothing streaming). Now the change a key makes to the 
 which is where keys go, is painted as soon as the screen has nothing else queued instead. Only
 a key's: a focused widget that redraws by itself (output streaming into it) keeps to the slots.
 
-It hooks Textual's frame (`_on_update`, `_on_idle`, `_on_timer_update`), which is why
-`pyproject.toml` pins Textual's minor version; `tests/ui/test_main_screen.py` fails if the hook
-stops painting.
+It hooks Textual's frame through `PaintNowScreen` (`ui/_textual_hooks.py`, where the private
+names it needs are listed); `tests/ui/test_main_screen.py` fails if the hook stops painting.
 """
 
 from __future__ import annotations
 
-from textual import events, messages
-from textual.screen import Screen
+from textual.widget import Widget
+
+from tui_agent.ui._textual_hooks import PaintNowScreen
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PaintNowScreen):
     """The screen the app composes into (see the module)."""
 
     def __init__(self) -> None:
-        super().__init__(id="_default")
+        super().__init__()
         self._key_pending = False  # a key is on its way to the focused widget
         self._paint_now = False  # the focused widget asked for a repaint after a key
 
@@ -30,15 +30,12 @@ class MainScreen(Screen[None]):
         """The app received a key from the terminal."""
         self._key_pending = True
 
-    # Textual calls these handlers for each class of the screen, this one first; Screen's own
-    # run after them (so neither calls `super()`).
-
-    async def _on_update(self, message: messages.Update) -> None:
-        if self._key_pending and message.widget is self.focused:
+    def widget_updated(self, widget: Widget) -> None:
+        if self._key_pending and widget is self.focused:
             self._key_pending = False
             self._paint_now = True
 
-    async def _on_idle(self, event: events.Idle) -> None:
-        if self._paint_now and self.is_current and not self.app._batch_count:
+    def idle(self) -> None:
+        if self._paint_now and self.is_current and not self.batching:
             self._paint_now = False
-            self._on_timer_update()  # the frame, without waiting for its slot
+            self.paint_frame_now()  # the frame, without waiting for its slot

@@ -23,7 +23,8 @@ from tui_agent.session import (
     run_user_shell,
 )
 from tui_agent.ui.commands import SlashCommand, custom_commands
-from tui_agent.ui.view_model import ToolBlock, ViewModel
+from tui_agent.ui.state import ToolBlock
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.vocab import AbortSignal, ToolStatus, tool_status
 
 if TYPE_CHECKING:

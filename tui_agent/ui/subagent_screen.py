@@ -20,7 +20,8 @@ from textual.widgets import Footer, Static
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import LoopEvent, TurnFinished
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.ui.view_model import Change, PaneChanged, ViewModel
+from tui_agent.ui.state import Change, PaneChanged
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:

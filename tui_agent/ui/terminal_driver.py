@@ -22,8 +22,9 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+
+from tui_agent.ui._textual_hooks import LinuxDriverHooks
 
 END_WAIT_S = 0.2  # how long last words wait for a frame being written
 
@@ -36,15 +37,14 @@ _LEAVE = (
 )
 
 
-class TerminalDriver(LinuxDriver):
+class TerminalDriver(LinuxDriverHooks):
     class Lost(Message):
         """The terminal hung up: nothing more can be shown or typed."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._output = _TerminalOutput(sys.__stderr__, self._lose)
-        # The writer thread (the only user of `_file`) calls write, flush and fileno.
-        self._file = self._output  # type: ignore[assignment]
+        self.replace_output(self._output)
         self._lost = threading.Event()
         self._suspended = False
 
@@ -55,7 +55,7 @@ class TerminalDriver(LinuxDriver):
     def _lose(self) -> None:
         if not self._lost.is_set():
             self._lost.set()
-            self._app.post_message(self.Lost())  # thread-safe: it goes through the app's loop
+            self.driven_app.post_message(self.Lost())  # thread-safe: it goes through the app's loop
 
     def restore_now(self) -> None:
         """Give the terminal back as it was (main screen, cursor, modes off, its settings), at
@@ -75,14 +75,14 @@ class TerminalDriver(LinuxDriver):
                 raise  # Textual's own handling: the app panics, showing it
             self._lose()
 
-    def _sigtstp_application(self, *args: Any) -> None:
-        self._suspended = self._auto_restart  # whether Textual leaves application mode now
-        super()._sigtstp_application(*args)
+    def suspending(self, leaves_application_mode: bool) -> None:
+        self._suspended = leaves_application_mode
 
-    def _sigcont_application(self, *args: Any) -> None:
+    def take_sigcont(self) -> bool:
         if self._suspended and not self.lost:
             self._suspended = False
-            super()._sigcont_application(*args)
+            return True
+        return False
 
 
 class _TerminalOutput:

@@ -2,23 +2,21 @@
 
 It owns the transcript blocks (the whole session, as plain data, so pruned widgets can be
 re-created), the live tool rows, the queue rows (in the order they will enter history), the
-pending approvals, the status line values and the machine states for the inspector. It holds no
-Textual object: widgets register a listener and receive small `Change` values, then read the
-state they need. Everything runs on the app's asyncio loop, so no locking is needed.
+pending approvals, the status line values and the machine states for the inspector; their types
+are in `ui/state.py`. It holds no Textual object: widgets register a listener and receive small
+`Change` values, then read the state they need. Everything runs on the app's asyncio loop, so no
+locking is needed.
 
-Longer than most modules (about 700 lines) on purpose: it is the one place that reads the loop's
-event words, one short arm per event type next to the plain state those arms keep; split, a
-reader would chase one event across files.
+Longer than most modules (about 670 lines) on purpose: it is the one place that reads the loop's
+event words, one short arm per event type next to the state those arms keep; split, a reader
+would chase one event across files.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.events import (
@@ -53,292 +51,42 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.ui.state import (
+    Approval,
+    Block,
+    BlockAdded,
+    BlockRemoved,
+    BlockUpdated,
+    Change,
+    Listener,
+    Machines,
+    MarkerBlock,
+    MarkerKind,
+    PaneChanged,
+    QueueKind,
+    QueueRow,
+    Reset,
+    RetryBlock,
+    Status,
+    StreamEnded,
+    TextAppended,
+    TextBlock,
+    ThinkingBlock,
+    ToolBlock,
+    ToolRow,
+    UserBlock,
+    UserVia,
+)
 from tui_agent.vocab import ApprovalMode, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
 TAIL_CHARS = 60
-TRANSITIONS_KEPT = 200
-FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones
-FINAL_STATES = frozenset({"closed", "done", "succeeded", "failed", "aborted"})
-REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole message
-# A line of `read_file`'s output (numbered like `cat -n`), as against its notes.
-NUMBERED_LINE = re.compile(r"^ *\d+\t", re.MULTILINE)
 USER_COMMAND = "!"  # the tool name of a `!command` the person runs
 # What a call's one line shows: the first of these arguments it has.
 PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
-QueueKind = Literal["prompt", "steer", "notification", "reminder"]
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
-UserVia = Literal["prompt", "steer", "notification"]
-MarkerKind = Literal[
-    "interrupted", "compacted", "notice", "warning", "error", "info", "stopped", "welcome"
-]
-
-
-# ---------------------------------------------------------------- transcript blocks
-
-
-@dataclass
-class UserBlock:
-    id: int
-    text: str
-    via: UserVia = "prompt"
-
-
-@dataclass
-class TextBlock:
-    """Assistant text; `streaming` stays True until the step ends."""
-
-    id: int
-    text: str = ""
-    streaming: bool = True
-    turn_id: int = 0
-    step: int = 0
-
-
-@dataclass
-class ThinkingBlock:
-    id: int
-    text: str = ""
-    streaming: bool = True
-    turn_id: int = 0
-    step: int = 0
-
-
-@dataclass
-class ToolBlock:
-    id: int
-    call_id: str
-    name: str
-    arguments: str
-    state: str = "queued"
-    output: str = ""
-    is_error: bool = False
-    display: dict[str, Any] | None = None
-
-    @property
-    def summary(self) -> str:
-        """One line saying what the call does: the command, the path, the pattern (and where
-        it searches), or for `todo_write` how the plan stands."""
-        return self._described()[0]
-
-    @property
-    def detail(self) -> str:
-        """The summary and then the other short arguments, so two calls of one tool differ:
-        `TODO in src · glob='*.py'`, `notes.md · offset=200`."""
-        summary, used, args = self._described()
-        if args is None:
-            return summary
-        rest = [
-            f"{k}={v!r}"
-            for k, v in args.items()
-            if k not in used and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
-        ]
-        return " · ".join([summary, *rest]) if used else ", ".join(rest)[:80]
-
-    def _described(self) -> tuple[str, tuple[str, ...], dict[str, Any] | None]:
-        """The summary, the arguments it shows, and the parsed arguments (None: not an object)."""
-        try:
-            args = json.loads(self.arguments) if self.arguments else {}
-        except ValueError:
-            return self.arguments[:80], (), None
-        if not isinstance(args, dict):
-            return str(args)[:80], (), None
-        if self.name == "todo_write" and isinstance(args.get("todos"), list):
-            return _todo_summary(args["todos"]), ("todos",), args
-        pattern, path = args.get("pattern"), args.get("path")
-        if isinstance(pattern, str) and "command" not in args:
-            if isinstance(path, str) and path:
-                return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
-            return _first_line(pattern), ("pattern",), args
-        for key in PRIMARY_ARGS:
-            if isinstance(args.get(key), str):
-                return _first_line(args[key]), (key,), args
-        return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80], (), args
-
-    @property
-    def line_count(self) -> str:
-        """How long the output is, counted as the person would: `20 lines` for a read of 20
-        lines of a file (not its `[Showing lines …]` note), the whole output's lines when it
-        was saved to a file and only a pointer to it is here."""
-        whole = (self.display or {}).get("output_lines")
-        if isinstance(whole, int):
-            return f"{whole:,} lines, saved whole to a file"
-        if self.name == "read_file" and not self.is_error:
-            count = len(NUMBERED_LINE.findall(self.output))
-        else:
-            count = self.output.count("\n") + 1
-        return f"{count:,} line{'s' if count != 1 else ''}"
-
-    @property
-    def diff(self) -> str | None:
-        if self.display and isinstance(self.display.get("diff"), str):
-            return str(self.display["diff"])
-        return None
-
-
-@dataclass
-class RetryBlock:
-    """One line for all the retries of a step: it is updated in place at each new failure."""
-
-    id: int
-    attempt: int
-    max_attempts: int
-    error_code: str
-    message: str
-    deadline: float
-    resolved: bool = False
-    status: int | None = None  # HTTP status of the last failure
-    failures: int = 1  # failed attempts folded into this line
-
-    @property
-    def reason(self) -> str:
-        """`HTTP 500 · Internal error`, or the error code: one short line."""
-        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
-        if len(first) > REASON_CHARS:
-            first = first[: REASON_CHARS - 1] + "…"
-        head = f"HTTP {self.status}" if self.status is not None else self.error_code
-        return f"{head} · {first}" if first else head
-
-
-@dataclass
-class MarkerBlock:
-    id: int
-    kind: MarkerKind
-    text: str
-
-
-Block = UserBlock | TextBlock | ThinkingBlock | ToolBlock | RetryBlock | MarkerBlock
-
-
-# ---------------------------------------------------------------- side panes and status
-
-
-@dataclass
-class ToolRow:
-    call_id: str
-    name: str
-    summary: str  # the one argument that says what the call does (`ToolBlock.summary`)
-    state: str
-    started_at: float
-    tail: str = ""
-    recent: str = ""  # the last output characters, from which `tail` (its last line) is cut
-    index: int = 0  # the call's number in its turn, from 1 (0: not known, e.g. after a resume)
-    detail: str = ""  # the arguments that tell two calls of one tool apart (`ToolBlock.detail`)
-
-
-@dataclass
-class QueueRow:
-    kind: QueueKind
-    text: str
-    prompt_id: str | None = None  # prompts only: what edit/move/cancel/steer address
-    key: str | None = None  # reminders: a later reminder with the same key replaces it
-    steer_ids: tuple[str, ...] = ()  # steers: the prompts merged into it (leave at their drain)
-
-
-@dataclass
-class Approval:
-    request_id: str
-    call_id: str
-    name: str
-    summary: str
-    rule: str
-    preview: str = ""  # a unified diff for edits and writes, the command for shell, the plan
-    kind: Literal["tool", "plan", "trust"] = "tool"
-    rules: tuple[str, ...] = ()  # what "always" adds (none: no "always" to offer)
-    sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
-    why: str = ""  # why it asks when the mode alone would not
-    task: str = ""  # a sub-agent's question: the description of the task it works on
-
-
-@dataclass
-class Status:
-    provider: str
-    model: str
-    approval_mode: ApprovalMode
-    session_id: str
-    demo: bool
-    context_window: int
-    activity: str = "idle"  # idle | running | retrying | cancelling
-    step: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    context_tokens: int = 0
-    sandbox: str = ""  # the commands' sandbox in a few characters ("" when not known)
-
-    @property
-    def context_percent(self) -> int:
-        if self.context_window <= 0:
-            return 0
-        return min(100, round(100 * self.context_tokens / self.context_window))
-
-
-# ---------------------------------------------------------------- changes
-
-
-@dataclass(frozen=True)
-class BlockAdded:
-    block: Block
-
-
-@dataclass(frozen=True)
-class BlockUpdated:
-    block: Block
-
-
-@dataclass(frozen=True)
-class TextAppended:
-    block: TextBlock | ThinkingBlock
-    delta: str
-
-
-@dataclass(frozen=True)
-class StreamEnded:
-    block: TextBlock | ThinkingBlock
-
-
-@dataclass(frozen=True)
-class BlockRemoved:
-    block: Block
-
-
-@dataclass(frozen=True)
-class PaneChanged:
-    pane: Literal["tools", "queue", "status", "approvals", "machines", "plan"]
-
-
-@dataclass(frozen=True)
-class Reset:
-    """Everything changed at once (a new or resumed session): redraw from the state."""
-
-
-Change = BlockAdded | BlockUpdated | TextAppended | StreamEnded | BlockRemoved | PaneChanged | Reset
-Listener = Callable[[Change], None]
-
-
-@dataclass
-class Machines:
-    """Live machines and the last `FINISHED_KEPT` finished ones, in the order they finished."""
-
-    states: dict[str, str] = field(default_factory=dict)  # machine id -> state
-    finished: deque[str] = field(default_factory=deque)  # ids in a final state, oldest first
-    transitions: deque[MachineTransition] = field(
-        default_factory=lambda: deque(maxlen=TRANSITIONS_KEPT)
-    )
-
-    def record(self, event: MachineTransition) -> None:
-        self.transitions.append(event)
-        self.set_state(event.machine_id, event.target)
-
-    def set_state(self, machine_id: str, state: str) -> None:
-        self.states[machine_id] = state
-        if machine_id in self.finished:
-            self.finished.remove(machine_id)
-        if state in FINAL_STATES:
-            self.finished.append(machine_id)
-            while len(self.finished) > FINISHED_KEPT:
-                del self.states[self.finished.popleft()]
 
 
 class ViewModel:
@@ -470,8 +218,9 @@ class ViewModel:
     def add_user_command(self, command: str) -> ToolBlock:
         """A `!command` the user runs: drawn as a shell call, updated by `user_command_output`."""
         self._close_streams()
-        block = ToolBlock(
-            self._new_id(), f"user-{self._next_id}", USER_COMMAND, json.dumps({"command": command})
+        block_id = self._new_id()
+        block = tool_block(
+            block_id, f"user-{block_id}", USER_COMMAND, json.dumps({"command": command})
         )
         block.state = "running"
         self._add(block)
@@ -574,7 +323,7 @@ class ViewModel:
             case Drained():
                 self._on_drained(event)
             case Compacted():
-                before, after = _k(event.tokens_before), _k(event.tokens_after)
+                before, after = tokens_text(event.tokens_before), tokens_text(event.tokens_after)
                 self.add_marker("compacted", f"context compacted: {before} → {after} tokens")
             case TurnAborting():
                 self.status.activity = "cancelling"
@@ -732,7 +481,7 @@ class ViewModel:
 
     def _on_tool_started(self, event: ToolStarted) -> None:
         self._close_streams()
-        block = ToolBlock(self._new_id(), event.id, event.name, event.arguments)
+        block = tool_block(self._new_id(), event.id, event.name, event.arguments)
         self._tool_blocks[event.id] = block
         self._add(block)
         self._calls_in_turn += 1
@@ -773,7 +522,7 @@ class ViewModel:
     def _on_tool_finished(self, event: ToolFinished) -> None:
         block = self._tool_blocks.get(event.id)
         if block is None:
-            block = ToolBlock(self._new_id(), event.id, event.name, "")
+            block = tool_block(self._new_id(), event.id, event.name, "")
             self._tool_blocks[event.id] = block
             self._add(block)
         block.state = event.status
@@ -818,6 +567,49 @@ class ViewModel:
         self._emit(PaneChanged("tools"))
         self._emit(PaneChanged("approvals"))
         self._emit(PaneChanged("status"))
+
+
+def tool_block(block_id: int, call_id: str, name: str, arguments: str) -> ToolBlock:
+    """A call's block, with the line that says what it does (`describe_call`)."""
+    summary, detail = describe_call(name, arguments)
+    return ToolBlock(block_id, call_id, name, arguments, summary=summary, detail=detail)
+
+
+def describe_call(name: str, arguments: str) -> tuple[str, str]:
+    """The summary: one line saying what the call does (the command, the path, the pattern and
+    where it searches, or for `todo_write` how the plan stands); and the detail: the summary and
+    then the other short arguments, so two calls of one tool differ (`TODO in src ·
+    glob='*.py'`, `notes.md · offset=200`)."""
+    summary, used, args = _described(name, arguments)
+    if args is None:
+        return summary, summary
+    rest = [
+        f"{k}={v!r}"
+        for k, v in args.items()
+        if k not in used and isinstance(v, str | int | float | bool) and len(repr(v)) <= 40
+    ]
+    return summary, " · ".join([summary, *rest]) if used else ", ".join(rest)[:80]
+
+
+def _described(name: str, arguments: str) -> tuple[str, tuple[str, ...], dict[str, Any] | None]:
+    """The summary, the arguments it shows, and the parsed arguments (None: not an object)."""
+    try:
+        args = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return arguments[:80], (), None
+    if not isinstance(args, dict):
+        return str(args)[:80], (), None
+    if name == "todo_write" and isinstance(args.get("todos"), list):
+        return _todo_summary(args["todos"]), ("todos",), args
+    pattern, path = args.get("pattern"), args.get("path")
+    if isinstance(pattern, str) and "command" not in args:
+        if isinstance(path, str) and path:
+            return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
+        return _first_line(pattern), ("pattern",), args
+    for key in PRIMARY_ARGS:
+        if isinstance(args.get(key), str):
+            return _first_line(args[key]), (key,), args
+    return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80], (), args
 
 
 def _first_line(text: str) -> str:
@@ -867,5 +659,11 @@ def _tail(text: str) -> str:
     return last[-TAIL_CHARS:]
 
 
-def _k(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+def tokens_text(tokens: int) -> str:
+    """A token count as the status line and the compaction notice say it: `950`, `12.3k`,
+    `1.2M`."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    if tokens >= 1000:
+        return f"{tokens / 1000:.1f}k"
+    return str(tokens)

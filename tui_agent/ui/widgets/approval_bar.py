@@ -30,7 +30,7 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_agent.loop.api import ApprovalDecision
-from tui_agent.ui.view_model import Approval
+from tui_agent.ui.state import Approval
 from tui_agent.ui.widgets.diff_view import render_diff
 from tui_agent.vocab import ApprovalMode, RuleScope
 

@@ -21,8 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.session import split_attachments
-from tui_agent.ui.view_model import (
-    USER_COMMAND,
+from tui_agent.ui.state import (
     Block,
     MarkerBlock,
     RetryBlock,
@@ -31,6 +30,7 @@ from tui_agent.ui.view_model import (
     ToolBlock,
     UserBlock,
 )
+from tui_agent.ui.view_model import USER_COMMAND
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 
 TOOL_GLYPHS = {

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui_agent.session import split_attachments
-from tui_agent.ui.view_model import (
+from tui_agent.ui.state import (
     Block,
     MarkerBlock,
     RetryBlock,
@@ -29,8 +29,8 @@ from tui_agent.ui.view_model import (
     ThinkingBlock,
     ToolBlock,
     UserBlock,
-    ViewModel,
 )
+from tui_agent.ui.view_model import ViewModel
 
 
 def shown_text(block: Block) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from tui_agent.ui._textual_hooks import set_bindings_ready
+
 
 class KeyFooter(Footer):
     _recompose_pending = False
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        self._bindings_ready = True
+        set_bindings_ready(self)
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._recompose_pending:

@@ -241,16 +241,12 @@ class MarkdownView(LaidOutOnce, Widget):
         ]
         return strips if first else [Strip.blank(width, style), *strips]
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
+    def repaint_on_resize(self, old: Size, new: Size) -> bool:
         # Textual paints a widget whole when its size changes. At the same width, with no
         # padding or border to move, a taller or shorter view has the same lines above its end,
         # and `append` has asked for those that changed: a long answer would otherwise paint
         # every line it shows at each frame that gave it a line.
-        if size.width == self._size.width and not any(self.styles.gutter):
-            self._size = size
-        return super()._size_updated(size, virtual_size, container_size, layout)
+        return new.width != old.width or any(self.styles.gutter)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         settled, tail = self._lines(width)

@@ -10,24 +10,11 @@ scrollbar that appears or goes still asks for its own layout.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from textual.geometry import Size
-from textual.widget import Widget
-
-# A mixin, not a Widget subclass: as a base before a container it would bring `Widget`'s
-# default CSS ahead of the container's (a transcript that could no longer scroll).
-if TYPE_CHECKING:
-    _Base = Widget
-else:
-    _Base = object
+from tui_agent.ui._textual_hooks import SizeUpdateHook
 
 
-class LaidOutOnce(_Base):
+class LaidOutOnce(SizeUpdateHook):
     """Takes a new virtual size without asking for another layout (see the module); list it
     before the widget class it is mixed into."""
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
+    LAYOUT_ON_VIRTUAL_RESIZE = False

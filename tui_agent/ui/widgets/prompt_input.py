@@ -22,8 +22,8 @@ from typing import ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import TextArea
 
+from tui_agent.ui._textual_hooks import TextAreaHooks
 from tui_agent.vocab import PromptDraft
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
@@ -36,7 +36,7 @@ def unfolded(draft: PromptDraft) -> str:
     return PASTE_CHIP.sub(lambda m: draft.pastes.get(int(m.group(1)), m.group(0)), draft.text)
 
 
-class PromptInput(TextArea):
+class PromptInput(TextAreaHooks):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", key_display="⏎"),
         Binding("ctrl+j", "newline", "Newline", show=False),
@@ -97,7 +97,7 @@ class PromptInput(TextArea):
 
     # ------------------------------------------------------------ keys
 
-    async def _on_key(self, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
         key = event.key
         handled = True
         if key == "enter" and not self.mention_open:
@@ -130,11 +130,7 @@ class PromptInput(TextArea):
             self.post_message(self.PageTranscript(-1 if key == "pageup" else 1))
         else:
             handled = False
-        if handled:
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
+        return handled
 
     def action_submit(self) -> None:
         self._post_submit(steer=False)
@@ -156,7 +152,7 @@ class PromptInput(TextArea):
 
     # ------------------------------------------------------------ pastes
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def adjust_paste(self, event: events.Paste) -> None:
         # tmux and many terminals end pasted lines in CR (the Enter key's byte), some in CRLF:
         # one kind of line end, so a CR paste folds like any other and is sent with LFs.
         event.text = event.text.replace("\r\n", "\n").replace("\r", "\n")

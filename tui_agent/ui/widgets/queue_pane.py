@@ -18,7 +18,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_agent.ui.view_model import QueueRow, ViewModel
+from tui_agent.ui.state import QueueRow
+from tui_agent.ui.view_model import ViewModel
 
 EMPTY_HINT = Text(
     "nothing queued\nwhile a turn runs: Enter queues a prompt for the next turn, "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.view_model import ViewModel, tokens_text
 
 # What stays longest when the line is too narrow (higher stays).
 MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, TOKENS, MCP, COUNTS, SESSION = (
@@ -66,7 +66,8 @@ class StatusBar(Static):
             if self.vm.plan:
                 done = sum(item.status == "completed" for item in self.vm.plan)
                 parts.append(Segment(f"plan {done}/{len(self.vm.plan)}", "", PLAN))
-        parts.append(Segment(f"↑{_k(status.tokens_in)} ↓{_k(status.tokens_out)}", "", TOKENS))
+        tokens = f"↑{tokens_text(status.tokens_in)} ↓{tokens_text(status.tokens_out)}"
+        parts.append(Segment(tokens, "", TOKENS))
         parts.append(Segment(f"ctx {status.context_percent}%", "", CONTEXT))
         if self.vm.mcp:
             up = sum(server.state == "ready" for server in self.vm.mcp)
@@ -104,11 +105,3 @@ def _fit(parts: list[Segment], width: int) -> list[Segment]:
     while width and len(kept) > 1 and sum(len(p.head + p.text) + 2 for p in kept) - 2 > width:
         kept.remove(min(kept, key=lambda part: part.priority))
     return kept
-
-
-def _k(tokens: int) -> str:
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    if tokens >= 1000:
-        return f"{tokens / 1000:.1f}k"
-    return str(tokens)

@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_agent.ui.view_model import ToolRow, ViewModel
+from tui_agent.ui.state import ToolRow
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.blocks import FINAL_WORDS, TOOL_GLYPHS, ShowSubagent
 
 STATE_WORDS = {

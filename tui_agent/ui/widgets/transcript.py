@@ -24,7 +24,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui_agent.ui.view_model import (
+from tui_agent.ui._textual_hooks import anchor_released, release_anchor_here
+from tui_agent.ui.state import (
     Block,
     BlockAdded,
     BlockRemoved,
@@ -36,8 +37,8 @@ from tui_agent.ui.view_model import (
     TextBlock,
     ThinkingBlock,
     ToolBlock,
-    ViewModel,
 )
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.blocks import (
     AssistantText,
     RetryNotice,
@@ -263,7 +264,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
 
     @property
     def following(self) -> bool:
-        return self.is_anchored and not self._anchor_released
+        return self.is_anchored and not anchor_released(self)
 
     @property
     def hidden_count(self) -> int:
@@ -337,7 +338,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         # Textual keeps an anchored view at the bottom as content changes: a view moved
         # elsewhere by a key must stay where it was put.
         if self.is_anchored:
-            self._anchor_released = True
+            release_anchor_here(self)
 
     async def reveal(self, block_id: int | None) -> None:
         """Mark the block a search found and scroll it into view, mounting the window around

@@ -1,5 +1,7 @@
-"""Keys and flows that must never surprise (issue 11): copy, typing, panes, newlines, commands,
-approvals, scrolling. Fake loop, fixed clock; raw terminal bytes go through Textual's own parser."""
+"""Everyday keys and flows do what a person expects and nothing else: copy, typing, panes,
+newlines, commands, approvals, scrolling, the welcome block, the inspector, tool rows, dialogs'
+keys and notices while the terminal is unfocused. Fake loop, fixed clock; raw terminal bytes go
+through Textual's own parser."""
 
 from __future__ import annotations
 
@@ -375,7 +377,7 @@ async def test_home_in_a_draft_moves_the_cursor_first() -> None:
         assert app.prompt_input.cursor_location == (0, 0)
 
 
-# ---------------------------------------------------------------- the rest of issue 11
+# ---------------------------------------------------------------- welcome, inspector, dialogs
 
 
 async def test_a_real_provider_starts_with_a_welcome_block() -> None:
@@ -428,7 +430,7 @@ async def test_tool_rows_show_their_index_and_the_arguments_that_tell_them_apart
             loop.emit(ev.ToolStarted(id=call_id, name="grep", arguments=args))
         await until(pilot, lambda: app.tools_pane.option_count == 2)
         rows = [str(app.tools_pane.get_option_at_index(i).prompt) for i in range(2)]
-        # A search shows its pattern first, then where it looks (issue 23, item 19).
+        # A search shows its pattern first, then where it looks.
         assert "#1 grep TODO in src" in rows[0]
         assert "#2 grep TODO in tests" in rows[1]
 
