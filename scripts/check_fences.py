@@ -68,6 +68,8 @@ FENCES: dict[str, Fence] = {
             "statemachine.contrib.diagram",
         ),
     ),
+    # Textual marks private modules and names with a leading underscore.
+    "textual": Fence("tui_agent.ui._textual_hooks"),
 }
 
 
