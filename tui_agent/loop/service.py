@@ -24,7 +24,7 @@ from tui_agent.loop._policy import Prompt, TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
-from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan
+from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan, SubagentRun
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
@@ -34,7 +34,7 @@ from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
 from tui_agent.loop.replay import restored_notice
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
+from tui_agent.loop.subagent import Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
 from tui_agent.vocab import (
     ApprovalMode,
