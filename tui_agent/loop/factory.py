@@ -35,7 +35,7 @@ from tui_agent.context import (
 from tui_agent.llm import Provider
 from tui_agent.loop import events as ev
 from tui_agent.loop._policy import TurnPolicy
-from tui_agent.loop.adapters.engine import Engine, KernelOptions
+from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
@@ -228,6 +228,7 @@ async def build_loop(
         root,
         shared_approvals,
         spill_dir,
+        abort_grace_s=options.tool_abort_grace_s,
         scheduler=scheduler,
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
@@ -254,16 +255,7 @@ async def build_loop(
         tool_runner=runner,
         journal=journal,
         listener=policy,
-        options=KernelOptions(
-            max_steps=options.max_steps,
-            max_attempts_per_step=options.max_attempts_per_step,
-            retry_budget_s=options.retry_budget_s,
-            max_retry_after_s=options.max_retry_after_s,
-            abort_timeout_s=options.abort_timeout_s,
-            abort_grace_s=options.abort_grace_s,
-            provider=info.provider,
-            model=info.model,
-        ),
+        options=replace(options, provider=info.provider, model=info.model),
         history=history,
         clock=time.time,
     )

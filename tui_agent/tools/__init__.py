@@ -18,7 +18,7 @@ from tui_agent.tools._approvals import (
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
-from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
+from tui_agent.tools._executor import BatchExecutor, CallContext, Checkpointer
 from tui_agent.tools._files import (
     EditFile,
     EditorFiles,
@@ -58,7 +58,6 @@ from tui_agent.tools._walk import walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
-    "ABORT_GRACE_S",
     "APPROVAL_MODES",
     "EFFECTS",
     "EMPTY_OUTPUT",
