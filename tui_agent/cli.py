@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.providers import PROVIDER_KINDS
+
 if TYPE_CHECKING:
     from tui_agent.loop.service import AgentLoopService
     from tui_agent.session import LoopConfig
@@ -63,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         "stdin; otherwise piped stdin is attached to the prompt)",
     )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
-    parser.add_argument("--provider", choices=("openai", "anthropic", "scripted"))
+    parser.add_argument("--provider", choices=PROVIDER_KINDS)
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")

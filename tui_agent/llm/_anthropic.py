@@ -28,6 +28,7 @@ from tui_agent.llm._errors import (
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
     Finished,
@@ -47,7 +48,6 @@ from tui_agent.vocab import (
     UsageReported,
 )
 
-DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
 
@@ -316,7 +316,7 @@ def build_anthropic_body(request: LLMRequest, settings: ProviderSettings) -> dic
 
 class AnthropicProvider(HTTPProvider):
     name = "anthropic"
-    default_base_url = DEFAULT_ANTHROPIC_BASE_URL
+    default_base_url = ENDPOINTS["anthropic"].url
 
     def url(self) -> str:
         return f"{self.base_url}/v1/messages"
