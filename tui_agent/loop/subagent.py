@@ -30,7 +30,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi, SubagentRun
 from tui_agent.loop.replay import replay
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
-from tui_agent.vocab import TokenUsage, ToolResult, ToolUpdate, error_result
+from tui_agent.vocab import TokenUsage, ToolFacts, ToolResult, ToolUpdate, error_result
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _UNPLAIN = re.compile(r"[^A-Za-z0-9_-]")
@@ -100,6 +100,14 @@ class Subagents:
 
 class Task(Tool[TaskArgs]):
     name: ClassVar[str] = "task"
+    facts: ClassVar[ToolFacts] = ToolFacts(
+        kind="think",
+        verb="Sub-agent:",
+        primary_arg="description",
+        advice="task: delegate a self-contained job (a broad search, an investigation, an "
+        "independent change) to a sub-agent with a fresh context; give it everything it needs in "
+        "the prompt, and run independent jobs in parallel with several task calls in one step.",
+    )
     description: ClassVar[str] = (
         "Delegate a self-contained job to a sub-agent with a fresh context: it has your tools "
         "(except task), works on its own and returns one final report. Use it for broad "

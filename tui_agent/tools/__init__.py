@@ -29,7 +29,7 @@ from tui_agent.tools._files import (
 )
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
-from tui_agent.tools._registry import ToolRegistry, default_registry
+from tui_agent.tools._registry import BUILTIN_TOOLS, ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._results import aborted as aborted_result
 from tui_agent.tools._rg import rg_files, rg_path
@@ -59,6 +59,7 @@ from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
     "APPROVAL_MODES",
+    "BUILTIN_TOOLS",
     "EFFECTS",
     "EMPTY_OUTPUT",
     "PLAN_MODE_PROMPT",

@@ -30,7 +30,7 @@ from tui_agent.tools._base import Tool, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
 from tui_agent.tools._rules import path_rule_matches
 from tui_agent.tools._workspace import Workspace, WorkspaceError
-from tui_agent.vocab import ToolResult, error_result
+from tui_agent.vocab import ToolFacts, ToolResult, error_result
 
 DEFAULT_LIMIT = 2_000
 MAX_LINE_CHARS = 2_000
@@ -241,6 +241,13 @@ def _editor_window(text: str | None, shown: str, offset: int, limit: int) -> str
 
 class ReadFile(Tool[ReadFileArgs]):
     name = "read_file"
+    facts = ToolFacts(
+        kind="read",
+        verb="Read",
+        primary_arg="path",
+        advice="read_file: read a file before you change it or make claims about it; use "
+        "offset and limit for large files.",
+    )
     description = (
         "Read a text file from the workspace. Lines come numbered like `cat -n` (number, tab, "
         f"text). Shows up to {DEFAULT_LIMIT} lines from `offset` (1-based); long files say how to "
@@ -306,6 +313,12 @@ def _write(workspace: Workspace, path: Path, shown: str, content: str) -> str | 
 
 class WriteFile(Tool[WriteFileArgs]):
     name = "write_file"
+    facts = ToolFacts(
+        kind="edit",
+        verb="Write",
+        primary_arg="path",
+        advice="write_file: only for new files or complete rewrites.",
+    )
     description = (
         "Create a file or replace its whole content. Parent folders are created. Prefer "
         "edit_file for changing part of an existing file."
@@ -424,6 +437,13 @@ def _apply_edit(workspace: Workspace, path: Path, shown: str, args: EditFileArgs
 
 class EditFile(Tool[EditFileArgs]):
     name = "edit_file"
+    facts = ToolFacts(
+        kind="edit",
+        verb="Edit",
+        primary_arg="path",
+        advice="edit_file: for focused changes. old_string must match the file exactly "
+        "(whitespace included) and be unique unless replace_all is set; include enough context.",
+    )
     description = (
         "Replace text in an existing file. old_string must match the file exactly (whitespace "
         "included) and only once, unless replace_all is true. Read the file first."

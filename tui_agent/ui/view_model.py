@@ -53,6 +53,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.loop.tool_facts import tool_facts
 from tui_agent.vocab import ApprovalMode, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
@@ -65,7 +66,8 @@ REASON_CHARS = 80  # a retry line's reason is cut here; the log has the whole me
 # A line of `read_file`'s output (numbered like `cat -n`), as against its notes.
 NUMBERED_LINE = re.compile(r"^ *\d+\t", re.MULTILINE)
 USER_COMMAND = "!"  # the tool name of a `!command` the person runs
-# What a call's one line shows: the first of these arguments it has.
+# What a call's one line shows: its tool's own primary argument (`Tool.facts`), else the first
+# of these it has (a tool of an MCP server declares none).
 PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 QueueKind = Literal["prompt", "steer", "notification", "reminder"]
@@ -152,7 +154,8 @@ class ToolBlock:
             if isinstance(path, str) and path:
                 return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
             return _first_line(pattern), ("pattern",), args
-        for key in PRIMARY_ARGS:
+        own = tool_facts(self.name).primary_arg  # a built-in tool names its own
+        for key in ((own,) if own else ()) + PRIMARY_ARGS:
             if isinstance(args.get(key), str):
                 return _first_line(args[key]), (key,), args
         return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80], (), args
