@@ -18,15 +18,9 @@ from tui_agent.tools._approvals import (
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
+from tui_agent.tools._edits import EditFile, WriteFile
 from tui_agent.tools._executor import BatchExecutor, CallContext, Checkpointer
-from tui_agent.tools._files import (
-    EditFile,
-    EditorFiles,
-    ReadFile,
-    ReadFileArgs,
-    WriteFile,
-    save_file,
-)
+from tui_agent.tools._files import EditorFiles, ReadFile, ReadFileArgs, save_file
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
 from tui_agent.tools._registry import BUILTIN_TOOLS, ToolRegistry, default_registry

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from tui_agent.tools._base import Tool
-from tui_agent.tools._files import EditFile, EditorFiles, ReadFile, WriteFile
+from tui_agent.tools._edits import EditFile, WriteFile
+from tui_agent.tools._files import EditorFiles, ReadFile
 from tui_agent.tools._plan_mode import ExitPlanMode
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox
 from tui_agent.tools._search import Glob, Grep
