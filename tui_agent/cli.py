@@ -1,7 +1,7 @@
 """Entry points: the full-screen TUI (`tui-agent [PROMPT]`) and headless print mode (`-p`).
 
 The headless path never imports Textual and keeps imports lazy, so a one-shot run starts fast.
-Exit status (ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
+Exit status (docs/ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
 130 cancelled (SIGINT; 143 for SIGTERM, 129 for SIGHUP). The first signal cancels the turn
 through the loop (tool processes ended, results back-filled, log sealed); a second one kills
 the tool processes and exits at once.
