@@ -79,6 +79,7 @@ bench: $(STAMP)
 
 diagrams: $(STAMP)
 	$(BIN)/python -m tui_agent.kernel.diagrams docs/machines
+	$(BIN)/python -m tests.support.architecture
 
 screenshots: $(STAMP)
 	$(BIN)/python tests/ui/make_screenshots.py screenshots

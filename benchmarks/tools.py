@@ -92,7 +92,7 @@ async def bench_reads(root: Path) -> tuple[float, float]:
         (root / f"big{i}.txt").write_text(line * lines)
     workspace = Workspace(root)
     executor = BatchExecutor(
-        default_registry(workspace), workspace, Approvals("yolo"), root / "spill"
+        default_registry(workspace), workspace, Approvals("yolo"), root / "spill", abort_grace_s=2.0
     )
     args = json.dumps({"offset": lines - 50, "limit": 50})
     calls = [
@@ -170,7 +170,9 @@ class _Instant(Tool[_NoArgs]):
 
 async def bench_executor(root: Path) -> float:
     workspace = Workspace(root)
-    executor = BatchExecutor(ToolRegistry([_Instant()]), workspace, Approvals("ask"), root / "s")
+    executor = BatchExecutor(
+        ToolRegistry([_Instant()]), workspace, Approvals("ask"), root / "s", abort_grace_s=2.0
+    )
     calls = [ToolCall(id=f"c{i}", name="instant", arguments="{}") for i in range(BATCH_CALLS)]
     samples = []
     for _ in range(ROUNDS):

@@ -179,3 +179,9 @@ def test_vocab_model_round_trips_through_json(name: str, data: st.DataObject) ->
 def test_stream_event_round_trips_through_json_by_its_type_tag(event: Any) -> None:
     adapter: TypeAdapter[Any] = TypeAdapter(StreamEvent)
     assert adapter.validate_json(adapter.dump_json(event)) == event
+
+
+def test_an_entry_names_every_prompt_behind_it_one_way() -> None:
+    assert EntryMeta(source="input", prompt_id="p1").all_prompt_ids == ("p1",)
+    assert EntryMeta(source="input", prompt_ids=("p1", "p2")).all_prompt_ids == ("p1", "p2")
+    assert EntryMeta(source="reminder").all_prompt_ids == ()

@@ -1,7 +1,7 @@
 """Entry points: the full-screen TUI (`tui-agent [PROMPT]`) and headless print mode (`-p`).
 
 The headless path never imports Textual and keeps imports lazy, so a one-shot run starts fast.
-Exit status (ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
+Exit status (docs/ARCHITECTURE.md): 0 completed, 1 failed, 2 usage or configuration error,
 130 cancelled (SIGINT; 143 for SIGTERM, 129 for SIGHUP). The first signal cancels the turn
 through the loop (tool processes ended, results back-filled, log sealed); a second one kills
 the tool processes and exits at once.
@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tui_agent.providers import PROVIDER_KINDS
 
 if TYPE_CHECKING:
     from tui_agent.loop.service import AgentLoopService
@@ -63,9 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         "stdin; otherwise piped stdin is attached to the prompt)",
     )
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text")
-    parser.add_argument(
-        "--provider", choices=("openai", "openai-responses", "anthropic", "scripted")
-    )
+    parser.add_argument("--provider", choices=PROVIDER_KINDS)
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")
@@ -86,7 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--approval-mode",
-        choices=("plan", "ask", "auto-edit", "yolo"),  # vocab.APPROVAL_MODES, kept import-free
+        # vocab.APPROVAL_MODES, written out so the parser loads no vocabulary; a test ties them
+        choices=("plan", "ask", "auto-edit", "yolo"),
         help="plan: read-only, ends with a plan; ask: ask before edits and commands; auto-edit: "
         "edits and sandboxed commands run; yolo: nothing asks (default: config.toml's, or ask)",
     )

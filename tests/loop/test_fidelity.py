@@ -153,3 +153,39 @@ async def test_a_steer_during_the_last_step_gets_its_own_step_before_it_settles(
     assert (await handle.result()) == result
     finished = of_type(seen, ev.TurnFinished)
     assert len(finished) == 1 and finished[0].text == "answer to the steer"
+
+
+class DeafTool(_SideBySide):
+    """Ignores the abort: only the executor's cancellation ends it."""
+
+    name: ClassVar[str] = "deaf"
+    description: ClassVar[str] = "Runs until cancelled."
+
+    def __init__(self) -> None:
+        self.running = asyncio.Event()
+
+    async def execute(self, args: _Named, ctx: ToolContext) -> ToolResult:
+        self.running.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never reached")
+
+
+async def test_the_executor_gets_its_abort_grace_from_the_loop_options(
+    make_loop: LoopMaker,
+) -> None:
+    # One configured grace: the executor cancels a tool that ignores the abort within its share
+    # of the turn's wait, so the tool's own report (not the turn's bare "aborted") is what the
+    # model reads. A fixed executor grace longer than the turn's lost that report.
+    tool = DeafTool()
+    service, _model, log_path = await make_loop(
+        [calls(("deaf", {"label": "a"}))], tools=(tool,), options=LoopOptions(abort_grace_s=1.5)
+    )
+    assert LoopOptions(abort_grace_s=1.5).tool_abort_grace_s < 1.5
+    handle = await service.submit("go")
+    await tool.running.wait()
+    assert await service.cancel()
+    assert (await handle.result()).type == "cancelled"
+    await service.settled()
+    await service.close()
+    [answer] = [e.message for e in fold(read_log(log_path)) if e.message.role == "tool"]
+    assert answer.is_error and "manually interrupted" in answer.text

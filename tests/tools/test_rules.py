@@ -26,7 +26,8 @@ from tui_agent.tools import (
     command_parts,
     parse_rule,
 )
-from tui_agent.tools._files import EditFileArgs, ReadFileArgs, WriteFileArgs
+from tui_agent.tools._edits import EditFileArgs, WriteFileArgs
+from tui_agent.tools._files import ReadFileArgs
 from tui_agent.tools._shell import ShellArgs
 from tui_agent.vocab import ApprovalMode, RuleScope, ToolResult
 

@@ -20,7 +20,8 @@ from tui_agent.tools import (
     WriteFile,
     command_prefix,
 )
-from tui_agent.tools._files import EditFileArgs, ReadFileArgs, WriteFileArgs
+from tui_agent.tools._edits import EditFileArgs, WriteFileArgs
+from tui_agent.tools._files import ReadFileArgs
 from tui_agent.tools._shell import ShellArgs
 
 

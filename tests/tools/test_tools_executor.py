@@ -180,6 +180,7 @@ async def test_an_observer_that_raises_is_reported_once_and_the_call_still_succe
         base.workspace,
         base.approvals,
         base.spill_dir,
+        abort_grace_s=2.0,
         report=lambda what, error: reported.append((what, error)),
     )
     [(_, result)] = await collect(ex, [call("chatty", "c1")], BrokenObserver())

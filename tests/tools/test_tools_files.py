@@ -19,7 +19,8 @@ from tui_agent.tools import (
 from tui_agent.tools import (
     _files as files_module,
 )
-from tui_agent.tools._files import EditFileArgs, ReadFileArgs, WriteFileArgs
+from tui_agent.tools._edits import EditFileArgs, WriteFileArgs
+from tui_agent.tools._files import ReadFileArgs
 from tui_agent.vocab import AbortSignal, ToolResult
 
 

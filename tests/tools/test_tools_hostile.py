@@ -13,14 +13,8 @@ import pytest
 from tui_agent.tools import Workspace
 from tui_agent.tools import _files as files_module
 from tui_agent.tools._base import ToolContext
-from tui_agent.tools._files import (
-    EditFile,
-    EditFileArgs,
-    ReadFile,
-    ReadFileArgs,
-    WriteFile,
-    WriteFileArgs,
-)
+from tui_agent.tools._edits import EditFile, EditFileArgs, WriteFile, WriteFileArgs
+from tui_agent.tools._files import ReadFile, ReadFileArgs
 from tui_agent.tools._results import normalize
 from tui_agent.tools._search import Glob, GlobArgs, Grep, GrepArgs
 from tui_agent.vocab import AbortSignal, ToolResult

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from tui_agent.acp._agent import AcpAgent, AcpDefaults
+from tui_agent.providers import PROVIDER_KINDS
 
 EXIT_OK, EXIT_USAGE = 0, 2
 STDIO_LIMIT = 50 * 1024 * 1024  # one message may carry whole files (embedded resources)
@@ -28,9 +29,7 @@ def main(argv: list[str]) -> int:
         prog="tui-agent acp",
         description="Serve the agent over the Agent Client Protocol on stdin/stdout.",
     )
-    parser.add_argument(
-        "--provider", choices=("openai", "openai-responses", "anthropic", "scripted")
-    )
+    parser.add_argument("--provider", choices=PROVIDER_KINDS)
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")

@@ -1,8 +1,8 @@
 """From our words to ACP's: loop events and history entries become `session/update`s.
 
 One `Translator` per session keeps what an update needs from earlier events (a call's name and
-arguments, for its title, kind, locations and diff). Tool kinds follow what a client shows:
-read, edit, search, execute, think, other.
+arguments, for its title, kind, locations and diff). A call's title and kind are its tool's own
+(`Tool.facts`, found by name through `loop.tool_facts`).
 """
 
 from __future__ import annotations
@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from acp import schema as acp
 
 from tui_agent.loop import events as ev
+from tui_agent.loop.tool_facts import tool_facts
 from tui_agent.vocab import HistoryEntry, PlanItem, ToolStatus, tool_status
 
-ToolKind = Literal[
-    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
-]
 Update = (
     acp.UserMessageChunk
     | acp.AgentMessageChunk
@@ -30,17 +28,6 @@ Update = (
     | acp.CurrentModeUpdate
 )
 
-KINDS: dict[str, ToolKind] = {
-    "read_file": "read",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "glob": "search",
-    "grep": "search",
-    "shell": "execute",
-    "todo_write": "think",
-    "task": "think",
-    "exit_plan_mode": "switch_mode",
-}
 OUTPUT_CAP = 20_000  # characters of a call's output sent to the client
 
 
@@ -104,11 +91,12 @@ class Translator:
         args = _arguments(arguments)
         self._calls[call_id] = (name, args)
         path = args.get("path")
+        facts = tool_facts(name)
         return acp.ToolCallStart(
             session_update="tool_call",
             tool_call_id=call_id,
-            title=title(name, args),
-            kind=KINDS.get(name, "other"),
+            title=facts.title(name, args),
+            kind=facts.kind,
             status="pending",
             locations=[acp.ToolCallLocation(path=self._absolute(path))]
             if isinstance(path, str)
@@ -165,25 +153,6 @@ def plan_update(todos: Sequence[PlanItem]) -> acp.AgentPlanUpdate:
             for item in todos
         ],
     )
-
-
-def title(name: str, args: dict[str, Any]) -> str:
-    """A short human title, as a client lists it: `Read src/app.py`, `Run make test`."""
-    what = {
-        "read_file": ("Read", "path"),
-        "write_file": ("Write", "path"),
-        "edit_file": ("Edit", "path"),
-        "glob": ("Find", "pattern"),
-        "grep": ("Search", "pattern"),
-        "shell": ("Run", "command"),
-        "task": ("Sub-agent:", "description"),
-    }.get(name)
-    if what is not None and isinstance(args.get(what[1]), str):
-        first_line = str(args[what[1]]).splitlines()[0] if args[what[1]] else ""
-        return f"{what[0]} {first_line}"[:120]
-    if name == "todo_write":
-        return "Update the plan"
-    return name
 
 
 def _arguments(arguments: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """`KernelOptions`: the knobs of the three machines, with the seed's defaults.
 
-The retry numbers are those of docs/loop-spec.md §8."""
+The retry numbers are those of docs/loop-spec.md §8. The loop's `LoopOptions` is this class
+(`loop/service.py`), so a default is written once and nothing is copied field by field."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tui_agent.kernel.retry import RetryPolicy
 
 @dataclass(frozen=True)
 class KernelOptions:
-    max_steps: int = 0  # per turn; 0 = unlimited
+    max_steps: int = 0  # steps in a row without new input; 0 = unlimited (the turn enforces it)
     max_attempts_per_step: int = 10
     retry_budget_s: float = 60.0  # the waits between one step's attempts add up to at most this
     max_retry_after_s: float = 60.0  # a longer Retry-After fails the step, saying when to retry
@@ -26,6 +27,14 @@ class KernelOptions:
     sleep: Sleep = asyncio.sleep
     random: Random = random.random
     clock: Clock = time.time  # wall time, only to say when a refused retry may be made
+
+    @property
+    def tool_abort_grace_s(self) -> float:
+        """How long a running tool may go on after an abort before the executor cancels it:
+        four fifths of the turn's wait (2.0 s of 2.5 s by default), so that the tool's own
+        aborted result, with its output so far, reaches the turn before the turn stops waiting
+        and fills in a bare "aborted" for it."""
+        return self.abort_grace_s * 4 / 5
 
     @property
     def retry_policy(self) -> RetryPolicy:

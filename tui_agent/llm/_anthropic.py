@@ -35,6 +35,7 @@ from tui_agent.llm._errors import (
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
     Finished,
@@ -54,7 +55,6 @@ from tui_agent.vocab import (
     UsageReported,
 )
 
-DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
 
@@ -352,7 +352,7 @@ def mark_cache_breakpoints(body: dict[str, Any]) -> None:
 
 class AnthropicProvider(HTTPProvider):
     name = "anthropic"
-    default_base_url = DEFAULT_ANTHROPIC_BASE_URL
+    default_base_url = ENDPOINTS["anthropic"].url
 
     def url(self) -> str:
         return f"{self.base_url}/v1/messages"

@@ -12,7 +12,7 @@ the history to decide the next step.
 5. the keys worth knowing, and how to switch to a real model.
 
 Later prompts get a short demo answer that runs one `shell` `ls`, then says what a real model
-would do. Tool names and arguments are the ones in ARCHITECTURE.md.
+would do. Tool names and arguments are the ones in docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

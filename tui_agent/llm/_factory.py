@@ -1,9 +1,9 @@
 """`make_provider`: settings in, a ready provider out.
 
-Keys and base URLs not given in the settings come from the environment (`OPENAI_API_KEY`,
-`OPENAI_BASE_URL`, also for the Responses API, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), as
-the official SDKs do. A key stays optional for OpenAI-compatible servers: Ollama and local vLLM
-need none.
+Keys and base URLs not given in the settings come from the environment variables that
+`providers.ENDPOINTS` names for the kind (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...), as the
+official SDKs do. A key stays optional for OpenAI-compatible servers: Ollama and local vLLM need
+none.
 """
 
 from __future__ import annotations
@@ -14,15 +14,10 @@ from typing import TYPE_CHECKING
 
 from tui_agent import keys
 from tui_agent.llm._settings import Provider, ProviderSettings
+from tui_agent.providers import ENDPOINTS
 
 if TYPE_CHECKING:
     import httpx
-
-_ENV = {
-    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "openai-responses": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-}
 
 
 def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> Provider:
@@ -40,11 +35,11 @@ def make_provider(settings: ProviderSettings, client: httpx.AsyncClient | None =
         from tui_agent.llm._demo import DemoScript
 
         return ScriptedProvider(DemoScript(settings.workspace), model=settings.model)
-    key_name, url_name = _ENV[settings.kind]
+    endpoint = ENDPOINTS[settings.kind]
     settings = dataclasses.replace(
         settings,
-        api_key=settings.api_key or keys.lookup(key_name),
-        base_url=settings.base_url or os.environ.get(url_name) or None,
+        api_key=settings.api_key or keys.lookup(endpoint.key_env),
+        base_url=settings.base_url or os.environ.get(endpoint.url_env) or None,
     )
     if settings.kind == "openai":
         from tui_agent.llm._openai import OpenAIProvider

@@ -29,6 +29,7 @@ from tui_agent.llm._errors import (
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
     Finished,
@@ -47,7 +48,7 @@ from tui_agent.vocab import (
     UsageReported,
 )
 
-DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+_OPENAI_HOST = urlsplit(ENDPOINTS["openai"].url).hostname
 
 _FINISH = {
     "stop": FinishReason.END_TURN,
@@ -321,14 +322,14 @@ def build_openai_body(request: LLMRequest, settings: ProviderSettings) -> dict[s
     if max_tokens:
         # OpenAI's own API refuses `max_tokens` for its reasoning models and takes the newer
         # name for all; compatible servers (vLLM, Ollama, DeepSeek, ...) know `max_tokens`.
-        host = urlsplit(settings.base_url or DEFAULT_OPENAI_BASE_URL).hostname
-        body["max_completion_tokens" if host == "api.openai.com" else "max_tokens"] = max_tokens
+        host = urlsplit(settings.base_url).hostname if settings.base_url else _OPENAI_HOST
+        body["max_completion_tokens" if host == _OPENAI_HOST else "max_tokens"] = max_tokens
     return with_common_options(body, request, settings)
 
 
 class OpenAIProvider(HTTPProvider):
     name = "openai"
-    default_base_url = DEFAULT_OPENAI_BASE_URL
+    default_base_url = ENDPOINTS["openai"].url
 
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"

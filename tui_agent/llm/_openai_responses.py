@@ -32,9 +32,9 @@ from tui_agent.llm._errors import (
     protocol_error,
 )
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
-from tui_agent.llm._openai import DEFAULT_OPENAI_BASE_URL
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
     Finished,
@@ -296,7 +296,7 @@ def build_responses_body(request: LLMRequest, settings: ProviderSettings) -> dic
 
 class ResponsesProvider(HTTPProvider):
     name = "openai-responses"
-    default_base_url = DEFAULT_OPENAI_BASE_URL
+    default_base_url = ENDPOINTS["openai-responses"].url
 
     def url(self) -> str:
         return f"{self.base_url}/responses"

@@ -1,14 +1,16 @@
-"""The provider contract: the `Provider` protocol and the settings a provider is built from."""
+"""The provider contract: the `Provider` protocol and the settings a provider is built from.
+
+The provider kinds and their facts (default model, endpoint, environment variables) are owned
+by `tui_agent.providers`, which the command line reads before it loads this package."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
+from tui_agent.providers import ProviderKind as ProviderKind  # re-exported for llm users
 from tui_agent.vocab import LLMRequest, StreamEvent
-
-ProviderKind = Literal["openai", "openai-responses", "anthropic", "scripted"]
 
 
 class Provider(Protocol):

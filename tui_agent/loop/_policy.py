@@ -313,8 +313,7 @@ class TurnPolicy:
         """The prompts behind `entries` are in the turn's history now: they run with it and
         settle with its result."""
         for entry in entries:
-            ids = entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
-            for prompt_id in ids:
+            for prompt_id in entry.meta.all_prompt_ids:
                 prompt = self.prompts.get(prompt_id)
                 if prompt is not None and prompt not in turn.prompts:
                     prompt.mark("running")

@@ -8,15 +8,22 @@ and return quickly (they queue work on the machines; they never wait for a turn)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
+from tui_agent.vocab import (
+    ApprovalMode,
+    HistoryEntry,
+    PromptDraft,
+    RuleScope,
+    TokenUsage,
+    ToolStatus,
+)
 
 if TYPE_CHECKING:
-    from tui_agent.loop.subagent import SubagentRun
     from tui_agent.tools import Sandbox
 
 
@@ -33,6 +40,37 @@ class RestorePlan:
     files: tuple[str, ...]  # files whose content would change
     shell: tuple[str, ...]  # shell commands run since, whose effects stay
     changed_outside: tuple[str, ...]  # of `files`: changed by someone else since the agent
+
+
+SubagentState = Literal["starting", "running", "completed", "failed", "cancelled"]
+
+
+@dataclass
+class SubagentRun:
+    """What the parent knows of one child, by the `task` call's id (the `task` tool in
+    `subagent.py` fills it in). Here, beside `LoopApi.subagent` that returns it, so that the
+    surface and the tool that implements it never import each other."""
+
+    call_id: str
+    description: str
+    log_path: Path
+    state: SubagentState = "starting"
+    current_tool: str | None = None
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    loop: LoopApi | None = None  # while the child runs
+    transcript: tuple[LoopEvent, ...] = ()  # once it is done: what it showed (replay)
+    events: list[LoopEvent] = field(default_factory=list)  # the child's, while it runs
+    _watchers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
+
+    def watch(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
+        """Call `callback` with each further event of the child (after reading `events`)."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def record(self, event: LoopEvent) -> None:
+        self.events.append(event)
+        for watcher in tuple(self._watchers):
+            watcher(event)
 
 
 ApprovalDecision = Literal["once", "always", "deny"]

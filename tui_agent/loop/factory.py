@@ -1,10 +1,12 @@
 """Wiring a loop from its parts: provider, tools, journal, adapters, kernel, service.
 
-`build_loop` builds the tool registry, executor and approvals over the workspace, the journal
-over the event log, the requester and tools adapters, the engine (which owns the kernel) and
-the service, registers compaction (proactive in the step gate at 85 % of the window, and on
-context overflow through the error-handler chain) and starts the machines. It must run inside
-the event loop that will drive them. `session.open_loop` calls it for the command line.
+`build_loop` composes named parts, each built after what it needs: the journal over the event
+log and the policy that reports to it; the approvals and the MCP servers; the tool registry
+(with the loop's own plan tools, and `task`, whose children `_Children` builds by calling
+`build_loop` again); the executor; the request builder; the engine (which owns the kernel); the
+service, with compaction registered (proactive in the step gate at 85 % of the window, and on
+context overflow through the error-handler chain). Then it starts the machines. It must run
+inside the event loop that will drive them. `session.open_loop` calls it for the command line.
 
 MCP servers given in `mcp_servers` start in the background once the loop runs; their tools
 join the registry as they come up (the model sees them from the next request on). Workspace
@@ -36,15 +38,17 @@ from tui_agent.context import (
 from tui_agent.llm import Provider
 from tui_agent.loop import events as ev
 from tui_agent.loop._policy import TurnPolicy
-from tui_agent.loop.adapters.engine import Engine, KernelOptions
+from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.hooks import Handler, Next
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
+    Compactor,
     ErrorContext,
     LoopErrorHandler,
     LoopOptions,
@@ -71,7 +75,7 @@ from tui_agent.tools import (
     default_registry,
     plan_in,
 )
-from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage
+from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage, ToolSpec
 
 if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
     from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
@@ -143,7 +147,6 @@ async def build_loop(
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed."""
     root = Workspace(workspace, readable=(spill_dir,))
-    subagents = Subagents(Path(log.path).parent / "tasks")
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
     journal = LogJournal(log)
@@ -155,6 +158,17 @@ async def build_loop(
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
     )
+    shared_approvals = approvals or Approvals(
+        info.approval_mode,
+        rules,
+        ask=policy.approvals.ask if interactive else None,
+        store=rule_store,
+    )
+    # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
+    mcp = shared_mcp if tool_names is None else None
+    owned_mcp = None
+    if shared_mcp is None and (mcp_servers or mcp_problems):
+        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, interactive)
     if parent is None:
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
@@ -162,136 +176,63 @@ async def build_loop(
         scheduler = ToolScheduler()
     else:
         tools, scheduler = parent.tools, parent.scheduler
-    registry = ToolRegistry(tools)
-    registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
-
-    async def present_plan(plan: str, call_id: str) -> str:
-        policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
-        return await shared_approvals.present_plan(plan, call_id)
-
-    registry.register(ExitPlanMode(present_plan))
+    children = None
     if depth < subagent_options.max_depth:
-
-        async def spawn(call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
-            child_log = EventLog(path)
-            child_info = replace(info, session_id=f"{info.session_id}/{call_id}")
-            child_log.write(
-                SessionMeta(
-                    session_id=child_info.session_id,
-                    workspace=str(workspace),
-                    provider=info.provider,
-                    model=info.model,
-                )
-            )
-            return await build_loop(
-                provider=provider,
-                info=child_info,
-                workspace=workspace,
-                spill_dir=spill_dir,
-                log=child_log,
-                system_prompt=lambda tools: f"{system_prompt(tools)}\n\n{SUBAGENT_PROMPT}",
-                interactive=interactive,
-                max_output_tokens=max_output_tokens,
-                echo_reasoning=echo_reasoning,
-                options=replace(options, max_steps=subagent_options.max_steps),
-                subagent_options=subagent_options,
-                depth=depth + 1,
-                tool_names=names,
-                parent=Parent(tools, scheduler, parent.task_call_id if parent else call_id),
-                approvals=shared_approvals,
-                owns_provider=False,
-                shared_mcp=mcp,
-                checkpoints=checkpoints,
-            )
-
-        registry.register(
-            Task(subagents, spawn, policy.subagent_usage, policy.publish, registry.names)
+        children = _Children(
+            provider=provider,
+            info=info,
+            workspace=workspace,
+            spill_dir=spill_dir,
+            system_prompt=system_prompt,
+            interactive=interactive,
+            max_output_tokens=max_output_tokens,
+            echo_reasoning=echo_reasoning,
+            options=replace(options, max_steps=subagent_options.max_steps),
+            subagent_options=subagent_options,
+            depth=depth + 1,
+            tools=tools,
+            scheduler=scheduler,
+            task_call_id=parent.task_call_id if parent else None,
+            approvals=shared_approvals,
+            mcp=mcp,
+            checkpoints=checkpoints,
         )
-    if tool_names is not None:
-        registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
+    subagents = Subagents(Path(log.path).parent / "tasks")
+    registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
     system = system_prompt(registry.names)
-    # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
-    mcp = shared_mcp if tool_names is None else None
-    owned_mcp = None
-    if shared_mcp is None and (mcp_servers or mcp_problems):
-        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, interactive)
-    if mcp is not None:
-        registry.add_source(mcp)
-
-    shared_approvals = approvals or Approvals(
-        info.approval_mode,
-        rules,
-        ask=policy.approvals.ask if interactive else None,
-        store=rule_store,
-    )
     executor = BatchExecutor(
         registry,
         root,
         shared_approvals,
         spill_dir,
+        abort_grace_s=options.tool_abort_grace_s,
         scheduler=scheduler,
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
         report=policy.report_error,
     )
-
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
-    prefix = PrefixWatch()
-
-    def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
-        # In plan mode the model hears so from its first request, not from a refused edit.
-        planning = shared_approvals.mode == "plan"
-        request = LLMRequest(
-            model=provider.model,
-            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
-            messages=tuple(project(policy.view(history))),
-            tools=tool_specs + mcp.specs() if mcp else tool_specs,
-            max_tokens=max_output_tokens,
-            echo_reasoning=echo_reasoning,
-        )
-        prefix.see(request)  # logs where a provider's prompt cache will miss, and why
-        return request
-
+    build_request = _request_builder(
+        provider,
+        policy,
+        shared_approvals,
+        system,
+        tool_specs,
+        mcp,
+        max_output_tokens,
+        echo_reasoning,
+    )
     runner = LoopToolRunner(executor)
     engine = Engine(
         requester=LoopRequester(provider, policy.gate, build_request),
         tool_runner=runner,
         journal=journal,
         listener=policy,
-        options=KernelOptions(
-            max_steps=options.max_steps,
-            max_attempts_per_step=options.max_attempts_per_step,
-            retry_budget_s=options.retry_budget_s,
-            max_retry_after_s=options.max_retry_after_s,
-            abort_timeout_s=options.abort_timeout_s,
-            abort_grace_s=options.abort_grace_s,
-            provider=info.provider,
-            model=info.model,
-        ),
+        options=replace(options, provider=info.provider, model=info.model),
         history=history,
         clock=time.time,
     )
     policy.attach(engine)
-
-    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
-        return await compact(
-            entries,
-            provider,
-            provider.model,
-            system=system,
-            tools=tool_specs,
-            context_window=info.context_window,
-        )
-
-    async def close() -> None:
-        await runner.aclose()
-        await executor.aclose()  # ends background shells
-        if owned_mcp is not None:
-            await owned_mcp.aclose()
-        await log.close()
-        if owns_provider:
-            await provider.aclose()
-
     service = AgentLoopService(
         info=info,
         engine=engine,
@@ -299,11 +240,14 @@ async def build_loop(
         journal=journal,
         options=options,
         subagents=subagents,
-        compactor=summarise,
+        compactor=_summariser(provider, system, tool_specs, info.context_window),
         # A sub-agent shares its parent's approvals; the parent's service reports mode changes.
         approvals=shared_approvals if approvals is None else None,
         forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
-        on_close=(close, *on_close),
+        on_close=(
+            _closer(runner, executor, owned_mcp, log, provider if owns_provider else None),
+            *on_close,
+        ),
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
         transcript=transcript.events if transcript is not None else (),
@@ -318,6 +262,122 @@ async def build_loop(
     if owned_mcp is not None:
         owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns
     return service
+
+
+@dataclass(frozen=True)
+class _Children:
+    """What every sub-agent of one loop is built from: its parent loop's provider, paths,
+    approvals, MCP servers, checkpoints, tool instances and scheduler, one level deeper."""
+
+    provider: Provider
+    info: LoopInfo
+    workspace: Path
+    spill_dir: Path
+    system_prompt: Callable[[tuple[str, ...]], str]
+    interactive: bool
+    max_output_tokens: int | None
+    echo_reasoning: bool
+    options: LoopOptions  # with the sub-agents' step limit
+    subagent_options: SubagentOptions
+    depth: int  # the children's
+    tools: tuple[Tool[Any], ...]
+    scheduler: ToolScheduler
+    task_call_id: str | None  # a top-level `task` call's id, when this loop is itself a child
+    approvals: Approvals
+    mcp: McpServers | None
+    checkpoints: Checkpoints | None
+
+    async def spawn(self, call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
+        info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
+        child_log = EventLog(path)
+        child_info = replace(info, session_id=f"{info.session_id}/{call_id}")
+        child_log.write(
+            SessionMeta(
+                session_id=child_info.session_id,
+                workspace=str(workspace),
+                provider=info.provider,
+                model=info.model,
+            )
+        )
+        return await build_loop(
+            provider=self.provider,
+            info=child_info,
+            workspace=workspace,
+            spill_dir=self.spill_dir,
+            log=child_log,
+            system_prompt=lambda tools: f"{system_prompt(tools)}\n\n{SUBAGENT_PROMPT}",
+            interactive=self.interactive,
+            max_output_tokens=self.max_output_tokens,
+            echo_reasoning=self.echo_reasoning,
+            options=self.options,
+            subagent_options=self.subagent_options,
+            depth=self.depth,
+            tool_names=names,
+            parent=Parent(self.tools, self.scheduler, self.task_call_id or call_id),
+            approvals=self.approvals,
+            owns_provider=False,
+            shared_mcp=self.mcp,
+            checkpoints=self.checkpoints,
+        )
+
+
+def _registry(
+    tools: Sequence[Tool[Any]],
+    policy: TurnPolicy,
+    approvals: Approvals,
+    subagents: Subagents,
+    children: _Children | None,
+    tool_names: Sequence[str] | None,
+    mcp: McpServers | None,
+) -> ToolRegistry:
+    """The shared tools, the loop's own plan tools and `task` (below the depth limit), limited
+    to `tool_names` when given, with the MCP servers' tools as a source."""
+    registry = ToolRegistry(tools)
+    registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
+
+    async def present_plan(plan: str, call_id: str) -> str:
+        policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
+        return await approvals.present_plan(plan, call_id)
+
+    registry.register(ExitPlanMode(present_plan))
+    if children is not None:
+        registry.register(
+            Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names)
+        )
+    if tool_names is not None:
+        registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
+    if mcp is not None:
+        registry.add_source(mcp)
+    return registry
+
+
+def _request_builder(
+    provider: Provider,
+    policy: TurnPolicy,
+    approvals: Approvals,
+    system: str,
+    tool_specs: tuple[ToolSpec, ...],
+    mcp: McpServers | None,
+    max_tokens: int | None,
+    echo_reasoning: bool,
+) -> Callable[[Sequence[HistoryEntry]], LLMRequest]:
+    prefix = PrefixWatch()
+
+    def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
+        # In plan mode the model hears so from its first request, not from a refused edit.
+        planning = approvals.mode == "plan"
+        request = LLMRequest(
+            model=provider.model,
+            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
+            messages=tuple(project(policy.view(history))),
+            tools=tool_specs + mcp.specs() if mcp else tool_specs,
+            max_tokens=max_tokens,
+            echo_reasoning=echo_reasoning,
+        )
+        prefix.see(request)  # logs where a provider's prompt cache will miss, and why
+        return request
+
+    return build_request
 
 
 def _mcp_servers(
@@ -350,7 +410,44 @@ def _mcp_servers(
     return servers
 
 
-def _compact_and_retry(service: AgentLoopService) -> Any:
+def _summariser(
+    provider: Provider, system: str, tool_specs: tuple[ToolSpec, ...], context_window: int
+) -> Compactor:
+    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
+        return await compact(
+            entries,
+            provider,
+            provider.model,
+            system=system,
+            tools=tool_specs,
+            context_window=context_window,
+        )
+
+    return summarise
+
+
+def _closer(
+    runner: LoopToolRunner,
+    executor: BatchExecutor,
+    owned_mcp: McpServers | None,
+    log: EventLog,
+    owned_provider: Provider | None,
+) -> Callable[[], Awaitable[None]]:
+    """Closes the loop's own parts, in order (what it shares with its parent stays open)."""
+
+    async def close() -> None:
+        await runner.aclose()
+        await executor.aclose()  # ends background shells
+        if owned_mcp is not None:
+            await owned_mcp.aclose()
+        await log.close()
+        if owned_provider is not None:
+            await owned_provider.aclose()
+
+    return close
+
+
+def _compact_and_retry(service: AgentLoopService) -> Callable[[ErrorContext], Awaitable[bool]]:
     async def handle(ctx: ErrorContext) -> bool:
         if not await service.compact_history(service.engine.agent.history):
             return False
@@ -360,8 +457,8 @@ def _compact_and_retry(service: AgentLoopService) -> Any:
     return handle
 
 
-def _proactive_compaction(service: AgentLoopService, system: str) -> Any:
-    async def hook(ctx: StepBeginContext, next_: Any) -> None:
+def _proactive_compaction(service: AgentLoopService, system: str) -> Handler[StepBeginContext]:
+    async def hook(ctx: StepBeginContext, next_: Next[StepBeginContext]) -> None:
         window = service.info.context_window
         view = service.view(ctx.history)
         if window and estimate_tokens(view, system=system) > COMPACT_AT * window:

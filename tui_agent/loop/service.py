@@ -15,16 +15,15 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_agent.context import CompactionFailed, CompactionResult
 from tui_agent.loop import events as ev
 from tui_agent.loop._policy import Prompt, TurnPolicy
-from tui_agent.loop.adapters.engine import Engine
+from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
-from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan
+from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan, SubagentRun
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
@@ -34,7 +33,7 @@ from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
 from tui_agent.loop.replay import restored_notice
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
+from tui_agent.loop.subagent import Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
 from tui_agent.vocab import (
     ApprovalMode,
@@ -57,14 +56,10 @@ USER_CANCELLED = "user_cancelled"
 Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
 
 
-@dataclass(frozen=True)
-class LoopOptions:
-    max_steps: int = 0  # steps in a row without new input; 0 = unlimited (the turn enforces it)
-    max_attempts_per_step: int = 10
-    retry_budget_s: float = 60.0
-    max_retry_after_s: float = 60.0
-    abort_timeout_s: float = 10.0
-    abort_grace_s: float = 2.5
+# The loop's knobs are the kernel's (`max_steps`, retries, abort timings; see
+# `kernel/options.py`): one dataclass, so each default has one owner. `build_loop` fills in the
+# provider and model from `LoopInfo`.
+LoopOptions = KernelOptions
 
 
 class AgentLoopService:

@@ -20,23 +20,20 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import Field
 
 from tui_agent.context import read_log
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import LoopApi
+from tui_agent.loop.api import LoopApi, SubagentRun
 from tui_agent.loop.replay import replay
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
-from tui_agent.vocab import TokenUsage, ToolResult, ToolUpdate, error_result
+from tui_agent.vocab import TokenUsage, ToolFacts, ToolResult, ToolUpdate, error_result
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _UNPLAIN = re.compile(r"[^A-Za-z0-9_-]")
-
-SubagentState = Literal["starting", "running", "completed", "failed", "cancelled"]
 
 SUBAGENT_PROMPT = """\
 # You are a sub-agent
@@ -58,32 +55,6 @@ class TaskArgs(ToolArgs):
         description="Optional subset of tool names the sub-agent may use (default: all of "
         "yours except task).",
     )
-
-
-@dataclass
-class SubagentRun:
-    """What the parent knows of one child, by the `task` call's id."""
-
-    call_id: str
-    description: str
-    log_path: Path
-    state: SubagentState = "starting"
-    current_tool: str | None = None
-    usage: TokenUsage = field(default_factory=TokenUsage)
-    loop: LoopApi | None = None  # while the child runs
-    transcript: tuple[ev.LoopEvent, ...] = ()  # once it is done: what it showed (replay)
-    events: list[ev.LoopEvent] = field(default_factory=list)  # the child's, while it runs
-    _watchers: list[Callable[[ev.LoopEvent], None]] = field(default_factory=list)
-
-    def watch(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
-        """Call `callback` with each further event of the child (after reading `events`)."""
-        self._watchers.append(callback)
-        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
-
-    def record(self, event: ev.LoopEvent) -> None:
-        self.events.append(event)
-        for watcher in tuple(self._watchers):
-            watcher(event)
 
 
 SpawnChild = Callable[[str, Sequence[str] | None, Path], Awaitable[LoopApi]]
@@ -129,6 +100,14 @@ class Subagents:
 
 class Task(Tool[TaskArgs]):
     name: ClassVar[str] = "task"
+    facts: ClassVar[ToolFacts] = ToolFacts(
+        kind="think",
+        verb="Sub-agent:",
+        primary_arg="description",
+        advice="task: delegate a self-contained job (a broad search, an investigation, an "
+        "independent change) to a sub-agent with a fresh context; give it everything it needs in "
+        "the prompt, and run independent jobs in parallel with several task calls in one step.",
+    )
     description: ClassVar[str] = (
         "Delegate a self-contained job to a sub-agent with a fresh context: it has your tools "
         "(except task), works on its own and returns one final report. Use it for broad "

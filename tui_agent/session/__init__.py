@@ -12,6 +12,7 @@ this package stays light for the command line's first steps.
 
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.providers import DEFAULT_MODELS, ProviderKind
 from tui_agent.session._attachments import (
     Attachment,
     attach,
@@ -26,7 +27,6 @@ from tui_agent.session._config import (
     ConfigError,
     ModelConfig,
     ProviderConfig,
-    ProviderKind,
     load_config,
     parse_config,
 )
@@ -42,7 +42,6 @@ from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
-    DEFAULT_MODELS,
     MODEL_ENV,
     ResolvedModel,
     known_limits,

@@ -15,7 +15,7 @@
     prompt_cache = true                # Anthropic: cache_control breakpoints (false: none)
 
     [providers.local]                  # a name of your choosing
-    kind = "openai"                    # openai | openai-responses | anthropic | scripted
+    kind = "openai"                    # the wire format: one of --provider's choices
     base_url = "http://127.0.0.1:8080/v1"
     api_key_env = "LOCAL_API_KEY"      # the NAME of the variable; keys never live in the file
 
@@ -50,14 +50,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
 
 from tui_agent.keys import DEFAULT_SECRET_PATTERNS
+from tui_agent.providers import PROVIDER_KINDS, ProviderKind
 from tui_agent.session._paths import AppPaths
 from tui_agent.vocab import ApprovalMode
 
-ProviderKind = Literal["openai", "openai-responses", "anthropic", "scripted"]
 TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
-BUILTIN_PROVIDERS: tuple[str, ...] = ("openai", "openai-responses", "anthropic", "scripted")
+BUILTIN_PROVIDERS: tuple[str, ...] = PROVIDER_KINDS
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from tui_agent.loop.tool_facts import tool_facts
+
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_CHARS = 40_000
 
@@ -53,26 +55,6 @@ _INTRO = """\
 You are tui-agent, an AI coding agent working in the user's terminal. You help with software \
 engineering tasks in one workspace: reading and changing code, running commands, debugging, \
 reviewing and explaining. You act through tools; the user sees every tool call and its result."""
-
-# Advice per built-in tool, shown only for tools the session really has.
-_TOOL_ADVICE = {
-    "read_file": "read_file: read a file before you change it or make claims about it; use "
-    "offset and limit for large files.",
-    "edit_file": "edit_file: for focused changes. old_string must match the file exactly "
-    "(whitespace included) and be unique unless replace_all is set; include enough context.",
-    "write_file": "write_file: only for new files or complete rewrites.",
-    "glob": "glob: find files by name pattern instead of guessing paths.",
-    "grep": "grep: search file contents by regular expression to find definitions and uses.",
-    "shell": "shell: builds, tests, git and other commands. Use non-interactive commands with "
-    "bounded output (no pagers, no editors, no servers that never exit); set timeout_s for "
-    "slow ones.",
-    "todo_write": "todo_write: for a task of three or more steps, write a short plan first, "
-    "keep exactly one step in_progress while you work, and mark each step completed as soon "
-    "as it is done; skip it for quick, single-step requests.",
-    "task": "task: delegate a self-contained job (a broad search, an investigation, an "
-    "independent change) to a sub-agent with a fresh context; give it everything it needs in "
-    "the prompt, and run independent jobs in parallel with several task calls in one step.",
-}
 
 _WORK = """\
 # How to work
@@ -116,7 +98,8 @@ def build_system_prompt(
         f"Platform: {platform.system() or 'unknown'}.",
     ]
     if tools:
-        advice = [f"- {_TOOL_ADVICE[name]}" for name in tools if name in _TOOL_ADVICE]
+        # Each tool's own advice (`Tool.facts`), only for tools the session really has.
+        advice = [f"- {facts.advice}" for name in tools if (facts := tool_facts(name)).advice]
         listing = f"# Tools\nYou can call: {', '.join(tools)}."
         sections.append("\n".join([listing, *advice]))
     sections.append(_WORK)

@@ -1,12 +1,13 @@
 """Choosing the provider, model, endpoint and key for a run: flags, then environment, then file.
 
 The order for every setting is: an explicit command-line flag, then the environment
-(`TUI_AGENT_MODEL`, `OPENAI_API_KEY`/`OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL`
-or a provider's own `api_key_env`), then `config.toml`, then built-in defaults. With no key
-anywhere (and no non-default base URL, which means a local OpenAI-compatible server that may
-need none) the result is the built-in scripted demo, with a `notice` saying why. Keys are read
-from the environment only (as `keys` holds it: taken out of `os.environ` so tools never inherit
-them) and are kept out of `repr`, so a logged `ResolvedModel` shows none.
+(`TUI_AGENT_MODEL`, the key and base-URL variables `providers.ENDPOINTS` names for the kind,
+such as `OPENAI_API_KEY`/`OPENAI_BASE_URL`, or a provider's own `api_key_env`), then
+`config.toml`, then the built-in defaults (`providers.DEFAULT_MODELS`, `providers.ENDPOINTS`).
+With no key anywhere (and no non-default base URL, which means a local OpenAI-compatible server
+that may need none) the result is the built-in scripted demo, with a `notice` saying why. Keys
+are read from the environment only (as `keys` holds it: taken out of `os.environ` so tools never
+inherit them) and are kept out of `repr`, so a logged `ResolvedModel` shows none.
 """
 
 from __future__ import annotations
@@ -16,36 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent import keys
-from tui_agent.session._config import (
-    BUILTIN_PROVIDERS,
-    Config,
-    ConfigError,
-    ProviderConfig,
-    ProviderKind,
-)
+from tui_agent.providers import DEFAULT_MODELS, ENDPOINTS, ProviderKind
+from tui_agent.session._config import BUILTIN_PROVIDERS, Config, ConfigError, ProviderConfig
 
 MODEL_ENV = "TUI_AGENT_MODEL"
-DEFAULT_MODELS: dict[ProviderKind, str] = {
-    "openai": "gpt-4.1",
-    "openai-responses": "gpt-5",
-    "anthropic": "claude-sonnet-4-5",
-    "scripted": "scripted",
-}
-DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
-    "openai": "https://api.openai.com/v1",
-    "openai-responses": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com",
-}
-KEY_ENVS: dict[ProviderKind, str] = {
-    "openai": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-}
-BASE_URL_ENVS: dict[ProviderKind, str] = {
-    "openai": "OPENAI_BASE_URL",
-    "openai-responses": "OPENAI_BASE_URL",
-    "anthropic": "ANTHROPIC_BASE_URL",
-}
+# Each key variable once, in the table's order (two kinds may share a key).
+_KEY_ENVS = tuple(dict.fromkeys(endpoint.key_env for endpoint in ENDPOINTS.values()))
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
@@ -116,7 +93,7 @@ def resolve(
             provider = _first_available(config, env, base_url)
             if provider is None:
                 return _demo(
-                    "No API key found (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or configure "
+                    f"No API key found (set {' or '.join(_KEY_ENVS)}, or configure "
                     "a provider in config.toml): running the built-in scripted demo."
                 )
     settings = config.providers.get(provider) or _builtin_config(provider)
@@ -133,11 +110,11 @@ def resolve(
         fits = default is not None and provider_for_model(config, default) == provider
         name = default if fits and default is not None else DEFAULT_MODELS[kind]
     url = base_url or _env_base_url(provider, settings, env) or settings.base_url
-    url = url or DEFAULT_BASE_URLS[kind]
-    key_env = settings.api_key_env or KEY_ENVS[kind]
+    url = url or ENDPOINTS[kind].url
+    key_env = settings.api_key_env or ENDPOINTS[kind].key_env
     key = env.get(key_env) or None
     openai_wire = kind in ("openai", "openai-responses")
-    local = openai_wire and url.rstrip("/") != DEFAULT_BASE_URLS[kind]
+    local = openai_wire and url.rstrip("/") != ENDPOINTS[kind].url
     if key is None and not local:
         return _demo(f"{key_env} is not set: running the built-in scripted demo.")
     entry = config.models.get(name)
@@ -189,14 +166,15 @@ def _env_base_url(provider: str, settings: ProviderConfig, env: Mapping[str, str
     # its base URL in config.toml is not redirected by them.
     if settings.kind == "scripted" or (provider not in BUILTIN_PROVIDERS and settings.base_url):
         return None
-    return env.get(BASE_URL_ENVS[settings.kind]) or None
+    return env.get(ENDPOINTS[settings.kind].url_env) or None
 
 
 def _first_available(config: Config, env: Mapping[str, str], base_url: str | None) -> str | None:
     """With no model named anywhere: the first provider that has a key (or a local server)."""
-    if base_url or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+    openai = ENDPOINTS["openai"]
+    if base_url or env.get(openai.key_env) or env.get(openai.url_env):
         return "openai"
-    if env.get("ANTHROPIC_API_KEY"):
+    if env.get(ENDPOINTS["anthropic"].key_env):
         return "anthropic"
     for name, settings in config.providers.items():
         if settings.kind == "scripted":

@@ -18,18 +18,12 @@ from tui_agent.tools._approvals import (
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
-from tui_agent.tools._executor import ABORT_GRACE_S, BatchExecutor, CallContext, Checkpointer
-from tui_agent.tools._files import (
-    EditFile,
-    EditorFiles,
-    ReadFile,
-    ReadFileArgs,
-    WriteFile,
-    save_file,
-)
+from tui_agent.tools._edits import EditFile, WriteFile
+from tui_agent.tools._executor import BatchExecutor, CallContext, Checkpointer
+from tui_agent.tools._files import EditorFiles, ReadFile, ReadFileArgs, save_file
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
-from tui_agent.tools._registry import ToolRegistry, default_registry
+from tui_agent.tools._registry import BUILTIN_TOOLS, ToolRegistry, default_registry
 from tui_agent.tools._results import EMPTY_OUTPUT, SKIPPED, SPILL_THRESHOLD
 from tui_agent.tools._results import aborted as aborted_result
 from tui_agent.tools._rg import rg_files, rg_path
@@ -58,8 +52,8 @@ from tui_agent.tools._walk import walk_files
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
-    "ABORT_GRACE_S",
     "APPROVAL_MODES",
+    "BUILTIN_TOOLS",
     "EFFECTS",
     "EMPTY_OUTPUT",
     "PLAN_MODE_PROMPT",

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._workspace import Workspace
-from tui_agent.vocab import AbortSignal, ToolResult, ToolSpec, ToolUpdate
+from tui_agent.vocab import AbortSignal, ToolFacts, ToolResult, ToolSpec, ToolUpdate
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -54,6 +54,7 @@ class Tool(ABC, Generic[ArgsT]):
     Args: type[ArgsT]
     read_only: ClassVar[bool] = False
     edits_files: ClassVar[bool] = False  # allowed without asking in "auto-edit" mode
+    facts: ClassVar[ToolFacts] = ToolFacts()  # how front ends and the system prompt present it
 
     def accesses(self, args: ArgsT) -> ToolAccesses:
         return ToolAccesses.all()

@@ -46,7 +46,6 @@ from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
 
-ABORT_GRACE_S = 2.0
 Report = Callable[[str, BaseException], None]  # (what failed, the error)
 _log = logging.getLogger(__name__)
 
@@ -156,7 +155,7 @@ class BatchExecutor:
         approvals: Approvals,
         spill_dir: Path,
         *,
-        abort_grace_s: float = ABORT_GRACE_S,
+        abort_grace_s: float,  # the loop derives it from the turn's (KernelOptions)
         scheduler: ToolScheduler | None = None,
         checkpointer: Checkpointer | None = None,
         approval_call_id: str | None = None,

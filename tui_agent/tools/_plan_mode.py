@@ -16,7 +16,7 @@ from pydantic import Field
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolArgs, ToolContext
-from tui_agent.vocab import ToolResult, error_result
+from tui_agent.vocab import ToolFacts, ToolResult, error_result
 
 Present = Callable[[str, str], Awaitable[str]]  # (plan, call id) -> what the model reads
 
@@ -37,6 +37,7 @@ class ExitPlanModeArgs(ToolArgs):
 
 class ExitPlanMode(Tool[ExitPlanModeArgs]):
     name: ClassVar[str] = "exit_plan_mode"
+    facts: ClassVar[ToolFacts] = ToolFacts(kind="switch_mode")
     description: ClassVar[str] = (
         "In plan mode, once you have read enough to know what to do, present your plan to the "
         "user with this tool. They accept it (and you may then edit and run commands) or ask "

@@ -10,10 +10,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from tui_agent.tools._base import Tool
-from tui_agent.tools._files import EditFile, EditorFiles, ReadFile, WriteFile
+from tui_agent.tools._edits import EditFile, WriteFile
+from tui_agent.tools._files import EditorFiles, ReadFile
+from tui_agent.tools._plan_mode import ExitPlanMode
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell
+from tui_agent.tools._todo import TodoWrite
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolSpec
 
@@ -66,6 +69,20 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools) + sum(len(source.tools()) for source in self._sources)
+
+
+# Every built-in tool class, for what is read from the class alone (`Tool.facts`: titles, kinds,
+# advice); each loop registers its own instances (`default_registry`, and the loop's plan tools).
+BUILTIN_TOOLS: tuple[type[Tool[Any]], ...] = (
+    ReadFile,
+    WriteFile,
+    EditFile,
+    Glob,
+    Grep,
+    Shell,
+    TodoWrite,
+    ExitPlanMode,
+)
 
 
 def default_registry(

@@ -45,7 +45,7 @@ from tui_agent.tools._rg import (
 )
 from tui_agent.tools._walk import glob_regex, walk_files, walk_order
 from tui_agent.tools._workspace import Workspace, WorkspaceError
-from tui_agent.vocab import AbortSignal, ToolResult, error_result
+from tui_agent.vocab import AbortSignal, ToolFacts, ToolResult, error_result
 
 MAX_GLOB_RESULTS = 500
 GREP_TIMEOUT_S = 30.0
@@ -128,6 +128,12 @@ def _glob_report(first: list[str], total: int, args: GlobArgs) -> str:
 
 class Glob(Tool[GlobArgs]):
     name = "glob"
+    facts = ToolFacts(
+        kind="search",
+        verb="Find",
+        primary_arg="pattern",
+        advice="glob: find files by name pattern instead of guessing paths.",
+    )
     description = (
         "Find files by name pattern. Paths come sorted, relative to the workspace, skipping what "
         f".gitignore excludes and .git/. At most {MAX_GLOB_RESULTS} are listed."
@@ -317,6 +323,12 @@ def _grep_report(found: Found, args: GrepArgs) -> str:
 
 class Grep(Tool[GrepArgs]):
     name = "grep"
+    facts = ToolFacts(
+        kind="search",
+        verb="Search",
+        primary_arg="pattern",
+        advice="grep: search file contents by regular expression to find definitions and uses.",
+    )
     description = (
         "Search file contents with a Python regular expression, line by line. Prints sorted "
         "`path:line:text` matches, skipping binary files, what .gitignore excludes and .git/. "

@@ -43,7 +43,7 @@ from tui_agent.tools._results import spill_path, spilled
 from tui_agent.tools._rules import command_parts, shell_rule_matches
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox, looks_denied, retry_hint
 from tui_agent.tools._workspace import Workspace
-from tui_agent.vocab import ToolResult, ToolUpdate
+from tui_agent.vocab import ToolFacts, ToolResult, ToolUpdate
 
 DEFAULT_TIMEOUT_S = 120.0
 DRAIN_TIMEOUT_S = 1.0
@@ -234,6 +234,14 @@ def _report(out: str, err: str, status: str) -> str:
 
 class Shell(Tool[ShellArgs]):
     name = "shell"
+    facts = ToolFacts(
+        kind="execute",
+        verb="Run",
+        primary_arg="command",
+        advice="shell: builds, tests, git and other commands. Use non-interactive commands with "
+        "bounded output (no pagers, no editors, no servers that never exit); set timeout_s for "
+        "slow ones.",
+    )
     description = (
         "Run a bash command in the workspace root (stdin is closed). Returns stdout, stderr and "
         f"the exit code. Times out after {DEFAULT_TIMEOUT_S:g} s unless timeout_s says otherwise. "

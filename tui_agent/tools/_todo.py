@@ -14,7 +14,7 @@ from pydantic import Field, ValidationError
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolArgs, ToolContext
-from tui_agent.vocab import HistoryEntry, PlanItem, ToolResult, error_result
+from tui_agent.vocab import HistoryEntry, PlanItem, ToolFacts, ToolResult, error_result
 
 MAX_PLAN_ITEMS = 50
 
@@ -28,6 +28,13 @@ class TodoWriteArgs(ToolArgs):
 
 class TodoWrite(Tool[TodoWriteArgs]):
     name: ClassVar[str] = "todo_write"
+    facts: ClassVar[ToolFacts] = ToolFacts(
+        kind="think",
+        verb="Update the plan",
+        advice="todo_write: for a task of three or more steps, write a short plan first, "
+        "keep exactly one step in_progress while you work, and mark each step completed as soon "
+        "as it is done; skip it for quick, single-step requests.",
+    )
     description: ClassVar[str] = (
         "Keep a short plan of the current task visible to the user. Use it for work of three or "
         "more distinct steps: write the plan before you start, mark one step in_progress while "

@@ -5,7 +5,7 @@ loop: the subscriber only queues them and posts one message into Textual's queue
 applies what has gathered to the view model and refreshes each dirty pane once, and the
 transcript draws the view model's changes from its own queue. A failure in that handling becomes
 an error notice (a line in the transcript, a toast, the log), never a crash and never a silent
-loss. Loop calls run as tasks so no handler waits on the loop. Keys follow ARCHITECTURE.md; the
+loss. Loop calls run as tasks so no handler waits on the loop. Keys follow docs/ARCHITECTURE.md; the
 footer greys what does not apply.
 
 A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,

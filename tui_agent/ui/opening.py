@@ -25,7 +25,7 @@ from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
-    from tui_agent.loop.subagent import SubagentRun
+    from tui_agent.loop.api import SubagentRun
 
 
 class OpeningLoop:

@@ -25,7 +25,7 @@ from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from tui_agent.loop.subagent import SubagentRun
+    from tui_agent.loop.api import SubagentRun
 
 
 class SubagentScreen(ModalScreen[None]):

@@ -51,6 +51,7 @@ from tui_agent.loop.events import (
     UsageChanged,
 )
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.loop.tool_facts import tool_facts
 from tui_agent.ui.state import (
     Approval,
     Block,
@@ -83,7 +84,8 @@ from tui_agent.vocab import ApprovalMode, PlanItem
 OUTPUT_CAP = 20_000
 TAIL_CHARS = 60
 USER_COMMAND = "!"  # the tool name of a `!command` the person runs
-# What a call's one line shows: the first of these arguments it has.
+# What a call's one line shows: its tool's own primary argument (`Tool.facts`), else the first
+# of these it has (a tool of an MCP server declares none).
 PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
@@ -606,7 +608,8 @@ def _described(name: str, arguments: str) -> tuple[str, tuple[str, ...], dict[st
         if isinstance(path, str) and path:
             return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
         return _first_line(pattern), ("pattern",), args
-    for key in PRIMARY_ARGS:
+    own = tool_facts(name).primary_arg  # a built-in tool names its own
+    for key in ((own,) if own else ()) + PRIMARY_ARGS:
         if isinstance(args.get(key), str):
             return _first_line(args[key]), (key,), args
     return ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:2])[:80], (), args

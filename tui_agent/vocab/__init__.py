@@ -47,6 +47,8 @@ from tui_agent.vocab.stream import (
 from tui_agent.vocab.tools import (
     Delivery,
     Spill,
+    ToolFacts,
+    ToolKind,
     ToolResult,
     ToolSpec,
     ToolStatus,
@@ -95,6 +97,8 @@ __all__ = [
     "TokenUsage",
     "ToolCall",
     "ToolCallDelta",
+    "ToolFacts",
+    "ToolKind",
     "ToolResult",
     "ToolSpec",
     "ToolStatus",

@@ -113,6 +113,11 @@ class EntryMeta(_Frozen):
     note: str | None = None  # tool results: model-only addendum
     draft: PromptDraft | None = None  # input: the typed form, when it differs from the message
 
+    @property
+    def all_prompt_ids(self) -> tuple[str, ...]:
+        """Every prompt behind the entry: a merged steer's several, or the one prompt's."""
+        return self.prompt_ids or ((self.prompt_id,) if self.prompt_id else ())
+
 
 class HistoryEntry(_Frozen):
     message: Message

@@ -8,6 +8,7 @@ channel (`stop_turn`, `delivery`, `spill`, ...) that the loop acts on.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +18,36 @@ from tui_agent.vocab.messages import ContentPart, Message, TextPart
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+# What a client shows a call as (the Agent Client Protocol's tool kinds).
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """How a tool is presented, declared by the tool class itself (`Tool.facts`), so that adding
+    a tool touches its own module and the registry, not every front end: its kind for a client,
+    the `verb` and `primary_arg` of its title (`Read src/app.py`; a verb without an argument is
+    the whole title), and the `advice` the system prompt gives the model about it. A tool that
+    declares none (an MCP server's) gets these defaults: kind "other", its name as the title."""
+
+    kind: ToolKind = "other"
+    verb: str = ""
+    primary_arg: str | None = None
+    advice: str = ""
+
+    def title(self, name: str, args: Mapping[str, Any]) -> str:
+        """A short human title, as a client lists it: `Read src/app.py`, `Run make test`."""
+        value = args.get(self.primary_arg) if self.primary_arg else None
+        if self.verb and isinstance(value, str):
+            first_line = value.splitlines()[0] if value else ""
+            return f"{self.verb} {first_line}"[:120]
+        if self.verb and self.primary_arg is None:
+            return self.verb
+        return name
 
 
 class ToolSpec(_Frozen):

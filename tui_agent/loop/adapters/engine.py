@@ -519,13 +519,7 @@ class Engine:
 
 def _prompt_ids(entries: Sequence[HistoryEntry]) -> tuple[str, ...]:
     """The prompts behind `entries`, in order (a merged steer names several)."""
-    return tuple(
-        pid
-        for entry in entries
-        for pid in (
-            entry.meta.prompt_ids or ((entry.meta.prompt_id,) if entry.meta.prompt_id else ())
-        )
-    )
+    return tuple(pid for entry in entries for pid in entry.meta.all_prompt_ids)
 
 
 def _notification_source(entry: HistoryEntry) -> str:

@@ -1,9 +1,10 @@
 """The requester adapter: fills the kernel's Requester port with a provider, behind the gate.
 
-Before EVERY attempt it awaits the loop's step gate (max-steps, then the `on_will_begin_step`
-hooks, which may compact). Only after the gate does it build the request, fresh from context
-memory and the tool registry, so whatever a hook changed is what the model sees. The kernel's
-own view of the history is passed to `build_request`, which decides what to take from it.
+Before EVERY attempt it awaits the loop's step gate (the `on_will_begin_step` hooks, which may
+compact; the step limit is the turn machine's, not the gate's). Only after the gate does it
+build the request, fresh from context memory and the tool registry, so whatever a hook changed
+is what the model sees. The kernel's own view of the history is passed to `build_request`,
+which decides what to take from it.
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ GATE_STOPPED = "The agent loop gate stopped the step."
 
 @dataclass(frozen=True)
 class GateOutcome:
-    proceed: bool
-    error: LLMError | None = None  # why not, when the gate stops the step
+    proceed: bool  # False: the step does not run; it fails as aborted (GATE_STOPPED)
 
 
 class LoopRequester:
@@ -48,9 +48,7 @@ class LoopRequester:
     ) -> AsyncIterator[StreamEvent]:
         outcome = await self._gate(history, signal)
         if not outcome.proceed or signal.aborted:
-            yield StreamFailed(
-                error=outcome.error or LLMError(kind=LLMErrorKind.ABORT, message=GATE_STOPPED)
-            )
+            yield StreamFailed(error=LLMError(kind=LLMErrorKind.ABORT, message=GATE_STOPPED))
             return
         request = self._build_request(history)
         yield RequestSent()
