@@ -21,7 +21,7 @@ from tui_agent.session import parse_config
 from tui_agent.session._open import web_tools
 from tui_agent.tools import AddressGuard, Approvals, WebFetch, WebSearch, WebTimeouts, Workspace
 from tui_agent.tools._base import ToolContext
-from tui_agent.tools._web import MAX_BYTES, WebFetchArgs
+from tui_agent.tools._web import MAX_BYTES, WebFetchArgs, _markdown
 from tui_agent.tools._web_guard import kind_of
 from tui_agent.tools._web_search import WebSearchArgs
 from tui_agent.vocab import AbortSignal, ToolResult
@@ -287,3 +287,21 @@ async def test_web_search_asks_the_configured_searxng(server: LocalServer) -> No
         "1. First\n   https://a.example/1\n   the first hit\n"
         "2. Second\n   https://b.example/2"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("docs.html", ["# Configuration", "| `cache_dir` | path", "```console\n$ widgetry serve"]),
+        ("blog.html", ["# Why we moved", "```sql\nUPDATE jobs", "> A queue that can forget"]),
+        ("news.html", ["# City council approves", "| Utilities relocation | 2027", "€412"]),
+    ],
+)
+def test_the_sample_pages_read_as_markdown_without_script_or_style(
+    name: str, kept: list[str]
+) -> None:
+    text = _markdown((PAGES / name).read_text(), "https://site.example/page")
+    for expected in kept:
+        assert expected in text.replace("  ", " "), expected
+    for dropped in ("<script", "function(", "font-family", "dataLayer", "max-width"):
+        assert dropped not in text
