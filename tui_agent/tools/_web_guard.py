@@ -40,8 +40,7 @@ async def resolve_host(host: str, port: int) -> list[str]:
 def kind_of(address: IPAddress) -> str | None:
     """What makes `address` not a public internet address ("loopback", "private", ...), or
     None when it is one."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return kind_of(address.ipv4_mapped)
+    address = unwrapped(address)
     checks: tuple[tuple[bool, str], ...] = (
         (address.is_loopback, "loopback"),
         (address.is_unspecified, "unspecified"),
@@ -65,18 +64,20 @@ class AddressGuard:
     resolver: Resolver = field(default=resolve_host, compare=False)
 
     def refusal(self, address: IPAddress) -> str | None:
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped  # named and judged as the IPv4 address it carries
+        """Why `address` is refused ("a private address"), or None."""
+        address = unwrapped(address)
         if self.allow_private or address in self.exempt:
             return None
         kind = kind_of(address)
-        return None if kind is None else f"{address} is a {kind} address"
+        return None if kind is None else f"a {kind} address"
 
     async def checked_address(self, host: str, port: int) -> IPAddress:
         """The address to connect to for `host`: every address it resolves to must pass (one
         bad answer is enough to refuse: it is what a rebinding attack would use next)."""
+        named = True
         try:
             addresses = [ipaddress.ip_address(host.strip("[]"))]
+            named = False
         except ValueError:
             try:
                 found = await self.resolver(host, port)
@@ -88,9 +89,18 @@ class AddressGuard:
         for address in addresses:
             why = self.refusal(address)
             if why is not None:
+                shown = unwrapped(address)
+                said = f"{host} resolves to {shown}, {why}" if named else f"{shown} is {why}"
                 raise AddressRefused(
-                    f"{host}: {why}; web_fetch reaches only public addresses, so that a page "
-                    "cannot send it into this machine's own network (web.allow_private = true "
-                    "in config.toml allows it)"
+                    f"{said}; web_fetch reaches only public addresses, so that a page cannot "
+                    "send it into this machine's own network (web.allow_private = true in "
+                    "config.toml allows it)"
                 )
         return addresses[0]
+
+
+def unwrapped(address: IPAddress) -> IPAddress:
+    """An IPv4 address wrapped in IPv6 (`::ffff:10.0.0.1`) as the IPv4 address it carries."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
