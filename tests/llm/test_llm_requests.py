@@ -10,6 +10,7 @@ from tui_agent.llm import ProviderSettings, make_provider
 from tui_agent.llm._anthropic import build_anthropic_body
 from tui_agent.llm._openai import build_openai_body
 from tui_agent.vocab import (
+    ImagePart,
     LLMErrorKind,
     LLMRequest,
     Message,
@@ -106,6 +107,39 @@ def test_openai_body_from_a_full_history() -> None:
             {"role": "tool", "tool_call_id": "call_a", "content": "alpha"},
             {"role": "tool", "tool_call_id": "call_b", "content": "no such file"},
             {"role": "user", "content": "Thanks."},
+        ],
+    }
+
+
+def _with_image() -> LLMRequest:
+    shot = ImagePart(media_type="image/png", data="iVBORw0KGgo=")
+    prompt = Message(role="user", content=(TextPart(text="What is wrong here?"), shot))
+    return LLMRequest(model="model-x", messages=(prompt,), max_tokens=100)
+
+
+def test_openai_body_carries_a_prompts_image_as_a_data_url_part() -> None:
+    settings = ProviderSettings(kind="openai", model="model-x", base_url="http://h/v1")
+    (message,) = build_openai_body(_with_image(), settings)["messages"]
+    assert message == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "What is wrong here?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ],
+    }
+
+
+def test_anthropic_body_carries_a_prompts_image_as_a_base64_image_block() -> None:
+    settings = ProviderSettings(kind="anthropic", model="model-x", prompt_cache=False)
+    (message,) = build_anthropic_body(_with_image(), settings)["messages"]
+    assert message == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "What is wrong here?"},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+            },
         ],
     }
 

@@ -17,6 +17,7 @@ from tui_agent.session._attachments import (
 )
 from tui_agent.session._commands import load_custom_commands
 from tui_agent.session._file_index import FileIndex
+from tui_agent.session._images import limits_for
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.vocab import AbortSignal
 
@@ -116,7 +117,8 @@ async def test_mentioned_files_and_folders_are_read_and_missing_ones_flagged(
 ) -> None:
     write(tmp_path / "src/a.py", "print('a')\nprint('b')\n")
     write(tmp_path / "src/sub/b.py", "")
-    mentions = await read_mentions(tmp_path, "look at @src/a.py and @src and @nope.py and @../x")
+    text = "look at @src/a.py and @src and @nope.py and @../x"
+    mentions = await read_mentions(tmp_path, text, limits_for("openai"))
     assert mentions.missing == ("nope.py", "../x")
     file, folder = mentions.attachments
     assert file.source == "@src/a.py" and "1\tprint('a')" in file.text.replace("     ", "")

@@ -7,7 +7,7 @@ service driven by the scripted provider (`tests/support/loops.py`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope
+from tui_agent.vocab import ApprovalMode, HistoryEntry, ImagePart, PromptDraft, RuleScope
 
 # A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
 # welcome block shows the path, so it must exist and read the same in every run.
@@ -58,6 +58,7 @@ class FakeLoop:
         default_factory=lambda: LoopSnapshot("idle", None, None, 0, paused=False)
     )
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    images: list[tuple[ImagePart, ...]] = field(default_factory=list)  # per submit, in order
     closed: bool = False
     mcp: tuple[McpServerInfo, ...] = ()
     rules: tuple[PermissionRule, ...] = ()
@@ -88,10 +89,16 @@ class FakeLoop:
         yield  # pragma: no cover
 
     async def submit(
-        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer_if_active: bool = False,
+        draft: PromptDraft | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> FakeHandle:
         self._next += 1
         self.calls.append(("submit", (text, steer_if_active)))
+        self.images.append(tuple(images))
         return FakeHandle(f"p{self._next}")
 
     async def steer(self, prompt_ids: list[str]) -> bool:

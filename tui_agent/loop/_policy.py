@@ -42,6 +42,7 @@ from tui_agent.vocab import (
     ErrorCode,
     FinishReason,
     HistoryEntry,
+    ImagePart,
     LoopError,
     Message,
     PlanItem,
@@ -212,7 +213,12 @@ class TurnPolicy:
 
     # -- prompts ---------------------------------------------------------------------------
     async def submit(
-        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer_if_active: bool = False,
+        draft: PromptDraft | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> Prompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
@@ -220,8 +226,11 @@ class TurnPolicy:
         self.prompts[prompt.id] = prompt
         agent = self.engine.agent
         busy = self.active is not None or agent.paused or bool(agent.queue)
+        message = user_message(text)
+        if images:
+            message = Message(role="user", content=(*message.content, *images))
         entry = HistoryEntry(
-            message=user_message(text),
+            message=message,
             meta=EntryMeta(
                 source="input",
                 prompt_id=prompt.id,

@@ -17,6 +17,7 @@ from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
+    ImagePart,
     PromptDraft,
     RuleScope,
     TokenUsage,
@@ -154,12 +155,17 @@ class LoopApi(Protocol):
         ...
 
     async def submit(
-        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer_if_active: bool = False,
+        draft: PromptDraft | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> PromptHandle:
         """Queue a prompt; it opens the next turn, or with `steer_if_active` joins the running
         one at its next drain point (the turn then takes at least one more step). `draft` is
         what the person typed, when `text` is more (attached files, pasted text): the log keeps
-        it for a rewind to put back."""
+        it for a rewind to put back. `images` follow the text in the same user message."""
         ...
 
     async def steer(self, prompt_ids: list[str]) -> bool:

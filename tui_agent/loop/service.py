@@ -39,6 +39,7 @@ from tui_agent.vocab import (
     ApprovalMode,
     EntryMeta,
     HistoryEntry,
+    ImagePart,
     LLMError,
     LLMErrorKind,
     PlanItem,
@@ -173,9 +174,16 @@ class AgentLoopService:
 
     # -- LoopApi: commands -------------------------------------------------------------------
     async def submit(
-        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer_if_active: bool = False,
+        draft: PromptDraft | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> Prompt:
-        return await self._policy.submit(text, steer_if_active=steer_if_active, draft=draft)
+        return await self._policy.submit(
+            text, steer_if_active=steer_if_active, draft=draft, images=images
+        )
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         return await self._policy.steer(prompt_ids)

@@ -26,7 +26,8 @@ def tool_facts(name: str) -> ToolFacts:
 @cache
 def _builtin() -> dict[str, ToolFacts]:
     from tui_agent.loop.subagent import Task
-    from tui_agent.tools import BUILTIN_TOOLS
+    from tui_agent.tools import BUILTIN_TOOLS, WebFetch, WebSearch
 
-    classes: tuple[type[Tool[Any]], ...] = (*BUILTIN_TOOLS, Task)
+    # The web tools are built from config (they are not in the default registry) but are ours.
+    classes: tuple[type[Tool[Any]], ...] = (*BUILTIN_TOOLS, Task, WebFetch, WebSearch)
     return {tool.name: tool.facts for tool in classes}

@@ -1,23 +1,34 @@
-"""What a prompt carries besides the user's words: `@path` mentions and `!command` output.
+"""What a prompt carries besides the user's words: `@path` mentions, images and `!command` output.
 
 A prompt is sent as the user's words, then one `<context source="…">` section per attachment:
 a mentioned file's content with line numbers (bounded as `read_file` bounds it), a folder's
-listing, or a shell command the user ran with `!` and its output. The built-in tools read and
-run them, so the workspace's confinement, limits and process handling are the same (they are
-imported when first used: the app draws its first frame without the tools). The transcript
+listing, a shell command the user ran with `!` and its output, or an image's name and size (the
+image itself follows the text as an image part, see `images_of`). An image may be named outside
+the workspace (`@~/Pictures/shot.png`): the person names it, and only image files are read so.
+The built-in tools read and run the rest, so the workspace's confinement, limits and process
+handling are the same (they are imported when first used: the app draws its first frame
+without the tools). The transcript
 shows attachments as chips: `split_attachments` gives back the words and the sources, also for
 a resumed session.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_agent.vocab import AbortSignal, ToolUpdate
+from tui_agent.session._images import (
+    ImageError,
+    ImageLimits,
+    LoadedImage,
+    is_image_path,
+    load_image,
+)
+from tui_agent.vocab import AbortSignal, ImagePart, ToolUpdate
 
 if TYPE_CHECKING:
     from tui_agent.tools import Sandbox, ToolContext, Workspace
@@ -32,12 +43,24 @@ class Attachment:
     source: str  # "@src/app.py", "@src/", "!make test"
     text: str
     exit_code: int | None = None  # a `!command` that ran to its end: its status
+    image: ImagePart | None = None  # an image: sent after the text, `text` names it
+
+
+def image_attachment(shown: str, image: LoadedImage) -> Attachment:
+    """An image as a prompt carries it: its chip (`shown`, its pixels and bytes), a line for
+    the model, and the image."""
+    return Attachment(f"{shown} · {image.details}", image.note, image=image.part)
+
+
+def images_of(attachments: Sequence[Attachment]) -> tuple[ImagePart, ...]:
+    return tuple(a.image for a in attachments if a.image is not None)
 
 
 @dataclass(frozen=True)
 class Mentions:
     attachments: tuple[Attachment, ...]
     missing: tuple[str, ...]  # mentions that are no path in the workspace (`@dataclass`)
+    problems: tuple[str, ...] = ()  # images that cannot be attached, and why
 
 
 def mentioned_paths(text: str) -> list[str]:
@@ -50,14 +73,25 @@ def mentioned_paths(text: str) -> list[str]:
     return seen
 
 
-async def read_mentions(workspace: Path, text: str) -> Mentions:
-    """Read every mentioned file or folder; a path that is not there is reported, not read."""
+async def read_mentions(workspace: Path, text: str, limits: ImageLimits) -> Mentions:
+    """Read every mentioned file or folder, and every image within `limits`; a path that is not
+    there is reported, not read."""
     from tui_agent.tools import Glob, GlobArgs, ReadFile, ReadFileArgs, Workspace, WorkspaceError
 
     root = Workspace(workspace)
     attachments: list[Attachment] = []
     missing: list[str] = []
+    problems: list[str] = []
     for path in mentioned_paths(text):
+        if is_image_path(path):
+            try:
+                image = await asyncio.to_thread(_mentioned_image, workspace, path, limits)
+            except ImageError as exc:
+                problems.append(str(exc))
+                continue
+            if image is not None:
+                attachments.append(image_attachment(f"@{path}", image))
+                continue
         try:
             target = root.resolve(path)
         except WorkspaceError:
@@ -71,7 +105,12 @@ async def read_mentions(workspace: Path, text: str) -> Mentions:
             attachments.append(Attachment(f"@{path}", content.text))
         else:
             missing.append(path)
-    return Mentions(tuple(attachments), tuple(missing))
+    return Mentions(tuple(attachments), tuple(missing), tuple(problems))
+
+
+def _mentioned_image(workspace: Path, path: str, limits: ImageLimits) -> LoadedImage | None:
+    target = workspace / Path(path).expanduser()  # an absolute path stays as it is
+    return load_image(target, limits) if target.is_file() else None
 
 
 async def run_user_shell(

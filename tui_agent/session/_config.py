@@ -31,6 +31,10 @@
     ask = ["Bash(git push:*)"]
     deny = ["Read(./.env)", "Bash(rm -rf:*)"]
 
+    [web]                              # web_fetch and web_search (tools/_web.py)
+    allow_private = false              # let web_fetch reach loopback, private, link-local hosts
+    search_url = "http://127.0.0.1:8888"  # a SearXNG (JSON API); no search tool without one
+
     [mcp_servers.git]                  # an MCP server, trusted (see session/_mcp.py)
     command = "uvx"
     args = ["mcp-server-git"]
@@ -120,6 +124,13 @@ class PermissionsTable(_Table):
     deny: list[str] = Field(default_factory=list)
 
 
+class WebTable(_Table):
+    """`[web]`: web_fetch's address guard and the optional search service."""
+
+    allow_private: bool = False
+    search_url: str | None = Field(default=None, pattern=r"^https?://")
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
@@ -137,6 +148,7 @@ class Config(_Table):
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
+    web: WebTable = Field(default_factory=WebTable)
 
 
 def load_config(path: Path | str | None = None) -> Config:

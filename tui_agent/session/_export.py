@@ -3,7 +3,8 @@
 The export shows what the transcript showed, so it is rendered from the same replay of the log
 (`loop.replay`): the prompts with what went with them (`!command` output, `@file` contents), the
 answers and their thinking (Markdown, rendered in HTML by markdown-it-py with raw HTML and images
-off, so the page stays one safe self-contained file), every tool call with its arguments, its
+off, so the page stays one safe self-contained file), the images a prompt carried (embedded in
+the HTML page as data URLs; Markdown names them), every tool call with its arguments, its
 status and its result (an edit's diff as a diff block), the markers (retries, interrupted, turn
 failed, context compacted) and the token usage. JSON lines are the replayed loop events, in the
 words `--output-format jsonl` uses.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,12 +22,13 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from tui_agent.context import Record, SessionMeta, read_log
+from tui_agent.context import Notification, Prompt, Record, SessionMeta, Steer, read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.replay import replay
 from tui_agent.session._attachments import Attachment, attachments_of
+from tui_agent.session._images import IMAGE_TYPES
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import TokenUsage, ToolStatus
+from tui_agent.vocab import ImagePart, Message, TokenUsage, ToolStatus
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
@@ -57,19 +60,44 @@ class _Said:
     who: Literal["prompt", "steer", "notification"]
     words: str
     attachments: list[Attachment]
+    images: tuple[ImagePart, ...] = ()
 
     @classmethod
     def of(
-        cls, who: Literal["prompt", "steer", "notification"], text: str, shown: set[str]
+        cls,
+        who: Literal["prompt", "steer", "notification"],
+        text: str,
+        shown: set[str],
+        images: dict[str, list[tuple[ImagePart, ...]]],
     ) -> _Said:
         """`shown`: the outputs of the `!command` rows already in the export; an attachment
-        that repeats one keeps only its name (its text is emptied)."""
+        that repeats one keeps only its name (its text is emptied). `images`: the images of
+        the logged messages by their text, taken in order."""
         words, attachments = attachments_of(text)
         kept = [
             replace(a, text="") if a.source.startswith("!") and a.text.rstrip() in shown else a
             for a in attachments
         ]
-        return cls(who, words, kept)
+        carried = images.get(text)
+        return cls(who, words, kept, carried.pop(0) if carried else ())
+
+
+def _images_by_text(records: list[Record]) -> dict[str, list[tuple[ImagePart, ...]]]:
+    """The images of the person's messages in the log, by the message's text (the replayed
+    events carry only the text), in log order."""
+    found: dict[str, list[tuple[ImagePart, ...]]] = {}
+    for record in records:
+        message: Message | None = None
+        if isinstance(record, Prompt):
+            message = record.message
+        elif isinstance(record, (Steer, Notification)):
+            message = record.entry.message
+        images = (
+            () if message is None else tuple(p for p in message.content if isinstance(p, ImagePart))
+        )
+        if message is not None and images:
+            found.setdefault(message.text, []).append(images)
+    return found
 
 
 @dataclass
@@ -132,14 +160,17 @@ def _collect(
     calls: dict[str, _Call] = {}
     queued: dict[str, Literal["steer", "notification"]] = {}
     shown: set[str] = set()  # the outputs of `!command` rows, which prompts then carry
+    images = _images_by_text(records)
     for event in events:
         match event:
             case ev.TurnStarted():
-                parts.extend(_Said.of("prompt", text, shown) for text in event.texts)
+                parts.extend(_Said.of("prompt", text, shown, images) for text in event.texts)
             case ev.NotificationQueued():
                 queued[event.text] = "steer" if event.source == "steer" else "notification"
             case ev.Drained():
-                parts.extend(_Said.of(queued.pop(t, "steer"), t, shown) for t in event.texts)
+                parts.extend(
+                    _Said.of(queued.pop(t, "steer"), t, shown, images) for t in event.texts
+                )
             case ev.StepCompleted():
                 if event.text.strip() or event.thinking.strip():
                     parts.append(_Answer(event.thinking.strip(), event.text.strip()))
@@ -305,6 +336,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;font:13px/1.4 ui-monospace,
 .add{color:#166534;background:#dcfce7}.del{color:#991b1b;background:#fee2e2}.hunk{color:#6b21a8}
 .marker{font-weight:bold;margin:.75rem 0}.marker.error{color:#b91c1c}
 .marker.interrupted,.marker.stopped,.marker.warning,.marker.retry{color:#92400e}
+.image{display:block;max-width:100%;max-height:32rem;margin:.5rem 0;border:1px solid #ddd}
 .usage{border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem;color:#666}
 """
 
@@ -339,6 +371,18 @@ def _html(session: _Session) -> str:
     )
 
 
+def _image_html(image: ImagePart) -> str:
+    """An image as a data URL: the page stays one file that fetches nothing. Only the image
+    types a prompt can carry are shown (an SVG could hold script); base64 is checked."""
+    if image.media_type not in IMAGE_TYPES.values() or not _BASE64.fullmatch(image.data):
+        return f'<div class="attached">{html.escape(image.media_type)} image (not shown)</div>'
+    source = f"data:{image.media_type};base64,{image.data}"
+    return f'<img class="image" alt="attached image" src="{source}">'
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
 def _html_parts(parts: list[_Part]) -> list[str]:
     e = html.escape
     body: list[str] = []
@@ -346,6 +390,7 @@ def _html_parts(parts: list[_Part]) -> list[str]:
         match part:
             case _Said():
                 body.append(f'<div class="{part.who}">{e(part.words.strip())}</div>')
+                body += [_image_html(image) for image in part.images]
                 for attachment in part.attachments:
                     if not attachment.text:
                         body.append(f'<div class="attached">{e(_attached(attachment))}</div>')

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tui_agent import keys
 from tui_agent.context import (
@@ -40,7 +41,16 @@ from tui_agent.session._paths import AppPaths
 from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust, load_permissions
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
-from tui_agent.tools import Sandbox, SandboxMode, SandboxPolicy, open_sandbox
+from tui_agent.tools import (
+    AddressGuard,
+    Sandbox,
+    SandboxMode,
+    SandboxPolicy,
+    Tool,
+    WebFetch,
+    WebSearch,
+    open_sandbox,
+)
 from tui_agent.vocab import ApprovalMode
 
 
@@ -193,7 +203,16 @@ async def _build(
         mcp_problems=mcp.problems,
         rules=rules[0].rules,
         rule_store=rules[1],
+        extra_tools=web_tools(settings),
     )
+
+
+def web_tools(settings: Config) -> list[Tool[Any]]:
+    """`web_fetch` behind the address guard; `web_search` when a search service is configured."""
+    tools: list[Tool[Any]] = [WebFetch(AddressGuard(allow_private=settings.web.allow_private))]
+    if settings.web.search_url:
+        tools.append(WebSearch(settings.web.search_url))
+    return tools
 
 
 def _provider(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Provider:

@@ -1,6 +1,6 @@
 """The agent's hands: the tool contract, the conflict-aware scheduler, the batch executor,
-approvals, workspace confinement, the six built-in file, search and shell tools, and
-`todo_write` (the plan).
+approvals, workspace confinement, the six built-in file, search and shell tools,
+`todo_write` (the plan), and `web_fetch` / `web_search` (added by the session from its config).
 
 Imports only the vocabulary, pydantic, aiofiles and the standard library. The MCP client is the
 subpackage `tools.mcp`, imported on its own (it loads the MCP SDK when a server connects).
@@ -49,6 +49,9 @@ from tui_agent.tools._search import Glob, GlobArgs, Grep
 from tui_agent.tools._shell import Shell, ShellArgs, command_prefix
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._walk import walk_files
+from tui_agent.tools._web import WebFetch, WebTimeouts
+from tui_agent.tools._web_guard import AddressGuard
+from tui_agent.tools._web_search import WebSearch
 from tui_agent.tools._workspace import Workspace, WorkspaceError
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "SKIPPED",
     "SPILL_THRESHOLD",
     "UNSANDBOXED",
+    "AddressGuard",
     "ApprovalMode",
     "ApprovalRequest",
     "Approvals",
@@ -97,6 +101,9 @@ __all__ = [
     "ToolContext",
     "ToolRegistry",
     "ToolScheduler",
+    "WebFetch",
+    "WebSearch",
+    "WebTimeouts",
     "Workspace",
     "WorkspaceError",
     "WriteFile",

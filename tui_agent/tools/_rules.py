@@ -8,7 +8,8 @@ A rule is written in Claude Code's syntax or ours, and both name the same tools:
     Read(./.env)           read_file of that path (gitignore-style: `src/**`, `*.pem`; `./x` and
                            `/x` from the workspace root, `//x` absolute, `~/x` in the home folder)
     Edit(src/**)           edit_file and write_file under src/;  Write(...) write_file only
-    WebFetch(domain:x.com) kept and listed (tui-agent has no web tool yet)
+    WebFetch(domain:x.com) web_fetch of that host (`domain:*.x.com`: its subdomains)
+    WebSearch              web_search (offered when a search service is configured)
     mcp__git               every tool of the MCP server "git";  mcp__git__status one of them
     shell(git status:*), read_file(...)      our own tool names, same forms
     "shell: git status", "edit_file", "mcp__git__*"   the older forms, still read
@@ -56,6 +57,7 @@ CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
     "Grep": ("grep",),
     "Glob": ("glob",),
     "WebFetch": ("web_fetch",),
+    "WebSearch": ("web_search",),
     "Task": ("task",),
     "TodoWrite": ("todo_write",),
 }

@@ -36,7 +36,7 @@ from textual.widgets import Input, TextArea
 
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
-from tui_agent.session import LoopSetupError
+from tui_agent.session import LoopSetupError, limits_for
 from tui_agent.ui import commands
 from tui_agent.ui._textual_hooks import app_driver
 from tui_agent.ui.hooks import SessionHooks
@@ -67,7 +67,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import APPROVAL_MODES, PromptDraft
+from tui_agent.vocab import APPROVAL_MODES, ImagePart, PromptDraft
 
 T = TypeVar("T")
 
@@ -553,19 +553,34 @@ class TuiAgentApp(App[None]):
 
     async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
         words = unfolded(draft)
-        text, unresolved = await self.power.prepare(
-            Path(self.loop.info.workspace), words, mentions_in=draft.text
+        info = self.loop.info
+        ready = await self.power.prepare(
+            Path(info.workspace), words, mentions_in=draft.text, limits=limits_for(info.provider)
         )
-        if unresolved:
-            self.vm.add_marker("info", unresolved_note(unresolved))
-        self._submit(text, steer=steer, words=words, draft=typed)
+        if ready.problems:
+            # Not sent: a question about a picture the model cannot see would waste the turn.
+            for problem in ready.problems:
+                self.vm.add_marker("warning", f"not sent: {problem}")
+            if not self.prompt_input.text:
+                self.prompt_input.load_draft(typed)
+            return
+        if ready.unresolved:
+            self.vm.add_marker("info", unresolved_note(ready.unresolved))
+        self._submit(ready.text, steer=steer, words=words, draft=typed, images=ready.images)
 
     def _submit(
-        self, text: str, *, steer: bool, words: str | None = None, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer: bool,
+        words: str | None = None,
+        draft: PromptDraft | None = None,
+        images: tuple[ImagePart, ...] = (),
     ) -> None:
         self._remember(text if words is None else words)
         self.transcript.action_follow()
-        self._call(self.loop.submit(text, steer_if_active=steer, draft=draft), "submit")
+        sent = self.loop.submit(text, steer_if_active=steer, draft=draft, images=images)
+        self._call(sent, "submit")
 
     def _remember(self, typed: str) -> None:
         """Keep what the person typed for Up/Down and Ctrl+R, in memory and on disk."""
@@ -689,6 +704,22 @@ class TuiAgentApp(App[None]):
             self.prompt_input.focus()
 
         self.push_screen(HistorySearch(self.prompt_input.prompt_history), callback=chosen)
+
+    @on(PromptInput.ImagePasteRequested)
+    def _on_image_paste(self) -> None:
+        self._call(self._paste_image(), "pasting the clipboard's image")
+
+    async def _paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image; without one, the text copied in the app (TextArea's
+        own Ctrl+V)."""
+        if await self.power.paste_image(limits_for(self.loop.info.provider)):
+            return
+        if self.clipboard:
+            self.prompt_input.action_paste()
+        else:
+            self.vm.add_marker(
+                "warning", "no image on the clipboard (it is read with wl-paste or xclip)"
+            )
 
     @on(PromptInput.EditorRequested)
     def _on_editor(self) -> None:

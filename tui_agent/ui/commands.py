@@ -119,7 +119,9 @@ Shift+Enter, Alt+Enter, Ctrl+J   newline
 Shift+Tab       mode: plan → ask → auto-edit → yolo
 Approval box    1-3 or ↑↓ Enter answer; y/a/n when not typing; Tab: draft ↔ box
 Up/Down         prompt history (on an empty input);  Ctrl+R: search it
-@path           attach a file or folder (completion: Tab or Enter)
+@path           attach a file, folder or image (completion: Tab or Enter);
+                a pasted image path attaches the image
+Ctrl+V          attach the clipboard's image (wl-paste or xclip)
 !command        run it in the workspace shell; its output goes with the next prompt
 Ctrl+G          edit the draft in $VISUAL / $EDITOR
 Ctrl+O          expand or fold the last tool call (a pasted chip: unfold it)

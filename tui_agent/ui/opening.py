@@ -9,7 +9,7 @@ a prompt typed at once is not lost; views show an idle, empty loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import (
@@ -22,7 +22,14 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
+from tui_agent.vocab import (
+    ApprovalMode,
+    HistoryEntry,
+    ImagePart,
+    PromptDraft,
+    RuleScope,
+    ToolStatus,
+)
 
 if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
@@ -82,9 +89,15 @@ class OpeningLoop:
 
     # -- commands: forwarded once the real loop is attached ------------------------------------
     async def submit(
-        self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
+        self,
+        text: str,
+        *,
+        steer_if_active: bool = False,
+        draft: PromptDraft | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> PromptHandle:
-        return await (await self._real()).submit(text, steer_if_active=steer_if_active, draft=draft)
+        real = await self._real()
+        return await real.submit(text, steer_if_active=steer_if_active, draft=draft, images=images)
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         return await (await self._real()).steer(prompt_ids)

@@ -1,5 +1,6 @@
 """The prompt's extras for one workspace: custom commands, history kept on disk, `@` mentions
-over a file index, and `!` commands whose output goes with the next prompt.
+over a file index, images (mentioned, pasted as a path, or from the clipboard), and `!`
+commands whose output goes with the next prompt.
 
 The app owns one `PromptPower` and calls it from its input handlers; everything slow (reading
 command files and history, listing the workspace, reading mentioned files, running a command)
@@ -11,13 +12,20 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.session import (
     Attachment,
+    ImageError,
+    ImageLimits,
     PromptHistory,
     attach,
+    clipboard_image,
+    image_attachment,
+    image_from_bytes,
+    images_of,
     load_custom_commands,
     read_mentions,
     run_user_shell,
@@ -25,7 +33,7 @@ from tui_agent.session import (
 from tui_agent.ui.commands import SlashCommand, custom_commands
 from tui_agent.ui.state import ToolBlock
 from tui_agent.ui.view_model import ViewModel
-from tui_agent.vocab import AbortSignal, ToolStatus, tool_status
+from tui_agent.vocab import AbortSignal, ImagePart, ToolStatus, tool_status
 
 if TYPE_CHECKING:
     from tui_agent.loop.api import LoopInfo
@@ -44,12 +52,23 @@ def unresolved_note(mentions: Sequence[str]) -> str:
     return f"sent as text, not attached (no such file in the workspace): {named}{more}"
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A prompt ready to send, or the reasons it is not (`problems`: images refused)."""
+
+    text: str
+    images: tuple[ImagePart, ...]
+    unresolved: tuple[str, ...]  # `@words` that are no path: sent as the text they are
+    problems: tuple[str, ...]
+
+
 class PromptPower:
     def __init__(self, vm: ViewModel) -> None:
         self.vm = vm
         self.commands: tuple[SlashCommand, ...] = ()
         self.index: FileIndex | None = None
-        self.pending: list[Attachment] = []  # `!` outputs waiting for the next prompt
+        # `!` outputs and pasted images waiting for the next prompt
+        self.pending: list[Attachment] = []
         self._history: PromptHistory | None = None
         self._shell: AbortSignal | None = None
         self._listing: asyncio.Task[None] | None = None  # held: a task nobody holds may vanish
@@ -113,16 +132,36 @@ class PromptPower:
         return self.index.match(query)
 
     async def prepare(
-        self, workspace: Path, words: str, *, mentions_in: str
-    ) -> tuple[str, tuple[str, ...]]:
-        """The text to send for `words`: the files and folders that `mentions_in` (the words
-        as typed, pastes still folded) mentions, and the `!` outputs, attached. Also the
-        mentions that are no path in the workspace (`@dataclass`, `@types/node`): they stay
-        in the words as the plain text they are."""
-        mentions = await read_mentions(workspace, mentions_in)
-        text = attach(words, [*mentions.attachments, *self.pending])
+        self, workspace: Path, words: str, *, mentions_in: str, limits: ImageLimits
+    ) -> Prepared:
+        """The text to send for `words`: the files, folders and images that `mentions_in` (the
+        words as typed, pastes still folded) mentions, the pasted images and the `!` outputs,
+        attached; the images themselves beside it. Also the mentions that are no path in the
+        workspace (`@dataclass`, `@types/node`): they stay in the words as the plain text they
+        are. An image that cannot be attached leaves everything pending: nothing is sent."""
+        mentions = await read_mentions(workspace, mentions_in, limits)
+        if mentions.problems:
+            return Prepared("", (), mentions.missing, mentions.problems)
+        attached = [*mentions.attachments, *self.pending]
         self.pending = []
-        return text, mentions.missing
+        return Prepared(attach(words, attached), images_of(attached), mentions.missing, ())
+
+    async def paste_image(self, limits: ImageLimits) -> bool:
+        """Ctrl+V: the clipboard's image goes with the next prompt (a chip in the transcript);
+        a line says so, or why not. False: the clipboard holds no image (or no tool reads it)."""
+        data = await asyncio.to_thread(clipboard_image)
+        if data is None:
+            return False
+        try:
+            image = await asyncio.to_thread(image_from_bytes, data, "clipboard", limits)
+        except ImageError as exc:
+            self.vm.add_marker("warning", f"the clipboard's image is not attached: {exc}")
+            return True
+        self.pending.append(image_attachment("clipboard image", image))
+        self.vm.add_marker(
+            "info", f"the clipboard's image ({image.details}) goes with your next prompt"
+        )
+        return True
 
     # -- ! commands ------------------------------------------------------------------------------
 

@@ -9,7 +9,9 @@ input brings it back before any earlier prompt, its paste chips with it. A leadi
 `/` opens slash-command completion (Tab completes, Up/Down choose); `@` opens path completion
 (Tab or Enter accepts). A paste of more than `FOLD_LINES` lines shows as a `[pasted #1: 200
 lines]` chip (Ctrl+O puts the text itself in the draft; with no chip, Ctrl+O is the app's
-key for the last tool call); the whole text is sent. Ctrl+R asks for
+key for the last tool call); the whole text is sent. A pasted path of an image file (a file
+dropped on the terminal) becomes an `@path` mention, so the image is attached; Ctrl+V asks for
+the clipboard's image. Ctrl+R asks for
 history search, Ctrl+G for the external editor. The widget only posts messages; the app decides
 what a submit means (run, queue, steer, command, saved edit).
 """
@@ -23,6 +25,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from tui_agent.session import pasted_image_path
 from tui_agent.ui._textual_hooks import TextAreaHooks
 from tui_agent.vocab import PromptDraft
 
@@ -68,6 +71,9 @@ class PromptInput(TextAreaHooks):
 
     class HistorySearchRequested(Message):
         """Ctrl+R: search the prompt history."""
+
+    class ImagePasteRequested(Message):
+        """Ctrl+V: attach the image on the clipboard."""
 
     class EditorRequested(Message):
         """Ctrl+G: edit the draft in $VISUAL / $EDITOR."""
@@ -116,6 +122,8 @@ class PromptInput(TextAreaHooks):
             self.post_message(self.HistorySearchRequested())
         elif key == "ctrl+g":
             self.post_message(self.EditorRequested())
+        elif key == "ctrl+v":
+            self.post_message(self.ImagePasteRequested())
         elif key == "ctrl+o" and PASTE_CHIP.search(self.text):
             self.unfold_pastes()  # (otherwise the app's Ctrl+O: the last tool call)
         elif key == "up" and self._can_walk_history(up=True):
@@ -156,6 +164,13 @@ class PromptInput(TextAreaHooks):
         # tmux and many terminals end pasted lines in CR (the Enter key's byte), some in CRLF:
         # one kind of line end, so a CR paste folds like any other and is sent with LFs.
         event.text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        image = None if self.read_only else pasted_image_path(event.text)
+        if image is not None:
+            event.stop()
+            event.prevent_default()
+            shown = str(image)
+            self.replace((f'@"{shown}"' if " " in shown else f"@{shown}") + " ", *self.selection)
+            return
         lines = event.text.count("\n") + 1
         if lines <= FOLD_LINES or self.read_only:
             return  # Textual runs TextArea's own handler next: it inserts the text (once)
