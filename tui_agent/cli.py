@@ -68,6 +68,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")
     parser.add_argument("--max-steps", type=int)
+    parser.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="stop before any request once the session has spent this (default: config.toml's "
+        "max_budget_usd)",
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -114,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
             raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        if args.max_budget_usd is not None and not args.max_budget_usd > 0:
+            raise _UsageError("--max-budget-usd must be more than 0")
         if args.fork and not (args.continue_latest or args.resume):
             raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
@@ -172,6 +181,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         base_url=args.base_url,
         script=args.script,
         max_steps=args.max_steps,
+        max_budget_usd=args.max_budget_usd,
         yolo=args.yolo,
         sandbox=args.sandbox,
         approval_mode=args.approval_mode,

@@ -16,6 +16,7 @@ from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
+    from tui_agent.loop.costs import CostReport
     from tui_agent.loop.subagent import SubagentRun
     from tui_agent.tools import Sandbox
 
@@ -101,6 +102,11 @@ class LoopApi(Protocol):
 
     def snapshot(self) -> LoopSnapshot:
         """The current picture: machine states, queue, pending notifications, live tools."""
+        ...
+
+    def costs(self) -> CostReport | None:
+        """What the session, this turn, each sub-agent and the dearest tool calls cost (None
+        while the loop is still being opened)."""
         ...
 
     def subagent(self, call_id: str) -> SubagentRun | None:

@@ -40,6 +40,7 @@ from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, spent_before
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
@@ -70,6 +71,7 @@ from tui_agent.tools import (
     default_registry,
     plan_in,
 )
+from tui_agent.usage import Pricer
 from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage
 
 if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
@@ -132,6 +134,7 @@ async def build_loop(
     on_close: Sequence[Callable[[], Awaitable[None]]] = (),
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
+    metering: Metering | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -140,12 +143,19 @@ async def build_loop(
     may be limited to `tool_names`; its writes are checkpointed by the parent's
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
-    `on_close` runs, in order, after the loop's own parts have closed."""
+    `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
+    steps and holds the budgets (a sub-agent shares its parent's)."""
     root = Workspace(workspace, readable=(spill_dir,))
     subagents = Subagents(Path(log.path).parent / "tasks")
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
     journal = LogJournal(log)
+    if metering is None:
+        metering = Metering(Pricer(info.model, provider=info.provider), Budget())
+    spent = CostLine("session")
+    if transcript is not None and depth == 0:
+        spent = spent_before(transcript.events, metering.pricer)
+        metering.budget.spent = spent.cost_usd or 0.0
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
         journal=journal,
@@ -153,6 +163,7 @@ async def build_loop(
         context_window=info.context_window,
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
+        ledger=CostLedger(metering, spent, top_level=depth == 0),
     )
     if parent is None:
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
@@ -201,6 +212,7 @@ async def build_loop(
                 owns_provider=False,
                 shared_mcp=mcp,
                 checkpoints=checkpoints,
+                metering=metering,
             )
 
         registry.register(

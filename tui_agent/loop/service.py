@@ -26,6 +26,7 @@ from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
 from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.costs import CostReport
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
 from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
@@ -156,6 +157,9 @@ class AgentLoopService:
     def set_plan(self, plan: tuple[PlanItem, ...]) -> None:
         """The model's new plan (from `todo_write`, or the last one of a resumed session)."""
         self._policy.set_plan(plan)
+
+    def costs(self) -> CostReport:
+        return self._policy.ledger.report()
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         """The sub-agent a `task` call started: live, or done with its history."""

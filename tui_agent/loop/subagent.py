@@ -70,6 +70,7 @@ class SubagentRun:
     state: SubagentState = "starting"
     current_tool: str | None = None
     usage: TokenUsage = field(default_factory=TokenUsage)
+    cost_usd: float | None = None  # the child's spend, as its last `usage` event said
     loop: LoopApi | None = None  # while the child runs
     transcript: tuple[ev.LoopEvent, ...] = ()  # once it is done: what it showed (replay)
     events: list[ev.LoopEvent] = field(default_factory=list)  # the child's, while it runs
@@ -143,7 +144,7 @@ class Task(Tool[TaskArgs]):
         self,
         runs: Subagents,
         spawn: SpawnChild,
-        on_usage: Callable[[TokenUsage], None],
+        on_usage: Callable[[SubagentRun], None],
         publish: Callable[[ev.LoopEvent], None],
         tool_names: Sequence[str],
     ) -> None:
@@ -180,7 +181,7 @@ class Task(Tool[TaskArgs]):
             run.loop = None
             run.events = []  # the transcript holds it all now
             await child.close()
-            self._on_usage(run.usage)
+            self._on_usage(run)
 
     async def _run(
         self, child: LoopApi, run: SubagentRun, relay: _Relay, args: TaskArgs, ctx: ToolContext
@@ -241,6 +242,7 @@ class _Relay:
                     self._run.current_tool = None
             case ev.UsageChanged():
                 self._run.usage = event.total
+                self._run.cost_usd = event.cost_usd
             case ev.TurnFinished():
                 self.answer = event.text
             case ev.MachineTransition():

@@ -28,6 +28,7 @@ from tui_agent.context import (
 )
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.costs import Budget, Metering
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
@@ -41,6 +42,7 @@ from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.tools import Sandbox, SandboxMode, SandboxPolicy, open_sandbox
+from tui_agent.usage import PriceOverride, Pricer
 from tui_agent.vocab import ApprovalMode
 
 
@@ -193,7 +195,37 @@ async def _build(
         mcp_problems=mcp.problems,
         rules=rules[0].rules,
         rule_store=rules[1],
+        metering=metering(config, settings, resolved),
     )
+
+
+def metering(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Metering:
+    """The model's prices (config.toml's `price_*_per_mtok` over genai-prices' table) and the
+    budgets (`--max-budget-usd` over config.toml's `max_budget_usd`)."""
+    entry = settings.models.get(resolved.model) or next(
+        (m for m in settings.models.values() if m.model == resolved.model), None
+    )
+    override = (
+        PriceOverride(
+            input=entry.price_input_per_mtok,
+            output=entry.price_output_per_mtok,
+            cache_read=entry.price_cache_read_per_mtok,
+            cache_write=entry.price_cache_write_per_mtok,
+        )
+        if entry is not None
+        else None
+    )
+    pricer = Pricer(
+        resolved.model,
+        provider=resolved.provider_kind,
+        base_url=resolved.base_url,
+        override=override,
+    )
+    budget = Budget(
+        max_session_usd=config.max_budget_usd or settings.max_budget_usd,
+        max_turn_usd=settings.max_turn_budget_usd,
+    )
+    return Metering(pricer, budget)
 
 
 def _provider(config: LoopConfig, resolved: ResolvedModel) -> Provider:

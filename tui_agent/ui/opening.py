@@ -25,6 +25,7 @@ from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
 
 if TYPE_CHECKING:
+    from tui_agent.loop.costs import CostReport
     from tui_agent.loop.subagent import SubagentRun
 
 
@@ -68,6 +69,9 @@ class OpeningLoop:
         return LoopSnapshot("starting", None, None, 0, paused=False)
 
     def subagent(self, call_id: str) -> SubagentRun | None:
+        return None
+
+    def costs(self) -> CostReport | None:
         return None
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
