@@ -19,6 +19,7 @@ from tui_agent.loop.api import (
     PromptState,
     RestorePlan,
 )
+from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope
@@ -62,6 +63,7 @@ class FakeLoop:
     mcp: tuple[McpServerInfo, ...] = ()
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
+    cost_report: CostReport | None = None
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -168,6 +170,9 @@ class FakeLoop:
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         return self.mcp
+
+    def costs(self) -> CostReport | None:
+        return self.cost_report
 
     async def mcp_started(self) -> None:
         return None

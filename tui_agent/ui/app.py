@@ -38,6 +38,7 @@ from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands
+from tui_agent.ui.cost_view import cost_text
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
@@ -1029,6 +1030,8 @@ class TuiAgentApp(App[None]):
                 self._mcp(arg)
             case "status":
                 self.vm.add_marker("info", commands.status_text(self.loop.info))
+            case "cost":
+                self.vm.add_marker("info", cost_text(self.loop.costs()))
             case "copy":
                 self._copy_answer(arg)
             case "export":

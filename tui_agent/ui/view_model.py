@@ -264,6 +264,9 @@ class Status:
     step: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    cache_read: int = 0  # of tokens_in: read from the provider's prompt cache
+    cache_write: int = 0  # of tokens_in: written to it
+    cost_usd: float | None = None  # the session's, when the model has a price
     context_tokens: int = 0
     sandbox: str = ""  # the commands' sandbox in a few characters ("" when not known)
 
@@ -582,6 +585,9 @@ class ViewModel:
             case UsageChanged():
                 self.status.tokens_in = event.total.input
                 self.status.tokens_out = event.total.output
+                self.status.cache_read = event.total.input_cache_read
+                self.status.cache_write = event.total.input_cache_creation
+                self.status.cost_usd = event.cost_usd
                 self.status.context_tokens = event.context_tokens
                 self.status.context_window = event.context_window
                 self._emit(PaneChanged("status"))
