@@ -298,7 +298,8 @@ def _tui(config: LoopConfig, prompt: str | None) -> int:
 
 
 def _list_sessions(argv: list[str]) -> int:
-    from tui_agent.session import list_sessions
+    from tui_agent.session import Session, list_sessions, session_cost
+    from tui_agent.usage import usd
 
     parser = _Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
     parser.add_argument("--workspace", type=Path, default=None)
@@ -313,5 +314,9 @@ def _list_sessions(argv: list[str]) -> int:
         print(f"No sessions for {workspace}.")
         return EXIT_OK
     for info in sessions:
-        print(f"{info.session_id}  {info.title}")
+        session = Session.open(info.session_id)
+        cost = session_cost(session.events_path) if session is not None else None
+        tokens = f"{cost.usage.total:,} tok" if cost is not None else ""
+        money = "" if cost is None else usd(cost.cost_usd)
+        print(f"{info.session_id}  {tokens:>13}  {money:>13}  {info.title}")
     return EXIT_OK

@@ -171,16 +171,22 @@ class CostLedger:
             self.turn = self.turn.plus(usage, cost)
 
 
-def spent_before(events: Sequence[ev.LoopEvent], pricer: Pricer) -> CostLine:
-    """What a reopened session had spent: each `usage` event of its replay adds one step (or a
-    finished sub-agent) to the total before it, and each is priced on its own."""
+def priced(
+    events: Sequence[ev.LoopEvent], pricer: Pricer
+) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
+    """A logged session's replayed events with `cost_usd` on each `usage` event, and what the
+    session spent: each `usage` event adds one step (or a finished sub-agent) to the total
+    before it, and each is priced on its own."""
     line = CostLine("session")
+    out: list[ev.LoopEvent] = []
     for event in events:
         if isinstance(event, ev.UsageChanged):
             step = _less(event.total, line.usage)
             if step.total:
                 line = line.plus(step, pricer.cost(step))
-    return line
+            event = event.model_copy(update={"cost_usd": line.cost_usd})
+        out.append(event)
+    return tuple(out), line
 
 
 def _less(total: TokenUsage, before: TokenUsage) -> TokenUsage:

@@ -40,7 +40,7 @@ from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
-from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, spent_before
+from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
@@ -153,8 +153,9 @@ async def build_loop(
     if metering is None:
         metering = Metering(Pricer(info.model, provider=info.provider), Budget())
     spent = CostLine("session")
-    if transcript is not None and depth == 0:
-        spent = spent_before(transcript.events, metering.pricer)
+    shown = transcript.events if transcript is not None else ()
+    if depth == 0:  # the status bar of a reopened session shows its cost at once
+        shown, spent = priced(shown, metering.pricer)
         metering.budget.spent = spent.cost_usd or 0.0
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
@@ -314,7 +315,7 @@ async def build_loop(
         on_close=(close, *on_close),
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
-        transcript=transcript.events if transcript is not None else (),
+        transcript=shown,
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))

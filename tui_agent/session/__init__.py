@@ -95,10 +95,12 @@ __all__ = [
     "read_mentions",
     "resolve",
     "run_user_shell",
+    "session_cost",
     "split_attachments",
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._costs import session_cost
     from tui_agent.session._export import (
         FORMATS,
         SUFFIX,
@@ -115,6 +117,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._file_index import FileIndex
 
         return FileIndex
+    if name == "session_cost":  # it replays the log through the loop layer
+        from tui_agent.session._costs import session_cost
+
+        return session_cost
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 

@@ -33,6 +33,7 @@ from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import Config, ConfigError, load_config
+from tui_agent.session._costs import api_host, price_override
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
@@ -42,7 +43,7 @@ from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.tools import Sandbox, SandboxMode, SandboxPolicy, open_sandbox
-from tui_agent.usage import PriceOverride, Pricer
+from tui_agent.usage import Pricer
 from tui_agent.vocab import ApprovalMode
 
 
@@ -151,6 +152,7 @@ async def _build(
                 workspace=str(config.workspace),
                 provider=resolved.provider_kind,
                 model=resolved.model,
+                api_host=api_host(resolved.base_url),
             )
         )
     instructions = load_instructions(config.workspace)
@@ -202,24 +204,11 @@ async def _build(
 def metering(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Metering:
     """The model's prices (config.toml's `price_*_per_mtok` over genai-prices' table) and the
     budgets (`--max-budget-usd` over config.toml's `max_budget_usd`)."""
-    entry = settings.models.get(resolved.model) or next(
-        (m for m in settings.models.values() if m.model == resolved.model), None
-    )
-    override = (
-        PriceOverride(
-            input=entry.price_input_per_mtok,
-            output=entry.price_output_per_mtok,
-            cache_read=entry.price_cache_read_per_mtok,
-            cache_write=entry.price_cache_write_per_mtok,
-        )
-        if entry is not None
-        else None
-    )
     pricer = Pricer(
         resolved.model,
         provider=resolved.provider_kind,
         base_url=resolved.base_url,
-        override=override,
+        override=price_override(settings, resolved.model),
     )
     budget = Budget(
         max_session_usd=config.max_budget_usd or settings.max_budget_usd,
