@@ -22,7 +22,7 @@ from tui_agent.loop.api import (
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope
+from tui_agent.vocab import ApprovalMode, HistoryEntry, LLMRequest, PromptDraft, RuleScope
 
 # A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
 # welcome block shows the path, so it must exist and read the same in every run.
@@ -64,6 +64,7 @@ class FakeLoop:
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     cost_report: CostReport | None = None
+    request: LLMRequest | None = None
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -173,6 +174,9 @@ class FakeLoop:
 
     def costs(self) -> CostReport | None:
         return self.cost_report
+
+    def next_request(self) -> LLMRequest | None:
+        return self.request
 
     async def mcp_started(self) -> None:
         return None

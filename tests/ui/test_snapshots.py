@@ -18,10 +18,20 @@ from tests.ui.scenes import SCENES, make_app, play_scene, scene_app, settle
 from tests.ui.test_delivery import answer_text, long_answer, transcript_rows, turn
 from tui_agent.loop import events as ev
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, CostReport, Metering
+from tui_agent.session import Attachment, attach
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.view_model import MarkerBlock
 from tui_agent.usage import PriceOverride, Pricer
-from tui_agent.vocab import TokenUsage, ToolResult
+from tui_agent.vocab import (
+    LLMRequest,
+    Message,
+    TextPart,
+    TokenUsage,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    user_message,
+)
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
@@ -102,3 +112,45 @@ def test_cost_shows_the_session_the_turn_sub_agents_and_tools(snap_compare: Any)
         await settle(app, pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def next_request() -> LLMRequest:
+    """A request a few steps into a session: a long system prompt, the built-in tools and an
+    MCP server's, a prompt with a file attached, a tool call and its result."""
+    prompt = attach("Why does the parser drop blank lines?", [Attachment("@src/reader.py", READ)])
+    tools = tuple(
+        ToolSpec(name=name, description="x" * 700, parameters={"type": "object"})
+        for name in ("read_file", "edit_file", "write_file", "glob", "grep", "shell")
+    )
+    mcp = tuple(
+        ToolSpec(name=f"mcp__git__{name}", description="y" * 500, parameters={"type": "object"})
+        for name in ("status", "log", "diff")
+    )
+    call = ToolCall(id="c1", name="grep", arguments='{"pattern": "split"}')
+    return LLMRequest(
+        model="claude-sonnet-4-5",
+        system="s" * 9_000,
+        messages=(
+            user_message(prompt),
+            Message(role="assistant", content=(TextPart(text="Searching."),), tool_calls=(call,)),
+            Message(role="tool", content=(TextPart(text="r" * 6_000),), tool_call_id="c1"),
+        ),
+        tools=tools + mcp,
+    )
+
+
+READ = "def parse(text):\n    return text.strip().split('\\n')\n" * 40
+
+
+def test_context_shows_what_fills_the_window(snap_compare: Any) -> None:
+    info = replace(INFO, provider="anthropic", model="claude-sonnet-4-5", demo=False)
+    loop = FakeLoop(info=replace(info, context_window=32_000))  # a local model's window
+    loop.request = next_request()
+    app, _loop, _clock = make_app(loop)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.press(*"/context", "enter")
+        await until(pilot, lambda: any(marker.startswith("Context of") for marker in markers(app)))
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
+from tui_agent.vocab import (
+    ApprovalMode,
+    HistoryEntry,
+    LLMRequest,
+    PromptDraft,
+    RuleScope,
+    ToolStatus,
+)
 
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
@@ -107,6 +114,11 @@ class LoopApi(Protocol):
     def costs(self) -> CostReport | None:
         """What the session, this turn, each sub-agent and the dearest tool calls cost (None
         while the loop is still being opened)."""
+        ...
+
+    def next_request(self) -> LLMRequest | None:
+        """The request the next step would send as things stand (what `/context` pictures);
+        None while the loop is still being opened."""
         ...
 
     def subagent(self, call_id: str) -> SubagentRun | None:

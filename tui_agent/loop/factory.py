@@ -316,6 +316,7 @@ async def build_loop(
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
         transcript=shown,
+        next_request=lambda: build_request(engine.agent.history),
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))

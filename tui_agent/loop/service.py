@@ -43,6 +43,7 @@ from tui_agent.vocab import (
     HistoryEntry,
     LLMError,
     LLMErrorKind,
+    LLMRequest,
     PlanItem,
     PromptDraft,
     RuleScope,
@@ -88,8 +89,10 @@ class AgentLoopService:
         mcp: McpServers | None = None,
         checkpoints: Checkpoints | None = None,
         transcript: tuple[ev.LoopEvent, ...] = (),
+        next_request: Callable[[], LLMRequest] | None = None,
     ) -> None:
         self._info = info
+        self._next_request = next_request  # what the next step would send (/context)
         self.engine = engine
         self._policy = policy
         self._journal = journal
@@ -160,6 +163,9 @@ class AgentLoopService:
 
     def costs(self) -> CostReport:
         return self._policy.ledger.report()
+
+    def next_request(self) -> LLMRequest | None:
+        return self._next_request() if self._next_request is not None else None
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         """The sub-agent a `task` call started: live, or done with its history."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.session._attachments import (
     Attachment,
     attach,
+    attachments_of,
     mentioned_paths,
     read_mentions,
     run_user_shell,
@@ -78,6 +79,7 @@ __all__ = [
     "Session",
     "SessionInfo",
     "attach",
+    "attachments_of",
     "build_system_prompt",
     "client_server",
     "export_file",

@@ -22,7 +22,14 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, PromptDraft, RuleScope, ToolStatus
+from tui_agent.vocab import (
+    ApprovalMode,
+    HistoryEntry,
+    LLMRequest,
+    PromptDraft,
+    RuleScope,
+    ToolStatus,
+)
 
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
@@ -72,6 +79,9 @@ class OpeningLoop:
         return None
 
     def costs(self) -> CostReport | None:
+        return None
+
+    def next_request(self) -> LLMRequest | None:
         return None
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
