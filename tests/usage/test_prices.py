@@ -61,9 +61,10 @@ def test_config_replaces_some_of_the_tables_prices() -> None:
 
 
 def test_amounts_are_written_to_the_cent_or_finer_under_a_dollar() -> None:
-    assert [usd(None), usd(0.0), usd(0.01234), usd(12.345), usd(1234.5)] == [
+    assert [usd(None), usd(0.0), usd(0.00001), usd(0.01234), usd(12.345), usd(1234.5)] == [
         "price unknown",
         "$0.0000",
+        "<$0.0001",
         "$0.0123",
         "$12.35",
         "$1,234.50",
@@ -136,3 +137,9 @@ def test_a_reopened_session_prices_each_step_it_had() -> None:
     assert spent.cost_usd == pytest.approx(2 * 0.465)
     costs = [e.cost_usd for e in shown if isinstance(e, ev.UsageChanged)]
     assert costs == pytest.approx([0.465, 0.93, 0.93])
+
+
+def test_a_budget_passed_in_one_step_is_stopped_not_warned_of() -> None:
+    budget = Budget(max_session_usd=1.0)
+    budget.spent = 1.2
+    assert budget.warnings() == [] and budget.exceeded() is not None

@@ -91,13 +91,16 @@ class Budget:
         return None
 
     def warnings(self) -> list[str]:
-        """Budgets that just passed 80 %: each said once (a turn's once per turn)."""
+        """Budgets that just passed 80 %: each said once (a turn's once per turn); one already
+        spent is not warned of (the step gate's stop says it)."""
         said: list[str] = []
         for key, spent, limit, what in (
             ("session", self.spent, self.max_session_usd, "the session's budget"),
             ("turn", self.turn_spent, self.max_turn_usd, "this turn's budget"),
         ):
-            if limit is not None and key not in self._warned and spent >= WARN_AT * limit:
+            if limit is None or key in self._warned or spent >= limit:
+                continue
+            if spent >= WARN_AT * limit:
                 self._warned.add(key)
                 said.append(f"{usd(spent)} spent: {spent / limit:.0%} of {what} ({usd(limit)}).")
         return said

@@ -119,6 +119,8 @@ def usd(amount: float | None) -> str:
     less than a cent), above it to the cent."""
     if amount is None:
         return "price unknown"
+    if 0 < amount < 0.00005:  # would read $0.0000: not nothing
+        return "<$0.0001"
     if amount < 1:
         return f"${amount:.4f}"
     return f"${amount:,.2f}"
