@@ -39,6 +39,8 @@ def test_openai_prices_and_cached_input() -> None:
 def test_a_local_server_has_no_price_even_for_a_known_name() -> None:
     pricer = Pricer("gpt-4.1", provider="openai", base_url="http://127.0.0.1:8080/v1")
     assert not pricer.known and pricer.cost(USAGE) is None and pricer.source == "price unknown"
+    for local in ("http://localhost:11434/v1", "http://10.0.0.7:8000/v1", "http://[::1]:80/v1"):
+        assert not Pricer("gpt-4.1", provider="openai", base_url=local).known
     assert Pricer("scripted", provider="scripted").cost(USAGE) is None
 
 

@@ -17,6 +17,7 @@ approvals here.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -152,9 +153,13 @@ async def build_loop(
     journal = LogJournal(log)
     if metering is None:
         metering = Metering(Pricer(info.model, provider=info.provider), Budget())
+    # The price table's import takes half a second: in a thread, off the (UI's) event loop;
+    # a new session does not wait for it (its first request needs no price).
+    warming = asyncio.get_running_loop().run_in_executor(None, metering.pricer.warm)
     spent = CostLine("session")
     shown = transcript.events if transcript is not None else ()
-    if depth == 0:  # the status bar of a reopened session shows its cost at once
+    if shown and depth == 0:  # the status bar of a reopened session shows its cost at once
+        await warming
         shown, spent = priced(shown, metering.pricer)
         metering.budget.spent = spent.cost_usd or 0.0
     # Built first: the engine reports to it, and the tools below publish through it.

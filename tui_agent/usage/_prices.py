@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from tui_agent.vocab import TokenUsage
 
@@ -74,6 +76,11 @@ class Pricer:
             self._known, self._flat = self._resolve()
         return self._known
 
+    def warm(self) -> None:
+        """Look the model up now (the table's import takes half a second: a loop does it in a
+        thread while its first request is out, not after the answer)."""
+        _ = self.known
+
     @property
     def source(self) -> str:
         """Where the prices come from, for `/cost`."""
@@ -134,6 +141,8 @@ def _first(value: float | None, fallback: float) -> float:
 def _table_lookup(model: str, provider: str, base_url: str | None) -> ModelPrice | None:
     if provider == "scripted":
         return None  # the scripted provider bills nothing; its model name is no real model
+    if base_url and _local(base_url):
+        return None  # a server of one's own (llama.cpp, vLLM, Ollama): no public price applies
     from genai_prices import data_snapshot
 
     # The provider is found by its URL (which also tells OpenRouter, or a local server the
@@ -148,6 +157,19 @@ def _table_lookup(model: str, provider: str, base_url: str | None) -> ModelPrice
     if isinstance(prices, list):  # prices by date or time of day: the latest for the base
         return prices[-1].prices if prices else None
     return prices
+
+
+def _local(url: str) -> bool:
+    """A loopback, private or link-local host, or `localhost` (said without loading the table,
+    whose import costs half a second: what every run against a local server would pay)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def _table_cost(model: str, provider: str, base_url: str | None, usage: TokenUsage) -> float:
