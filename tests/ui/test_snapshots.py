@@ -97,6 +97,7 @@ def test_cost_shows_the_session_the_turn_sub_agents_and_tools(snap_compare: Any)
     app, _loop, _clock = make_app(loop)
 
     async def run_before(pilot: Pilot[None]) -> None:
+        app.prompt_input.cursor_blink = False  # before any time passes: drawn, steady
         report = loop.cost_report
         assert report is not None
         loop.emit(
@@ -149,6 +150,7 @@ def test_context_shows_what_fills_the_window(snap_compare: Any) -> None:
     app, _loop, _clock = make_app(loop)
 
     async def run_before(pilot: Pilot[None]) -> None:
+        app.prompt_input.cursor_blink = False  # before any time passes: drawn, steady
         await pilot.press(*"/context", "enter")
         await until(pilot, lambda: any(marker.startswith("Context of") for marker in markers(app)))
         await settle(app, pilot)
