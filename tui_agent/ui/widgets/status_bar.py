@@ -101,7 +101,9 @@ class StatusBar(Static):
                 gap = ""
             text.append(gap + part.text, style=part.style)
         self.update(text)
-        self.tooltip = usage_tip(self.vm.status)
+        tip = usage_tip(self.vm.status)
+        if tip != self.tooltip:  # the screen re-checks its tooltip on every set
+            self.tooltip = tip
 
 
 def usage_tip(status: Status) -> str:
