@@ -70,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url")
     parser.add_argument("--script", help="a JSON script for the scripted provider")
     parser.add_argument("--max-steps", type=int)
+    parser.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="stop before any request once the session has spent this (default: config.toml's "
+        "max_budget_usd)",
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -117,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
             raise _UsageError("--max-steps must be 0 (unlimited) or more")
+        if args.max_budget_usd is not None and not args.max_budget_usd > 0:
+            raise _UsageError("--max-budget-usd must be more than 0")
         if args.fork and not (args.continue_latest or args.resume):
             raise _UsageError("--fork needs --continue or --resume")
         config = _config(args)
@@ -175,6 +184,7 @@ def _config(args: argparse.Namespace) -> LoopConfig:
         base_url=args.base_url,
         script=args.script,
         max_steps=args.max_steps,
+        max_budget_usd=args.max_budget_usd,
         yolo=args.yolo,
         sandbox=args.sandbox,
         approval_mode=args.approval_mode,
@@ -291,7 +301,8 @@ def _tui(config: LoopConfig, prompt: str | None) -> int:
 
 
 def _list_sessions(argv: list[str]) -> int:
-    from tui_agent.session import list_sessions
+    from tui_agent.session import Session, list_sessions, session_cost
+    from tui_agent.usage import usd
 
     parser = _Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
     parser.add_argument("--workspace", type=Path, default=None)
@@ -306,5 +317,9 @@ def _list_sessions(argv: list[str]) -> int:
         print(f"No sessions for {workspace}.")
         return EXIT_OK
     for info in sessions:
-        print(f"{info.session_id}  {info.title}")
+        session = Session.open(info.session_id)
+        cost = session_cost(session.events_path) if session is not None else None
+        tokens = f"{cost.usage.total:,} tok" if cost is not None else ""
+        money = "" if cost is None else usd(cost.cost_usd)
+        print(f"{info.session_id}  {tokens:>13}  {money:>13}  {info.title}")
     return EXIT_OK

@@ -19,9 +19,17 @@ from tui_agent.loop.api import (
     PromptState,
     RestorePlan,
 )
+from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import ApprovalMode, HistoryEntry, ImagePart, PromptDraft, RuleScope
+from tui_agent.vocab import (
+    ApprovalMode,
+    HistoryEntry,
+    ImagePart,
+    LLMRequest,
+    PromptDraft,
+    RuleScope,
+)
 
 # A real, empty folder at a fixed path: the app lists the workspace (for @ completion), and the
 # welcome block shows the path, so it must exist and read the same in every run.
@@ -63,6 +71,8 @@ class FakeLoop:
     mcp: tuple[McpServerInfo, ...] = ()
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
+    cost_report: CostReport | None = None
+    request: LLMRequest | None = None
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -175,6 +185,12 @@ class FakeLoop:
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         return self.mcp
+
+    def costs(self) -> CostReport | None:
+        return self.cost_report
+
+    def next_request(self) -> LLMRequest | None:
+        return self.request
 
     async def mcp_started(self) -> None:
         return None

@@ -47,6 +47,7 @@ class SessionMeta(_Record):
     version: int = FORMAT_VERSION
     provider: str | None = None
     model: str | None = None
+    api_host: str | None = None  # scheme://host[:port] of the endpoint: what prices the model
 
 
 class TurnBegin(_Record):

@@ -26,6 +26,7 @@ from tui_agent.loop.adapters.engine import StepFacts, TurnFacts
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.requester import GateOutcome
 from tui_agent.loop.api import PromptState
+from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering
 from tui_agent.loop.hooks import (
     ErrorContext,
     LoopErrorHandler,
@@ -36,6 +37,7 @@ from tui_agent.loop.hooks import (
     StepDoneContext,
 )
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
+from tui_agent.usage import Pricer
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,
@@ -56,6 +58,7 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.adapters.engine import Engine
+    from tui_agent.loop.api import SubagentRun
 
 _log = logging.getLogger("tui_agent.loop.service")  # where these failures were always logged
 CONTINUE_AFTER_RETRY = (
@@ -122,6 +125,7 @@ class TurnPolicy:
         context_window: int,
         usage: TokenUsage = TokenUsage(),
         context_tokens: int = 0,
+        ledger: CostLedger | None = None,
     ) -> None:
         self._journal = journal
         self._clock = clock
@@ -137,6 +141,10 @@ class TurnPolicy:
         self.tasks: set[asyncio.Task[Any]] = set()  # error handlers and after-step hooks
         self.usage = usage
         self.context_tokens = context_tokens
+        self.ledger = ledger or CostLedger(
+            Metering(Pricer("", provider="scripted"), Budget()), CostLine("session", cost_usd=None)
+        )
+        self._unpriced_budget_said = False
         self.plan: tuple[PlanItem, ...] = ()
         # A compaction's summary stands in for the first `replaced` kernel entries.
         self.overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
@@ -196,10 +204,11 @@ class TurnPolicy:
         self.plan = plan
         self.publish(ev.PlanUpdated(todos=plan))
 
-    def subagent_usage(self, usage: TokenUsage) -> None:
+    def subagent_usage(self, run: SubagentRun) -> None:
         """A sub-agent's tokens: counted, and logged so a reopened session counts them too."""
-        self._journal.usage_added(usage)
-        self.add_usage(usage)
+        self._journal.usage_added(run.usage)
+        self.ledger.subagent(run.call_id, run.description, run.usage, run.cost_usd)
+        self.add_usage(run.usage)
 
     def add_usage(self, usage: TokenUsage) -> None:
         self.usage = self.usage + usage
@@ -208,8 +217,11 @@ class TurnPolicy:
                 total=self.usage,
                 context_tokens=self.context_tokens,
                 context_window=self._context_window,
+                cost_usd=self.ledger.session.cost_usd,
             )
         )
+        for warning in self.ledger.metering.budget.warnings():
+            self.publish(ev.Notice(level="warning", text=warning))
 
     # -- prompts ---------------------------------------------------------------------------
     async def submit(
@@ -271,6 +283,9 @@ class TurnPolicy:
             return GateOutcome(False)
         if turn.stop_requested:
             return GateOutcome(False)
+        # Before the hooks: a proactive compaction is a request too.
+        if not self._within_budget(turn):
+            return GateOutcome(False)
         step = turn.step_base + self.engine.step
         ctx = StepBeginContext(
             turn_id=self.engine.active_turn_id or turn.turn_id,
@@ -288,6 +303,28 @@ class TurnPolicy:
             )
             return GateOutcome(False)
         return GateOutcome(not signal.aborted)
+
+    def _within_budget(self, turn: Turn) -> bool:
+        metering = self.ledger.metering
+        if not metering.limited:
+            return True
+        if not metering.pricer.known:
+            if not self._unpriced_budget_said:
+                self._unpriced_budget_said = True
+                self.publish(
+                    ev.Notice(
+                        level="warning",
+                        text=f"No price is known for {metering.pricer.model}: the budget cannot "
+                        "be checked. Set price_input_per_mtok and price_output_per_mtok under "
+                        "its [models] table in config.toml.",
+                    )
+                )
+            return True
+        why = metering.budget.exceeded()
+        if why is None:
+            return True
+        turn.failed_step = LoopError(code=ErrorCode.BUDGET_EXCEEDED, message=why)
+        return False
 
     # -- EngineListener ----------------------------------------------------------------------
     async def gate_prompt(self, message: Message) -> tuple[bool, Message]:
@@ -307,6 +344,7 @@ class TurnPolicy:
         if turn is None or not turn.continuing:
             turn = Turn(turn_id=turn_id, started_at=self._clock())
             self.active = turn
+            self.ledger.begin_turn(turn_id)
         else:
             turn.continuing = False
             turn.step_base = turn.steps
@@ -330,6 +368,7 @@ class TurnPolicy:
 
     def usage_recorded(self, usage: TokenUsage) -> None:
         self.context_tokens = usage.total
+        self.ledger.step(usage)
         self.add_usage(usage)
 
     def step_finished(self, facts: StepFacts) -> None:
@@ -363,6 +402,7 @@ class TurnPolicy:
     async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
         """A `delivery` is re-submitted as steer-if-active before the result reaches the turn,
         so the steer drains with this step's results; the model never sees the field."""
+        self.ledger.tool_result(call.id, call.name, result)
         if result.delivery is None:
             return result
         await self.submit(result.delivery.message.text, steer_if_active=True)
@@ -422,8 +462,14 @@ class TurnPolicy:
                 prompt.settle(state, wire)
 
         self._journal.turn_end(turn.turn_id, wire)
+        spent = self.ledger.turn
+        usage = (
+            ev.CostedUsage(**spent.usage.model_dump(), cost_usd=spent.cost_usd)
+            if spent is not None
+            else None
+        )
         self._outbox.send(
-            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire),
+            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire, usage=usage),
             then=settle_prompts,
         )
 

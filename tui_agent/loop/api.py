@@ -18,6 +18,7 @@ from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
     ImagePart,
+    LLMRequest,
     PromptDraft,
     RuleScope,
     TokenUsage,
@@ -25,6 +26,7 @@ from tui_agent.vocab import (
 )
 
 if TYPE_CHECKING:
+    from tui_agent.loop.costs import CostReport
     from tui_agent.tools import Sandbox
 
 
@@ -58,6 +60,7 @@ class SubagentRun:
     state: SubagentState = "starting"
     current_tool: str | None = None
     usage: TokenUsage = field(default_factory=TokenUsage)
+    cost_usd: float | None = None  # the child's spend, as its last `usage` event said
     loop: LoopApi | None = None  # while the child runs
     transcript: tuple[LoopEvent, ...] = ()  # once it is done: what it showed (replay)
     events: list[LoopEvent] = field(default_factory=list)  # the child's, while it runs
@@ -140,6 +143,16 @@ class LoopApi(Protocol):
 
     def snapshot(self) -> LoopSnapshot:
         """The current picture: machine states, queue, pending notifications, live tools."""
+        ...
+
+    def costs(self) -> CostReport | None:
+        """What the session, this turn, each sub-agent and the dearest tool calls cost (None
+        while the loop is still being opened)."""
+        ...
+
+    def next_request(self) -> LLMRequest | None:
+        """The request the next step would send as things stand (what `/context` pictures);
+        None while the loop is still being opened."""
         ...
 
     def subagent(self, call_id: str) -> SubagentRun | None:

@@ -217,6 +217,13 @@ class UsageChanged(_Event):
     total: TokenUsage
     context_tokens: int
     context_window: int
+    cost_usd: float | None = None  # `total`'s price in USD; None: no price known (or not said)
+
+
+class CostedUsage(TokenUsage):
+    """Tokens with their price (`loop.costs`); `cost_usd` None: the model has no price."""
+
+    cost_usd: float | None = None
 
 
 class MachineTransition(_Event):
@@ -259,6 +266,7 @@ class TurnFinished(_Event):
     turn_id: int
     text: str  # the final assistant text, whole
     result: TurnResult
+    usage: CostedUsage | None = None  # this turn's requests (its sub-agents' included)
 
 
 class PlanUpdated(_Event):

@@ -19,6 +19,7 @@ approvals here.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
 from tui_agent.loop.hooks import Handler, Next
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import Replay
@@ -75,6 +77,7 @@ from tui_agent.tools import (
     default_registry,
     plan_in,
 )
+from tui_agent.usage import Pricer
 from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage, ToolSpec
 
 if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
@@ -137,6 +140,7 @@ async def build_loop(
     on_close: Sequence[Callable[[], Awaitable[None]]] = (),
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
+    metering: Metering | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -145,11 +149,23 @@ async def build_loop(
     may be limited to `tool_names`; its writes are checkpointed by the parent's
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
-    `on_close` runs, in order, after the loop's own parts have closed."""
+    `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
+    steps and holds the budgets (a sub-agent shares its parent's)."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
     journal = LogJournal(log)
+    if metering is None:
+        metering = Metering(Pricer(info.model, provider=info.provider), Budget())
+    # The price table's import takes half a second: in a thread, off the (UI's) event loop;
+    # a new session does not wait for it (its first request needs no price).
+    warming = asyncio.get_running_loop().run_in_executor(None, metering.pricer.warm)
+    spent = CostLine("session")
+    shown = transcript.events if transcript is not None else ()
+    if shown and depth == 0:  # the status bar of a reopened session shows its cost at once
+        await warming
+        shown, spent = priced(shown, metering.pricer)
+        metering.budget.spent = spent.cost_usd or 0.0
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
         journal=journal,
@@ -157,6 +173,7 @@ async def build_loop(
         context_window=info.context_window,
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
+        ledger=CostLedger(metering, spent, top_level=depth == 0),
     )
     shared_approvals = approvals or Approvals(
         info.approval_mode,
@@ -196,6 +213,7 @@ async def build_loop(
             approvals=shared_approvals,
             mcp=mcp,
             checkpoints=checkpoints,
+            metering=metering,
         )
     subagents = Subagents(Path(log.path).parent / "tasks")
     registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
@@ -250,7 +268,8 @@ async def build_loop(
         ),
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
-        transcript=transcript.events if transcript is not None else (),
+        transcript=shown,
+        next_request=lambda: build_request(engine.agent.history),
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
@@ -286,6 +305,7 @@ class _Children:
     approvals: Approvals
     mcp: McpServers | None
     checkpoints: Checkpoints | None
+    metering: Metering  # prices and budgets: a sub-agent spends from its parent's
 
     async def spawn(self, call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
         info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
@@ -318,6 +338,7 @@ class _Children:
             owns_provider=False,
             shared_mcp=self.mcp,
             checkpoints=self.checkpoints,
+            metering=self.metering,
         )
 
 

@@ -25,6 +25,7 @@ from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
 from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan, SubagentRun
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.costs import CostReport
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
 from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
@@ -42,6 +43,7 @@ from tui_agent.vocab import (
     ImagePart,
     LLMError,
     LLMErrorKind,
+    LLMRequest,
     PlanItem,
     PromptDraft,
     RuleScope,
@@ -83,8 +85,10 @@ class AgentLoopService:
         mcp: McpServers | None = None,
         checkpoints: Checkpoints | None = None,
         transcript: tuple[ev.LoopEvent, ...] = (),
+        next_request: Callable[[], LLMRequest] | None = None,
     ) -> None:
         self._info = info
+        self._next_request = next_request  # what the next step would send (/context)
         self.engine = engine
         self._policy = policy
         self._journal = journal
@@ -152,6 +156,12 @@ class AgentLoopService:
     def set_plan(self, plan: tuple[PlanItem, ...]) -> None:
         """The model's new plan (from `todo_write`, or the last one of a resumed session)."""
         self._policy.set_plan(plan)
+
+    def costs(self) -> CostReport:
+        return self._policy.ledger.report()
+
+    def next_request(self) -> LLMRequest | None:
+        return self._next_request() if self._next_request is not None else None
 
     def subagent(self, call_id: str) -> SubagentRun | None:
         """The sub-agent a `task` call started: live, or done with its history."""

@@ -30,7 +30,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi, SubagentRun
 from tui_agent.loop.replay import replay
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
-from tui_agent.vocab import TokenUsage, ToolFacts, ToolResult, ToolUpdate, error_result
+from tui_agent.vocab import ToolFacts, ToolResult, ToolUpdate, error_result
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _UNPLAIN = re.compile(r"[^A-Za-z0-9_-]")
@@ -122,7 +122,7 @@ class Task(Tool[TaskArgs]):
         self,
         runs: Subagents,
         spawn: SpawnChild,
-        on_usage: Callable[[TokenUsage], None],
+        on_usage: Callable[[SubagentRun], None],
         publish: Callable[[ev.LoopEvent], None],
         tool_names: Sequence[str],
     ) -> None:
@@ -159,7 +159,7 @@ class Task(Tool[TaskArgs]):
             run.loop = None
             run.events = []  # the transcript holds it all now
             await child.close()
-            self._on_usage(run.usage)
+            self._on_usage(run)
 
     async def _run(
         self, child: LoopApi, run: SubagentRun, relay: _Relay, args: TaskArgs, ctx: ToolContext
@@ -220,6 +220,7 @@ class _Relay:
                     self._run.current_tool = None
             case ev.UsageChanged():
                 self._run.usage = event.total
+                self._run.cost_usd = event.cost_usd
             case ev.TurnFinished():
                 self.answer = event.text
             case ev.MachineTransition():

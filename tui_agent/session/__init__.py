@@ -16,6 +16,7 @@ from tui_agent.providers import DEFAULT_MODELS, ProviderKind
 from tui_agent.session._attachments import (
     Attachment,
     attach,
+    attachments_of,
     image_attachment,
     images_of,
     mentioned_paths,
@@ -93,6 +94,7 @@ __all__ = [
     "Session",
     "SessionInfo",
     "attach",
+    "attachments_of",
     "build_system_prompt",
     "client_server",
     "clipboard_image",
@@ -118,10 +120,12 @@ __all__ = [
     "read_mentions",
     "resolve",
     "run_user_shell",
+    "session_cost",
     "split_attachments",
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._costs import session_cost
     from tui_agent.session._export import (
         FORMATS,
         SUFFIX,
@@ -138,6 +142,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._file_index import FileIndex
 
         return FileIndex
+    if name == "session_cost":  # it replays the log through the loop layer
+        from tui_agent.session._costs import session_cost
+
+        return session_cost
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 

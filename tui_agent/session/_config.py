@@ -13,6 +13,8 @@
     sandbox_network = false            # let sandboxed commands reach the network
     sandbox_hide = ["~/.config/op"]    # hidden from commands, besides ~/.ssh, ~/.aws and the like
     prompt_cache = true                # Anthropic: cache_control breakpoints (false: none)
+    max_budget_usd = 5.0               # a session stops before a request once it spent this
+    max_turn_budget_usd = 1.0          # the same, for one turn
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # the wire format: one of --provider's choices
@@ -25,6 +27,8 @@
     context_window = 262144
     max_output_tokens = 16384
     echo_reasoning = false
+    price_input_per_mtok = 0.0         # USD per million tokens (default: genai-prices' table)
+    price_output_per_mtok = 0.0        # also price_cache_read_per_mtok, price_cache_write_per_mtok
 
     [permissions]                      # rules (session/_permissions.py, tools/_rules.py)
     allow = ["Bash(npm run test:*)", "Edit(src/**)"]
@@ -51,7 +55,15 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+)
 
 from tui_agent.keys import DEFAULT_SECRET_PATTERNS
 from tui_agent.providers import PROVIDER_KINDS, ProviderKind
@@ -100,6 +112,10 @@ class ModelConfig(_Table):
     context_window: PositiveInt | None = None
     max_output_tokens: PositiveInt | None = None
     echo_reasoning: bool | None = None
+    price_input_per_mtok: NonNegativeFloat | None = None
+    price_output_per_mtok: NonNegativeFloat | None = None
+    price_cache_read_per_mtok: NonNegativeFloat | None = None
+    price_cache_write_per_mtok: NonNegativeFloat | None = None
 
 
 class McpServerTable(_Table):
@@ -144,6 +160,8 @@ class Config(_Table):
     sandbox_network: bool = False
     sandbox_hide: list[str] = Field(default_factory=list)
     prompt_cache: bool = True
+    max_budget_usd: PositiveFloat | None = None
+    max_turn_budget_usd: PositiveFloat | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

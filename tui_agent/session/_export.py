@@ -24,11 +24,14 @@ from markdown_it import MarkdownIt
 
 from tui_agent.context import Notification, Prompt, Record, SessionMeta, Steer, read_log
 from tui_agent.loop import events as ev
+from tui_agent.loop.costs import CostLine
 from tui_agent.loop.replay import replay
 from tui_agent.session._attachments import Attachment, attachments_of
+from tui_agent.session._costs import logged_cost
 from tui_agent.session._images import IMAGE_TYPES
 from tui_agent.session._sessions import Session
-from tui_agent.vocab import ImagePart, Message, TokenUsage, ToolStatus
+from tui_agent.usage import usd
+from tui_agent.vocab import ImagePart, Message, ToolStatus
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
@@ -146,7 +149,7 @@ class _Session:
     title: str
     facts: list[tuple[str, str]]
     parts: list[_Part]
-    usage: TokenUsage
+    cost: CostLine  # its tokens (sub-agents' included) and what they cost
     context_tokens: int
 
 
@@ -155,7 +158,7 @@ def _collect(
 ) -> tuple[_Session, tuple[ev.LoopEvent, ...]]:
     meta = next((r for r in records if isinstance(r, SessionMeta)), None)
     replayed = replay(records, context_window=0)
-    events = replayed.events
+    events, cost = logged_cost(records, replayed.events)
     parts: list[_Part] = []
     calls: dict[str, _Call] = {}
     queued: dict[str, Literal["steer", "notification"]] = {}
@@ -208,7 +211,7 @@ def _collect(
             ("started", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(meta.ts))),
         ]
     title = f"Session {meta.session_id}" if meta is not None else "Session"
-    session = _Session(title, facts, parts, replayed.usage, replayed.context_tokens)
+    session = _Session(title, facts, parts, cost, replayed.context_tokens)
     return session, events
 
 
@@ -245,9 +248,13 @@ def _attached(attachment: Attachment) -> str:
 
 
 def _usage_line(session: _Session) -> str:
-    usage = session.usage
-    line = f"{usage.input} input tokens ({usage.input_cache_read} from cache), "
-    return line + f"{usage.output} output tokens; {session.context_tokens} in context at the end"
+    usage = session.cost.usage
+    line = (
+        f"{usage.input} input tokens ({usage.input_cache_read} read from the cache, "
+        f"{usage.input_cache_creation} written to it), "
+    )
+    line += f"{usage.output} output tokens; {session.context_tokens} in context at the end"
+    return f"{line}; cost {usd(session.cost.cost_usd)}"
 
 
 def _pretty(arguments: str) -> str:

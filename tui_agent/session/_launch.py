@@ -25,6 +25,7 @@ class LoopConfig:
     base_url: str | None = None
     script: str | None = None
     max_steps: int | None = None
+    max_budget_usd: float | None = None  # None: config.toml's max_budget_usd
     yolo: bool = False
     resume: str | None = None
     continue_latest: bool = False

@@ -29,10 +29,12 @@ from tui_agent.context import (
 )
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.costs import Budget, Metering
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import Config, ConfigError, load_config
+from tui_agent.session._costs import api_host, price_override
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
@@ -51,6 +53,7 @@ from tui_agent.tools import (
     WebSearch,
     open_sandbox,
 )
+from tui_agent.usage import Pricer
 from tui_agent.vocab import ApprovalMode
 
 
@@ -159,6 +162,7 @@ async def _build(
                 workspace=str(config.workspace),
                 provider=resolved.provider_kind,
                 model=resolved.model,
+                api_host=api_host(resolved.base_url),
             )
         )
     instructions = load_instructions(config.workspace)
@@ -204,7 +208,24 @@ async def _build(
         rules=rules[0].rules,
         rule_store=rules[1],
         extra_tools=web_tools(settings),
+        metering=metering(config, settings, resolved),
     )
+
+
+def metering(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Metering:
+    """The model's prices (config.toml's `price_*_per_mtok` over genai-prices' table) and the
+    budgets (`--max-budget-usd` over config.toml's `max_budget_usd`)."""
+    pricer = Pricer(
+        resolved.model,
+        provider=resolved.provider_kind,
+        base_url=resolved.base_url,
+        override=price_override(settings, resolved.model),
+    )
+    budget = Budget(
+        max_session_usd=config.max_budget_usd or settings.max_budget_usd,
+        max_turn_usd=settings.max_turn_budget_usd,
+    )
+    return Metering(pricer, budget)
 
 
 def web_tools(settings: Config) -> list[Tool[Any]]:

@@ -39,6 +39,8 @@ from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError, limits_for
 from tui_agent.ui import commands
 from tui_agent.ui._textual_hooks import app_driver
+from tui_agent.ui.context_view import context_of
+from tui_agent.ui.cost_view import cost_text
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
@@ -1062,6 +1064,10 @@ class TuiAgentApp(App[None]):
                 self._mcp(arg)
             case "status":
                 self.vm.add_marker("info", commands.status_text(self.loop.info))
+            case "cost":
+                self.vm.add_marker("info", cost_text(self.loop.costs()))
+            case "context":
+                self.vm.add_marker("info", context_of(self.loop, self.vm.status.context_tokens))
             case "copy":
                 self._copy_answer(arg)
             case "export":

@@ -50,6 +50,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
     SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
     SlashCommand("status", "", "Model, approval mode, sandbox, session and workspace"),
+    SlashCommand("cost", "", "What the session, this turn and each sub-agent cost; budgets"),
+    SlashCommand("context", "", "What fills the context window, as a bar with a legend"),
     SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
     SlashCommand("undo", "", "Put back the files the last turn changed"),
     SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),

@@ -26,6 +26,7 @@ from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
     ImagePart,
+    LLMRequest,
     PromptDraft,
     RuleScope,
     ToolStatus,
@@ -33,6 +34,7 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
+    from tui_agent.loop.costs import CostReport
 
 
 class OpeningLoop:
@@ -75,6 +77,12 @@ class OpeningLoop:
         return LoopSnapshot("starting", None, None, 0, paused=False)
 
     def subagent(self, call_id: str) -> SubagentRun | None:
+        return None
+
+    def costs(self) -> CostReport | None:
+        return None
+
+    def next_request(self) -> LLMRequest | None:
         return None
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:

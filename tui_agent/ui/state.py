@@ -179,6 +179,9 @@ class Status:
     step: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    cache_read: int = 0  # of tokens_in: read from the provider's prompt cache
+    cache_write: int = 0  # of tokens_in: written to it
+    cost_usd: float | None = None  # the session's, when the model has a price
     context_tokens: int = 0
     sandbox: str = ""  # the commands' sandbox in a few characters ("" when not known)
 

@@ -333,6 +333,9 @@ class ViewModel:
             case UsageChanged():
                 self.status.tokens_in = event.total.input
                 self.status.tokens_out = event.total.output
+                self.status.cache_read = event.total.input_cache_read
+                self.status.cache_write = event.total.input_cache_creation
+                self.status.cost_usd = event.cost_usd
                 self.status.context_tokens = event.context_tokens
                 self.status.context_window = event.context_window
                 self._emit(PaneChanged("status"))

@@ -20,6 +20,7 @@ class ErrorCode(StrEnum):
     HANDLER_FAILED = "loop.handler_failed"
     INTERNAL = "loop.internal"
     PROVIDER_FILTERED = "loop.provider_filtered"
+    BUDGET_EXCEEDED = "loop.budget_exceeded"  # a budget was spent: the step gate sent nothing
     EMPTY_RESPONSE = "llm.empty_response"
     RATE_LIMIT = "llm.rate_limit"
     OVERLOADED = "llm.overloaded"

@@ -1,5 +1,6 @@
-"""The status bar: provider/model, agent state, tokens, context %, approval mode, the commands'
-sandbox, session id, and how many MCP servers are up (when any are configured).
+"""The status bar: provider/model, agent state, tokens, the session's cost (when the model has a
+price), context %, approval mode, the commands' sandbox, session id, and how many MCP servers
+are up (when any are configured). Its tooltip details the tokens: cache reads and writes.
 
 In a narrow terminal, where the side column is folded, it also counts live tools and queued
 items and shows the plan's progress, so nothing is hidden without a trace. When the line does
@@ -14,10 +15,12 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from tui_agent.ui.state import Status
 from tui_agent.ui.view_model import ViewModel, tokens_text
+from tui_agent.usage import usd
 
 # What stays longest when the line is too narrow (higher stays).
-MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, TOKENS, MCP, COUNTS, SESSION = (
+MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, COST, TOKENS, MCP, COUNTS, SESSION = (
     100,
     90,
     85,
@@ -25,6 +28,7 @@ MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, TOKENS, MCP, COUNTS, SESSION =
     75,  # the sandbox segment (h-sandbox) sits right below the plan
     70,
     60,
+    55,
     50,
     45,
     40,
@@ -68,6 +72,8 @@ class StatusBar(Static):
                 parts.append(Segment(f"plan {done}/{len(self.vm.plan)}", "", PLAN))
         tokens = f"↑{tokens_text(status.tokens_in)} ↓{tokens_text(status.tokens_out)}"
         parts.append(Segment(tokens, "", TOKENS))
+        if status.cost_usd is not None:
+            parts.append(Segment(usd(status.cost_usd), "", COST))
         parts.append(Segment(f"ctx {status.context_percent}%", "", CONTEXT))
         if self.vm.mcp:
             up = sum(server.state == "ready" for server in self.vm.mcp)
@@ -97,6 +103,22 @@ class StatusBar(Static):
                 gap = ""
             text.append(gap + part.text, style=part.style)
         self.update(text)
+        tip = usage_tip(self.vm.status)
+        if tip != self.tooltip:  # the screen re-checks its tooltip on every set
+            self.tooltip = tip
+
+
+def usage_tip(status: Status) -> str:
+    """The tokens in full: what the cache served and what it stored (/cost has the rest)."""
+    if not status.tokens_in and not status.tokens_out:
+        return "no requests yet (/cost)"
+    fresh = status.tokens_in - status.cache_read - status.cache_write
+    return (
+        f"input {status.tokens_in:,} tokens: {status.cache_read:,} cache reads, "
+        f"{status.cache_write:,} cache writes, {fresh:,} uncached\n"
+        f"output {status.tokens_out:,} tokens\n"
+        f"session cost {usd(status.cost_usd)}  (/cost)"
+    )
 
 
 def _fit(parts: list[Segment], width: int) -> list[Segment]:
