@@ -189,8 +189,9 @@ class Checkpoints:
             turn, prompt, draft, tuple(files), timeline.shell_since(turn), tuple(outside)
         )
 
-    async def restore(self, turn: int) -> tuple[str, ...]:
-        """Put back every file changed since turn `turn` began; returns the files restored.
+    async def restore(self, turn: int) -> FilesRestored:
+        """Put back every file changed since turn `turn` began; returns the record that says
+        which files were restored (the transcript's notice is built from it).
         Every file and blob is checked first: if one is refused, nothing is restored."""
         timeline = await self.timeline()
         plan = await self.plan(timeline, turn)
@@ -202,9 +203,10 @@ class Checkpoints:
             kept = await asyncio.to_thread(self._keep, path)
             await asyncio.to_thread(self._put_back, targets[path])
             self.log.write(_checkpoint(RESTORE_CALL, path, kept, targets[path].before))
-        self.log.write(FilesRestored(turn=turn, paths=plan.files))
+        restored = FilesRestored(turn=turn, paths=plan.files)
+        self.log.write(restored)
         await self.log.drain()
-        return plan.files
+        return restored
 
     async def rewind(self, turn: int) -> None:
         """The conversation goes back to just before turn `turn` (the log keeps everything)."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.context import CompactionFailed, CompactionResult
 from tui_agent.loop import events as ev
+from tui_agent.loop import transcript
 from tui_agent.loop._policy import Prompt, TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.journal import Journal
@@ -32,7 +33,6 @@ from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
 from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
-from tui_agent.loop.replay import restored_notice
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import SubagentRun, Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
@@ -324,8 +324,8 @@ class AgentLoopService:
 
     async def restore_files(self, turn: int) -> tuple[str, ...]:
         restored = await self._restorer(idle=True).restore(turn)
-        self._publish(ev.Notice(level="info", text=restored_notice(restored)))
-        return restored
+        self._publish(transcript.files_restored(restored))
+        return restored.paths
 
     async def rewind_conversation(self, turn: int) -> None:
         await self._restorer(idle=True).rewind(turn)

@@ -1,0 +1,183 @@
+"""What the transcript shows of each logged fact: the one record -> loop event function per fact.
+
+A fact the user must see again after a restart reaches observers on one path: the loop builds
+its event-log record, `LogJournal` (the one writer) appends it, and the loop event is built from
+that record by a function here. Resuming a session (`loop.replay`) reads the same records and
+calls the same functions, so a fact's fields are copied from record to event in one place and a
+resumed transcript cannot drift from the live one. Live-only details (usage and finish reason
+on a completed step, the prompt ids a live queue knows) come in as keyword arguments; the
+record stays the source of everything both paths show.
+
+Facts the log never keeps (deltas, tool states, queue and approval changes, notices) are built
+where they happen; they are not replayed, so they have no second construction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from tui_agent.context import (
+    Compaction,
+    FilesRestored,
+    RetryRecorded,
+    StepBegin,
+    ToolResultRecorded,
+    TurnBegin,
+    TurnEnd,
+    UserCommand,
+)
+from tui_agent.loop import events as ev
+from tui_agent.vocab import ContentPart, HistoryEntry, Message, TokenUsage, ToolCall, ToolResult
+
+
+def turn_started(
+    record: TurnBegin, entries: Sequence[HistoryEntry], *, prompt_ids: tuple[str, ...]
+) -> ev.TurnStarted:
+    """`prompt_ids`: the live queue's ids; a replay passes none, because a resumed loop numbers
+    its prompts from `p1` again and a replayed event must not name the new loop's prompts."""
+    return ev.TurnStarted(
+        turn_id=record.turn_id,
+        prompt_ids=prompt_ids,
+        texts=tuple(entry.message.text for entry in entries),
+        ts=record.ts,
+    )
+
+
+def step_started(record: StepBegin) -> ev.StepStarted:
+    return ev.StepStarted(turn_id=record.turn_id, step=record.step, ts=record.ts)
+
+
+def step_completed(
+    turn_id: int,
+    step: int,
+    content: Sequence[ContentPart],
+    *,
+    ts: float,
+    finish_reason: str | None = None,
+    usage: TokenUsage | None = None,
+) -> ev.StepCompleted:
+    """The step's logged content parts shown as one answer (thinking, then text)."""
+    message = Message(role="assistant", content=tuple(content))
+    return ev.StepCompleted(
+        turn_id=turn_id,
+        step=step,
+        text=message.text,
+        thinking=message.thinking,
+        finish_reason=finish_reason,
+        usage=usage,
+        ts=ts,
+    )
+
+
+def tool_started(call: ToolCall, *, ts: float) -> ev.ToolStarted:
+    return ev.ToolStarted(id=call.id, name=call.name, arguments=call.arguments, ts=ts)
+
+
+def tool_result_record(
+    call_id: str, result: ToolResult, outcome: ev.ToolOutcome | None
+) -> ToolResultRecorded:
+    """The record of a call's result (its event comes from it through `tool_finished`)."""
+    return ToolResultRecorded(
+        call_id=call_id,
+        output=result.output,
+        is_error=result.is_error,
+        note=result.note,
+        display=result.display,
+        outcome=outcome,
+    )
+
+
+def tool_finished(
+    record: ToolResultRecorded, name: str, *, background: bool = False
+) -> ev.ToolFinished:
+    # Logs older than `outcome` knew only the machine's word for a result: succeeded.
+    return ev.ToolFinished(
+        id=record.call_id,
+        name=name,
+        outcome=record.outcome or "succeeded",
+        output=ToolResult(output=record.output).text,
+        is_error=record.is_error,
+        display=record.display,
+        background=background,
+        ts=record.ts,
+    )
+
+
+def retrying(record: RetryRecorded, turn_id: int) -> ev.Retrying:
+    """The record keeps the event's words; the turn is the one the log is in."""
+    return ev.Retrying(
+        turn_id=turn_id,
+        step=record.step,
+        attempt=record.attempt,
+        max_attempts=record.max_attempts,
+        delay_s=record.delay_s,
+        error_code=record.error_code,
+        message=record.message,
+        status=record.status,
+        ts=record.ts,
+    )
+
+
+def drained(
+    turn_id: int, entries: Sequence[HistoryEntry], *, ts: float, prompt_ids: tuple[str, ...]
+) -> ev.Drained:
+    """`prompt_ids` as in `turn_started`: the live queue's, none on replay."""
+    return ev.Drained(
+        turn_id=turn_id,
+        texts=tuple(entry.message.text for entry in entries),
+        prompt_ids=prompt_ids,
+        ts=ts,
+    )
+
+
+def turn_finished(record: TurnEnd, text: str) -> ev.TurnFinished:
+    """`text`: the final answer the live turn knows (the transcript has it from its steps)."""
+    return ev.TurnFinished(
+        turn_id=record.turn_id,
+        text=text,
+        result=ev.TurnResult(**record.result.model_dump()),
+        ts=record.ts,
+    )
+
+
+def compacted(record: Compaction) -> ev.Compacted:
+    return ev.Compacted(
+        summary=record.summary,
+        tokens_before=record.tokens_before or 0,
+        tokens_after=record.tokens_after or 0,
+        ts=record.ts,
+    )
+
+
+def files_restored(record: FilesRestored) -> ev.Notice:
+    """What /undo and /rewind say (and a resumed session shows again)."""
+    if not record.paths:
+        text = "no files needed restoring: they were already as before"
+    else:
+        text = "restored " + ", ".join(sorted(record.paths))
+    return ev.Notice(level="info", text=text, ts=record.ts)
+
+
+def user_command(record: UserCommand, call_id: str) -> tuple[ev.ToolStarted, ev.ToolFinished]:
+    """The row a `!command` drew: a call named `!`, as the app draws it."""
+    arguments = json.dumps({"command": record.command})
+    return (
+        ev.ToolStarted(id=call_id, name="!", arguments=arguments, ts=record.ts),
+        ev.ToolFinished(
+            id=call_id,
+            name="!",
+            outcome="aborted" if record.status == "aborted" else "succeeded",
+            output=record.output,
+            is_error=record.status == "failed",
+            ts=record.ts,
+        ),
+    )
+
+
+def usage_changed(
+    total: TokenUsage, context_tokens: int, context_window: int, *, ts: float
+) -> ev.UsageChanged:
+    return ev.UsageChanged(
+        total=total, context_tokens=context_tokens, context_window=context_window, ts=ts
+    )
