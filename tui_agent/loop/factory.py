@@ -348,7 +348,7 @@ def _mcp_servers(
 
 def _compact_and_retry(service: AgentLoopService) -> Any:
     async def handle(ctx: ErrorContext) -> bool:
-        if not await service.compact_history(service.engine.agent.history):
+        if not await service.compact_history(service.engine.history):
             return False
         ctx.retry()
         return True

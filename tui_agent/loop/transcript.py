@@ -19,8 +19,14 @@ from collections.abc import Sequence
 
 from tui_agent.context import (
     Compaction,
+    Entry,
     FilesRestored,
+    Notification,
+    Prompt,
+    Record,
+    Reminder,
     RetryRecorded,
+    Steer,
     StepBegin,
     ToolResultRecorded,
     TurnBegin,
@@ -29,6 +35,20 @@ from tui_agent.context import (
 )
 from tui_agent.loop import events as ev
 from tui_agent.vocab import ContentPart, HistoryEntry, Message, TokenUsage, ToolCall, ToolResult
+
+
+def entry_record(entry: HistoryEntry) -> Record:
+    """The record of an entry joining history, named by where it came from (`fold` reads it)."""
+    meta = entry.meta
+    if meta.source == "input" and meta.in_turn:
+        return Steer(prompt_ids=meta.prompt_ids, entry=entry)
+    if meta.source == "input" and meta.prompt_id:
+        return Prompt(prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft)
+    if meta.source == "notify":
+        return Notification(entry=entry)
+    if meta.source == "reminder":
+        return Reminder(key=meta.key or "", entry=entry)
+    return Entry(entry=entry)
 
 
 def turn_started(
