@@ -5,20 +5,30 @@ round 3 (before `loop.transcript` built both the live and the replayed events): 
 (`session.jsonl`: a retried attempt, a failing command, a `!command`, a steer, a cancelled tool,
 a cancelled stream, a compaction, a notification and a failed turn), the loop events its
 observers saw live (`live.jsonl`) and what replaying that log produced then (`replay.jsonl`).
+The same session driven again must still publish those events and write a log that replays
+the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from tui_agent.context import read_log
+from tests.loop.test_service import held, of_type, recorder, until
+from tests.support.fake_model import FakeModel, Step, calls, fail, text
+from tui_agent.context import EventLog, read_log
 from tui_agent.loop import events as ev
+from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
+from tui_agent.loop.service import LoopOptions
+from tui_agent.vocab import LLMErrorKind, TextDelta
 
 DATA = Path(__file__).parent / "data" / "r3"
 _EVENTS: TypeAdapter[ev.LoopEvent] = TypeAdapter(ev.LoopEvent)
@@ -77,3 +87,97 @@ def test_the_resumed_r3_transcript_shows_what_the_live_session_showed() -> None:
     # The totals a resumed status bar starts from are the live session's last.
     last = [e for e in live if isinstance(e, ev.UsageChanged)][-1]
     assert replayed.usage == last.total
+
+
+async def _r3_session(tmp_path: Path) -> tuple[list[ev.LoopEvent], Path]:
+    """The session `data/r3` was made from, driven the same way: its live events and its log."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("alpha\n")
+    steer_step, steer_gate = held(calls(("read_file", {"path": "a.txt"}), prefix="s"))
+    stream = Step([TextDelta(text="partial answ")], hold=asyncio.Event())
+    model = FakeModel(
+        [
+            fail(LLMErrorKind.RATE_LIMIT, "slow down", status=429, retry_after_s=0.05),
+            calls(
+                ("read_file", {"path": "a.txt"}), ("shell", {"command": "exit 3"}), say="Looking."
+            ),
+            text("Read it."),
+            steer_step,
+            text("Done, and why."),
+            calls(("shell", {"command": "sleep 30"}), prefix="c"),
+            stream,
+            text("First answer."),
+            text("SUMMARY: the story so far."),
+            text("After the summary."),
+            text("Noted."),
+            fail(LLMErrorKind.AUTH, "bad key", status=401),
+        ]
+    )
+    log_path = tmp_path / "events.jsonl"
+    service = await build_loop(
+        provider=model,
+        info=LoopInfo(
+            provider="scripted",
+            model=model.model,
+            context_window=128_000,
+            approval_mode="yolo",
+            session_id="fixture-r3",
+            workspace=str(workspace),
+            demo=False,
+        ),
+        workspace=workspace,
+        spill_dir=tmp_path / "spill",
+        log=EventLog(log_path),
+        system_prompt=lambda tools: "You are a test agent.",
+        options=LoopOptions(abort_grace_s=0.5),
+    )
+    seen = recorder(service)
+    await (await service.submit("read a and fail a command")).result()
+    await service.record_user_command("ls", "a.txt\n", "done")
+    steered = await service.submit("read a again")
+    await until(lambda: len(model.requests) == 4)
+    await service.submit("and say why", steer_if_active=True)
+    steer_gate.set()
+    await steered.result()
+    await service.settled()
+    sleeper = await service.submit("sleep")
+    await until(lambda: any(e.id == "c_0" and e.state == "running" for e in _states(seen)))
+    await service.cancel()
+    await sleeper.result()
+    story = await service.submit("write a story")
+    await until(lambda: any(e.text == "partial answ" for e in of_type(seen, ev.AssistantDelta)))
+    await service.cancel()
+    await story.result()
+    await (await service.submit("first")).result()
+    await service.compact()
+    await (await service.submit("after")).result()
+    await service.notify("a note from outside")
+    await service.settled()
+    await (await service.submit("this one fails")).result()
+    await service.settled()
+    await service.close()
+    return seen, log_path
+
+
+def _states(events: list[ev.LoopEvent]) -> list[ev.ToolStateChanged]:
+    return of_type(events, ev.ToolStateChanged)
+
+
+def _comparable(event: dict[str, Any]) -> dict[str, Any]:
+    """An event without what differs between runs: its time, a machine's random ids."""
+    event = {key: value for key, value in event.items() if key not in ("ts", "machine_id")}
+    if event["type"] == "machine.transition":
+        event["event"] = re.sub(r"\.[0-9a-f]{8}$", "", event["event"])
+    return event
+
+
+async def test_the_live_loop_publishes_and_logs_what_it_did_when_r3_was_written(
+    tmp_path: Path,
+) -> None:
+    seen, log_path = await _r3_session(tmp_path)
+    live = [_comparable(json.loads(e.model_dump_json())) for e in seen]
+    assert live == [_comparable(line) for line in _lines("live.jsonl")]
+    replayed = replay(read_log(log_path), context_window=128_000).events
+    now = [_comparable(json.loads(e.model_dump_json())) for e in replayed]
+    assert now == [_comparable(line) for line in _lines("replay.jsonl")]
