@@ -24,12 +24,10 @@ from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
-    FilesRestored,
     Notification,
     Prompt,
     Record,
     Reminder,
-    RetryRecorded,
     Rewind,
     Steer,
     StepBegin,
@@ -124,8 +122,6 @@ class _Replayer:
             case Compaction():
                 self.context_tokens = record.tokens_after or 0
                 self.events.append(transcript.compacted(record))
-            case RetryRecorded():
-                self.events.append(transcript.retrying(record, self.turn_id))
             case UserCommand():
                 self.user_commands += 1
                 self.events.extend(transcript.user_command(record, f"user-{self.user_commands}"))
@@ -134,10 +130,11 @@ class _Replayer:
                 self._usage_changed(record.ts)
             case Rewind():
                 self._rewind(record.turn, record.ts)
-            case FilesRestored():
-                self.events.append(transcript.files_restored(record))
             case _:
-                pass
+                # A standalone record (a retry, restored files...) shows as its own event.
+                event = transcript.event_of(record, self.turn_id)
+                if event is not None:
+                    self.events.append(event)
 
     def _entry(self, entry: HistoryEntry, *, ts: float) -> None:
         if self.opening is not None:

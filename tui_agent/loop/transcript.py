@@ -15,7 +15,8 @@ where they happen; they are not replayed, so they have no second construction.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from tui_agent.context import (
     Compaction,
@@ -35,6 +36,25 @@ from tui_agent.context import (
 )
 from tui_agent.loop import events as ev
 from tui_agent.vocab import ContentPart, HistoryEntry, Message, TokenUsage, ToolCall, ToolResult
+
+_Fact = TypeVar("_Fact", bound=Callable[..., ev.LoopEvent])
+# A record that stands alone (one record, one event, needing only the turn it is in): its event
+# function, so replay and the live loop (`event_of`) need no code of their own for it.
+_STANDALONE: dict[type[Record], Callable[[Any, int], ev.LoopEvent]] = {}
+
+
+def _standalone(record_type: type[Record]) -> Callable[[_Fact], _Fact]:
+    def register(build: _Fact) -> _Fact:
+        _STANDALONE[record_type] = build
+        return build
+
+    return register
+
+
+def event_of(record: Record, turn_id: int) -> ev.LoopEvent | None:
+    """The loop event of a standalone record (None for the others, which replay pairs)."""
+    build = _STANDALONE.get(type(record))
+    return None if build is None else build(record, turn_id)
 
 
 def entry_record(entry: HistoryEntry) -> Record:
@@ -124,6 +144,7 @@ def tool_finished(
     )
 
 
+@_standalone(RetryRecorded)
 def retrying(record: RetryRecorded, turn_id: int) -> ev.Retrying:
     """The record keeps the event's words; the turn is the one the log is in."""
     return ev.Retrying(
@@ -170,7 +191,8 @@ def compacted(record: Compaction) -> ev.Compacted:
     )
 
 
-def files_restored(record: FilesRestored) -> ev.Notice:
+@_standalone(FilesRestored)
+def files_restored(record: FilesRestored, turn_id: int = 0) -> ev.Notice:
     """What /undo and /rewind say (and a resumed session shows again)."""
     if not record.paths:
         text = "no files needed restoring: they were already as before"
