@@ -31,7 +31,7 @@ from tui_agent.context import (
 from tui_agent.loop import events as ev
 from tui_agent.loop import transcript
 from tui_agent.loop._delivery import ApprovalQueue, Outbox, Subscribers
-from tui_agent.loop._turn import Prompt, Turn, until_done_or_aborted
+from tui_agent.loop._turn import SubmittedPrompt, Turn, until_done_or_aborted
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.listener import StepFacts, TurnFacts
 from tui_agent.loop.adapters.requester import GateOutcome
@@ -94,7 +94,7 @@ class TurnPolicy:
         self._outbox = Outbox(self._subscribers.publish, self._log_failed)
         self._log_failure_reported = False
         self.approvals = ApprovalQueue(self.publish)
-        self.prompts: dict[str, Prompt] = {}
+        self.prompts: dict[str, SubmittedPrompt] = {}
         self._ids = itertools.count(1)
         self.active: Turn | None = None  # the loop turn that runs, if any
         self._turns_by_machine: dict[int, Turn] = {}
@@ -176,10 +176,10 @@ class TurnPolicy:
     # -- prompts ---------------------------------------------------------------------------
     async def submit(
         self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
-    ) -> Prompt:
+    ) -> SubmittedPrompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
-        prompt = Prompt(f"p{next(self._ids)}", text)
+        prompt = SubmittedPrompt(f"p{next(self._ids)}", text)
         self.prompts[prompt.id] = prompt
         busy = self.active is not None or self.engine.waiting
         entry = HistoryEntry(

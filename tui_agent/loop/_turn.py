@@ -1,8 +1,8 @@
 """A loop turn and the prompts it runs, as the turn policy keeps them.
 
-`Prompt` is the handle `submit` returns (its state, and its result once its turn settled);
-`Turn` is one loop turn: the kernel turns bound to it (an error handler's retry continues it in
-a new one), its prompts and what its steps and hooks decided.
+`SubmittedPrompt` is the handle `submit` returns (its state, and its result once its turn
+settled); `Turn` is one loop turn: the kernel turns bound to it (an error handler's retry
+continues it in a new one), its prompts and what its steps and hooks decided.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tui_agent.loop.api import PromptState
 from tui_agent.vocab import AbortSignal, TurnError
 
 
-class Prompt:
+class SubmittedPrompt:
     def __init__(self, prompt_id: str, text: str) -> None:
         self._id = prompt_id
         self.text = text
@@ -48,8 +48,10 @@ class Prompt:
 class Turn:
     turn_id: int
     started_at: float
-    prompts: list[Prompt] = field(default_factory=list)
-    steps: int = 0  # LLM steps across every machine turn bound to this loop turn
+    prompts: list[SubmittedPrompt] = field(default_factory=list)
+    # Steps are counted by the kernel's turn machine only (`Engine.step`, `StepFacts.step`);
+    # a loop turn adds the steps of the machine turns before this one (error-handler retries).
+    steps: int = 0  # step_base + the kernel's number of the last finished step
     step_base: int = 0  # steps of earlier machine turns (error-handler continuations)
     truncated: bool = False
     filtered: bool = False

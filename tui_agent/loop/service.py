@@ -21,7 +21,7 @@ from tui_agent.context import CompactionFailed, CompactionResult, UserCommand
 from tui_agent.loop import events as ev
 from tui_agent.loop import transcript
 from tui_agent.loop._policy import TurnPolicy
-from tui_agent.loop._turn import Prompt
+from tui_agent.loop._turn import SubmittedPrompt
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
@@ -178,7 +178,7 @@ class AgentLoopService:
     # -- LoopApi: commands -------------------------------------------------------------------
     async def submit(
         self, text: str, *, steer_if_active: bool = False, draft: PromptDraft | None = None
-    ) -> Prompt:
+    ) -> SubmittedPrompt:
         return await self._policy.submit(text, steer_if_active=steer_if_active, draft=draft)
 
     async def steer(self, prompt_ids: list[str]) -> bool:
