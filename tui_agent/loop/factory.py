@@ -174,7 +174,7 @@ async def build_loop(
         async def spawn(call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
             child_log = EventLog(path)
             child_info = replace(info, session_id=f"{info.session_id}/{call_id}")
-            child_log.write(
+            LogJournal(child_log).write(
                 SessionMeta(
                     session_id=child_info.session_id,
                     workspace=str(workspace),

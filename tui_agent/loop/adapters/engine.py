@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
 from tui_agent.loop.adapters.journal import Journal
-from tui_agent.loop.adapters.listener import EngineListener, StepFacts, TurnFacts
+from tui_agent.loop.adapters.listener import EngineListener
 from tui_agent.loop.adapters.translator import Translator
 from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 from tui_agent.vocab import HistoryEntry, Message, ToolCall, ToolResult
@@ -182,4 +182,4 @@ def _notification_source(entry: HistoryEntry) -> str:
     return "notify"
 
 
-__all__ = ["Engine", "EngineListener", "KernelOptions", "StepFacts", "TurnFacts"]
+__all__ = ["Engine", "KernelOptions"]
