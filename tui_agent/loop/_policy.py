@@ -5,7 +5,8 @@
 (before every attempt: the previous step's `on_did_finish_step` chain to its end, then the
 `on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the tool side channel
 (`delivery` steers, `stop_turn`), the error-handler chain with `retry()`, and settles each
-turn's prompt handles right after observers saw its end. It also holds what the service's
+turn's prompt handles right after observers saw its end. It owns the commands that change that
+state (submit, steer, cancel, close, `apply_compaction`). It also holds what the service's
 collaborators need before the service exists (from `_delivery.py`): event delivery, the
 approval queue, the plan and the usage totals. `AgentLoopService` keeps the public `LoopApi`
 and delegates here; nothing outside `tui_agent.loop` imports this module.

@@ -5,8 +5,10 @@ on the machines (submit, steer, cancel, queue edits, notes, approvals, compactio
 MCP servers) and the three ordered hook slots with the error-handler chain for registration.
 Every collaborator arrives at construction (`factory.build_loop` wires them in dependency
 order). What the engine calls back — the step gate, turn and prompt bookkeeping, the tool side
-channel, the error handlers' `retry()`, settling — is the private `TurnPolicy` in `_policy.py`,
-which this class delegates to. The kernel is reached only through `loop.adapters`.
+channel, the error handlers' `retry()`, settling — and the commands that change its state
+(submit, steer, cancel, close, applying a compaction) are the private `TurnPolicy`'s in
+`_policy.py`, which this class delegates to; it writes none of the policy's fields itself. The
+kernel is reached only through `loop.adapters` (`Engine`'s commands and views).
 """
 
 from __future__ import annotations
