@@ -62,4 +62,4 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
     yield make
     for service in opened:
         await service.close()
-        assert service.engine.agent.errors == []  # the machines caught nothing unexpected
+        assert service.engine.errors == []  # the machines caught nothing unexpected

@@ -9,7 +9,7 @@ import pytest
 
 from tests.loop.conftest import LoopMaker
 from tests.support.fake_model import text
-from tui_agent.context import ErrorReported, read_log
+from tui_agent.context import ErrorReported, Record, StepBegin, read_log
 from tui_agent.loop import events as ev
 
 
@@ -52,11 +52,14 @@ async def test_an_error_the_kernel_catches_surfaces_as_a_notice_and_a_log_record
     seen: list[ev.LoopEvent] = []
     service.subscribe(seen.append)
     journal = service._journal
+    write = journal.write
 
-    def failing_step_begin(uuid: str, turn_id: int, step: int) -> None:
-        raise OSError("disk full")
+    def failing_step_begin(record: Record) -> None:
+        if isinstance(record, StepBegin):
+            raise OSError("disk full")
+        write(record)
 
-    journal.step_begin = failing_step_begin
+    journal.write = failing_step_begin
     result = await (await service.submit("say hi")).result()
     await service.close()
 
@@ -65,5 +68,5 @@ async def test_an_error_the_kernel_catches_surfaces_as_a_notice_and_a_log_record
     assert [n.text for n in notices] == ["internal error: OSError('disk full')"]
     assert errors_in_log(log_path) == ["internal error: OSError('disk full')"]
     # The kernel still keeps what it caught; empty it so the fixture's check passes.
-    assert [repr(e) for e in service.engine.agent.errors] == ["OSError('disk full')"]
-    service.engine.agent.errors.clear()
+    assert [repr(e) for e in service.engine.errors] == ["OSError('disk full')"]
+    service.engine.errors.clear()

@@ -95,7 +95,7 @@ async def opened(tmp_path: Path) -> AsyncIterator[list[AgentLoopService]]:
     yield services
     for service in services:
         await service.close()
-        assert service.engine.agent.errors == []
+        assert service.engine.errors == []
 
 
 async def open_loop(

@@ -1,11 +1,17 @@
 """The loop's private turn policy: what the engine calls back, and the state it keeps.
 
+One piece (539 lines): every callback below reads and writes the same turn state (the active
+turn, its prompts, the gate's hooks, the error handlers' continuation); split, one turn's state
+would be shared by several modules. Its parts that hold no turn state live beside it
+(`_turn.py`, `_delivery.py`, `costs.py`).
+
 `TurnPolicy` is built first (before the engine, before the service) and is the engine's
 `EngineListener`: it binds kernel turns to loop turns and their prompts, runs the step gate
 (before every attempt: the previous step's `on_did_finish_step` chain to its end, then the
 `on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the tool side channel
 (`delivery` steers, `stop_turn`), the error-handler chain with `retry()`, and settles each
-turn's prompt handles right after observers saw its end. It also holds what the service's
+turn's prompt handles right after observers saw its end. It owns the commands that change that
+state (submit, steer, cancel, close, `apply_compaction`). It also holds what the service's
 collaborators need before the service exists (from `_delivery.py`): event delivery, the
 approval queue, the plan and the usage totals. `AgentLoopService` keeps the public `LoopApi`
 and delegates here; nothing outside `tui_agent.loop` imports this module.
@@ -14,16 +20,26 @@ and delegates here; nothing outside `tui_agent.loop` imports this module.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui_agent.context import (
+    Compaction,
+    CompactionResult,
+    ErrorReported,
+    TurnEnd,
+    TurnOutcome,
+    UsageAdded,
+)
 from tui_agent.loop import events as ev
+from tui_agent.loop import transcript
 from tui_agent.loop._delivery import ApprovalQueue, Outbox, Subscribers
-from tui_agent.loop.adapters.engine import StepFacts, TurnFacts
+from tui_agent.loop._turn import SubmittedPrompt, Turn, until_done_or_aborted
 from tui_agent.loop.adapters.journal import Journal
+from tui_agent.loop.adapters.listener import StepFacts, TurnFacts
 from tui_agent.loop.adapters.requester import GateOutcome
 from tui_agent.loop.api import PromptState
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering
@@ -61,56 +77,10 @@ if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
 
 _log = logging.getLogger("tui_agent.loop.service")  # where these failures were always logged
+USER_CANCELLED = "user_cancelled"
 CONTINUE_AFTER_RETRY = (
     "[loop] The previous attempt failed and the context was rebuilt. Continue the task."
 )
-
-
-# -- prompts, turns and event delivery -------------------------------------------------------
-class Prompt:
-    def __init__(self, prompt_id: str, text: str) -> None:
-        self._id = prompt_id
-        self.text = text
-        self._state: PromptState = "pending"
-        self._result: asyncio.Future[ev.TurnResult] = asyncio.get_running_loop().create_future()
-
-    @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def state(self) -> PromptState:
-        return self._state
-
-    def mark(self, state: PromptState) -> None:
-        if not self._result.done():
-            self._state = state
-
-    def settle(self, state: PromptState, result: ev.TurnResult) -> None:
-        if not self._result.done():
-            self._state = state
-            self._result.set_result(result)
-
-    async def result(self) -> ev.TurnResult:
-        return await asyncio.shield(self._result)
-
-
-@dataclass
-class Turn:
-    turn_id: int
-    started_at: float
-    prompts: list[Prompt] = field(default_factory=list)
-    steps: int = 0  # LLM steps across every machine turn bound to this loop turn
-    step_base: int = 0  # steps of earlier machine turns (error-handler continuations)
-    truncated: bool = False
-    filtered: bool = False
-    stop_requested: bool = False
-    stop_reason: str | None = None
-    failed_step: TurnError | None = None
-    abort_reason: str | None = None
-    continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
-    last_text: str = ""
-    after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
 
 
 # -- the policy ------------------------------------------------------------------------------
@@ -134,7 +104,7 @@ class TurnPolicy:
         self._outbox = Outbox(self._subscribers.publish, self._log_failed)
         self._log_failure_reported = False
         self.approvals = ApprovalQueue(self.publish)
-        self.prompts: dict[str, Prompt] = {}
+        self.prompts: dict[str, SubmittedPrompt] = {}
         self._ids = itertools.count(1)
         self.active: Turn | None = None  # the loop turn that runs, if any
         self._turns_by_machine: dict[int, Turn] = {}
@@ -144,7 +114,6 @@ class TurnPolicy:
         self.ledger = ledger or CostLedger(
             Metering(Pricer("", provider="scripted"), Budget()), CostLine("session", cost_usd=None)
         )
-        self._unpriced_budget_said = False
         self.plan: tuple[PlanItem, ...] = ()
         # A compaction's summary stands in for the first `replaced` kernel entries.
         self.overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
@@ -189,7 +158,7 @@ class TurnPolicy:
         published as an error notice (the app shows it; headless mode prints it on stderr)."""
         text = f"{what}: {error!r}"
         _log.error("%s", text, exc_info=error)
-        self._journal.error(text)
+        self._journal.write(ErrorReported(text=text))
         self.publish(ev.Notice(level="error", text=text))
 
     # -- what observers see besides turns ----------------------------------------------------
@@ -206,17 +175,18 @@ class TurnPolicy:
 
     def subagent_usage(self, run: SubagentRun) -> None:
         """A sub-agent's tokens: counted, and logged so a reopened session counts them too."""
-        self._journal.usage_added(run.usage)
+        self._journal.write(UsageAdded(usage=run.usage))
         self.ledger.subagent(run.call_id, run.description, run.usage, run.cost_usd)
         self.add_usage(run.usage)
 
     def add_usage(self, usage: TokenUsage) -> None:
         self.usage = self.usage + usage
         self.publish(
-            ev.UsageChanged(
-                total=self.usage,
-                context_tokens=self.context_tokens,
-                context_window=self._context_window,
+            transcript.usage_changed(
+                self.usage,
+                self.context_tokens,
+                self._context_window,
+                ts=self._clock(),
                 cost_usd=self.ledger.session.cost_usd,
             )
         )
@@ -231,13 +201,12 @@ class TurnPolicy:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
-    ) -> Prompt:
+    ) -> SubmittedPrompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
-        prompt = Prompt(f"p{next(self._ids)}", text)
+        prompt = SubmittedPrompt(f"p{next(self._ids)}", text)
         self.prompts[prompt.id] = prompt
-        agent = self.engine.agent
-        busy = self.active is not None or agent.paused or bool(agent.queue)
+        busy = self.active is not None or self.engine.waiting
         message = user_message(text)
         if images:
             message = Message(role="user", content=(*message.content, *images))
@@ -250,7 +219,7 @@ class TurnPolicy:
                 draft=draft if draft is not None and draft.text != text else None,
             ),
         )
-        await agent.submit(entry)
+        await self.engine.submit(entry)
         if busy and prompt.state == "pending":
             self.publish(ev.PromptQueued(prompt_id=prompt.id, text=text))
             if steer_if_active and self.active is not None:
@@ -260,7 +229,7 @@ class TurnPolicy:
     async def steer(self, prompt_ids: list[str]) -> bool:
         if not prompt_ids or self.active is None:
             return False
-        taken = await self.engine.agent.steer(prompt_ids)
+        taken = await self.engine.steer(prompt_ids)
         if taken:
             # A steered prompt joins the turn whose history it enters (at the next drain
             # point, or as the opening of the next turn) and settles with that turn.
@@ -270,21 +239,85 @@ class TurnPolicy:
                     prompt.mark("steered")
         return taken
 
+    async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
+        """Take a queued prompt off the queue, or (none, or one the running turn holds)
+        cancel the running turn; `force` ends it without waiting for its tools."""
+        if prompt_id is not None:
+            prompt = self.prompts.get(prompt_id)
+            if prompt is None:
+                return False
+            if self.active is not None and (
+                prompt in self.active.prompts or prompt.state == "steered"
+            ):
+                return await self.cancel(force=force)
+            if not await self.engine.cancel_queued(prompt_id):
+                return False
+            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="removed"))
+            self.publish(ev.PromptRemoved(prompt_id=prompt_id, reason="cancelled"))
+            return True
+        turn = self.active
+        if turn is None:
+            return False
+        first = turn.abort_reason is None
+        turn.abort_reason = turn.abort_reason or USER_CANCELLED
+        self.approvals.deny("The turn was cancelled.")
+        await self.engine.abort(USER_CANCELLED)  # a second abort forces the end
+        if force and first:
+            await self.engine.abort(USER_CANCELLED)
+        return True
+
+    async def close(self, wait_s: float) -> bool:
+        """Stop taking work, cancel the running turn (waiting up to `wait_s` for it), close the
+        machines and settle every prompt; False when it was closed already."""
+        if self.closed:
+            return False
+        self.closed = True
+        if self.active is not None:
+            await self.cancel()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait_s):
+                    await self.engine.idle()
+        await self.engine.close()
+        for task in list(self.tasks):
+            with contextlib.suppress(Exception):
+                await task
+        await self.delivered()
+        for prompt in self.prompts.values():
+            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="closed"))
+        return True
+
+    def apply_compaction(self, replaced: int, outcome: CompactionResult) -> None:
+        """The summary stands in for the first `replaced` kernel entries from now on."""
+        self.overlay = (replaced, outcome.history)
+        self.context_tokens = outcome.tokens_after
+        record = Compaction(
+            summary=outcome.summary,
+            kept=outcome.kept,
+            tokens_before=outcome.tokens_before,
+            tokens_after=outcome.tokens_after,
+        )
+        self._journal.write(record)
+        self.publish(transcript.compacted(record))
+
     # -- the step gate (requester adapter, before EVERY attempt) -------------------------------
     async def gate(self, history: Sequence[HistoryEntry], signal: AbortSignal) -> GateOutcome:
         # Write-ahead: nothing goes to the model before the history it sees is on disk.
-        await _until_done_or_aborted(self._journal.durable(), signal)
+        await until_done_or_aborted(self._journal.durable(), signal)
         turn = self.active
         if turn is not None and turn.after_step is not None:
             # The previous step's `on_did_finish_step` hooks run to their end first: one that
             # awaits before it sets `stop_turn` must still stop the next request.
-            await _until_done_or_aborted(turn.after_step, signal)
+            await until_done_or_aborted(turn.after_step, signal)
         if turn is None or signal.aborted or turn.abort_reason is not None:
             return GateOutcome(False)
         if turn.stop_requested:
             return GateOutcome(False)
         # Before the hooks: a proactive compaction is a request too.
-        if not self._within_budget(turn):
+        refusal, warning = self.ledger.budget_check()
+        if warning is not None:
+            self.publish(ev.Notice(level="warning", text=warning))
+        if refusal is not None:
+            turn.failed_step = LoopError(code=ErrorCode.BUDGET_EXCEEDED, message=refusal)
             return GateOutcome(False)
         step = turn.step_base + self.engine.step
         ctx = StepBeginContext(
@@ -303,28 +336,6 @@ class TurnPolicy:
             )
             return GateOutcome(False)
         return GateOutcome(not signal.aborted)
-
-    def _within_budget(self, turn: Turn) -> bool:
-        metering = self.ledger.metering
-        if not metering.limited:
-            return True
-        if not metering.pricer.known:
-            if not self._unpriced_budget_said:
-                self._unpriced_budget_said = True
-                self.publish(
-                    ev.Notice(
-                        level="warning",
-                        text=f"No price is known for {metering.pricer.model}: the budget cannot "
-                        "be checked. Set price_input_per_mtok and price_output_per_mtok under "
-                        "its [models] table in config.toml.",
-                    )
-                )
-            return True
-        why = metering.budget.exceeded()
-        if why is None:
-            return True
-        turn.failed_step = LoopError(code=ErrorCode.BUDGET_EXCEEDED, message=why)
-        return False
 
     # -- EngineListener ----------------------------------------------------------------------
     async def gate_prompt(self, message: Message) -> tuple[bool, Message]:
@@ -461,17 +472,15 @@ class TurnPolicy:
             for prompt in prompts:
                 prompt.settle(state, wire)
 
-        self._journal.turn_end(turn.turn_id, wire)
+        end = TurnEnd(turn_id=turn.turn_id, result=TurnOutcome(**wire.model_dump()))
+        self._journal.write(end)
         spent = self.ledger.turn
         usage = (
             ev.CostedUsage(**spent.usage.model_dump(), cost_usd=spent.cost_usd)
             if spent is not None
             else None
         )
-        self._outbox.send(
-            ev.TurnFinished(turn_id=turn.turn_id, text=turn.last_text, result=wire, usage=usage),
-            then=settle_prompts,
-        )
+        self._outbox.send(transcript.turn_finished(end, turn.last_text, usage), then=settle_prompts)
 
     def _matching_handler(self, error: TurnError) -> LoopErrorHandler | None:
         return next((h for h in self.error_handlers.items() if h.match(error)), None)
@@ -503,7 +512,7 @@ class TurnPolicy:
             )
             return
         if kept and retried and not self.closed:
-            await self.engine.agent.notify(
+            await self.engine.notify(
                 HistoryEntry(
                     message=user_message(CONTINUE_AFTER_RETRY),
                     meta=EntryMeta(source="notify", created_at=self._clock()),
@@ -528,17 +537,3 @@ class TurnPolicy:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
-
-
-async def _until_done_or_aborted(work: asyncio.Future[None], signal: AbortSignal) -> None:
-    """Wait for `work` (never raising for it: its failure is reported where it happens), or
-    until `signal` aborts."""
-    if not work.done():
-        aborted = asyncio.ensure_future(signal.wait())
-        try:
-            waits: set[asyncio.Future[Any]] = {work, aborted}
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            aborted.cancel()
-    if work.done() and not work.cancelled():
-        work.exception()  # seen: the outbox reports a failed log, a failed hook says so itself

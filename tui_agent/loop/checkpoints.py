@@ -37,6 +37,7 @@ from tui_agent.context import (
     read_log_async,
 )
 from tui_agent.loop.api import RestorePlan
+from tui_agent.loop.journal import LogJournal
 from tui_agent.tools import Workspace, WorkspaceError, save_file
 from tui_agent.vocab import PromptDraft
 
@@ -141,7 +142,8 @@ class Checkpoints:
     def __init__(self, folder: Path, workspace: Workspace, log: EventLog) -> None:
         self.folder = folder
         self.workspace = workspace
-        self.log = log
+        self.log = log  # read back for plans; written only through the journal
+        self._journal = LogJournal(log)
         self._store = Workspace(folder)
         self._kept: dict[tuple[str, str], _Kept | None] = {}  # (call id, path) -> copy
 
@@ -162,7 +164,7 @@ class Checkpoints:
             kept = self._kept.pop((call_id, shown))
             after = await asyncio.to_thread(self._digest, shown)
             if after != _blob(kept):  # nothing changed (a refused edit): nothing to undo
-                self.log.write(_checkpoint(call_id, shown, kept, after))
+                self._journal.write(_checkpoint(call_id, shown, kept, after))
 
     # -- plans and restores ------------------------------------------------------------------
     async def timeline(self) -> Timeline:
@@ -189,8 +191,9 @@ class Checkpoints:
             turn, prompt, draft, tuple(files), timeline.shell_since(turn), tuple(outside)
         )
 
-    async def restore(self, turn: int) -> tuple[str, ...]:
-        """Put back every file changed since turn `turn` began; returns the files restored.
+    async def restore(self, turn: int) -> FilesRestored:
+        """Put back every file changed since turn `turn` began; returns the record that says
+        which files were restored (the transcript's notice is built from it).
         Every file and blob is checked first: if one is refused, nothing is restored."""
         timeline = await self.timeline()
         plan = await self.plan(timeline, turn)
@@ -201,14 +204,15 @@ class Checkpoints:
         for path in plan.files:
             kept = await asyncio.to_thread(self._keep, path)
             await asyncio.to_thread(self._put_back, targets[path])
-            self.log.write(_checkpoint(RESTORE_CALL, path, kept, targets[path].before))
-        self.log.write(FilesRestored(turn=turn, paths=plan.files))
+            self._journal.write(_checkpoint(RESTORE_CALL, path, kept, targets[path].before))
+        restored = FilesRestored(turn=turn, paths=plan.files)
+        self._journal.write(restored)
         await self.log.drain()
-        return plan.files
+        return restored
 
     async def rewind(self, turn: int) -> None:
         """The conversation goes back to just before turn `turn` (the log keeps everything)."""
-        self.log.write(Rewind(turn=turn))
+        self._journal.write(Rewind(turn=turn))
         await self.log.drain()
 
     # -- files -------------------------------------------------------------------------------

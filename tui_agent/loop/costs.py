@@ -126,6 +126,7 @@ class CostLedger:
         self.turn: CostLine | None = None
         self._subagents: dict[str, CostLine] = {}
         self._tools: list[ToolCost] = []
+        self._unpriced_said = False
 
     def begin_turn(self, turn_id: int) -> None:
         self.turn = CostLine(f"turn {turn_id}")
@@ -139,6 +140,23 @@ class CostLedger:
         if cost is not None:
             self.metering.budget.spent += cost
         return cost
+
+    def budget_check(self) -> tuple[str | None, str | None]:
+        """Before a request: why it must not be sent (a budget is spent), and a warning to show
+        once when a budget is set but the model has no price (the request then goes)."""
+        metering = self.metering
+        if not metering.limited:
+            return None, None
+        if not metering.pricer.known:
+            if self._unpriced_said:
+                return None, None
+            self._unpriced_said = True
+            return None, (
+                f"No price is known for {metering.pricer.model}: the budget cannot be checked. "
+                "Set price_input_per_mtok and price_output_per_mtok under its [models] table in "
+                "config.toml."
+            )
+        return metering.budget.exceeded(), None
 
     def subagent(
         self, call_id: str, description: str, usage: TokenUsage, cost: float | None

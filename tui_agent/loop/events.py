@@ -125,6 +125,9 @@ class ToolUpdated(_Event):
     text: str
 
 
+ToolOutcome = Literal["succeeded", "failed", "aborted"]  # the tool machine's final state
+
+
 class ToolFinished(_Event):
     """A call ended. `status` is what every view shows; `outcome` (the tool machine's final
     state) and `is_error` stay for older readers of `--output-format jsonl`."""
@@ -132,7 +135,7 @@ class ToolFinished(_Event):
     type: Literal["tool.finished"] = "tool.finished"
     id: str
     name: str
-    outcome: Literal["succeeded", "failed", "aborted"]
+    outcome: ToolOutcome
     output: str
     is_error: bool
     display: dict[str, Any] | None = None

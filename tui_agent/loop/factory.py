@@ -269,7 +269,7 @@ async def build_loop(
         mcp=owned_mcp,
         checkpoints=checkpoints if depth == 0 else None,
         transcript=shown,
-        next_request=lambda: build_request(engine.agent.history),
+        next_request=lambda: build_request(engine.history),
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
@@ -311,7 +311,7 @@ class _Children:
         info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
         child_log = EventLog(path)
         child_info = replace(info, session_id=f"{info.session_id}/{call_id}")
-        child_log.write(
+        LogJournal(child_log).write(
             SessionMeta(
                 session_id=child_info.session_id,
                 workspace=str(workspace),
@@ -470,7 +470,7 @@ def _closer(
 
 def _compact_and_retry(service: AgentLoopService) -> Callable[[ErrorContext], Awaitable[bool]]:
     async def handle(ctx: ErrorContext) -> bool:
-        if not await service.compact_history(service.engine.agent.history):
+        if not await service.compact_history(service.engine.history):
             return False
         ctx.retry()
         return True

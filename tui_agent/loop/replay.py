@@ -1,5 +1,9 @@
 """Replaying a session's event log as the loop events that first drew it.
 
+The walk over the records lives here; each loop event is built by the same function the live
+loop built it with (`loop.transcript`, from the same record), so this module pairs records
+(a call with its result, a turn with its opening entries) and never copies a field itself.
+
 A resumed session must show what the person saw before: the same blocks (an edit with its diff,
 a call they stopped, the "interrupted" and "turn failed" markers) and the same token counts.
 `replay(records, context_window)` turns the log back into the loop events a live run published
@@ -12,8 +16,7 @@ call named `!` the app drew for it.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,12 +24,10 @@ from tui_agent.context import (
     Compaction,
     ContentPartDone,
     Entry,
-    FilesRestored,
     Notification,
     Prompt,
     Record,
     Reminder,
-    RetryRecorded,
     Rewind,
     Steer,
     StepBegin,
@@ -39,16 +40,8 @@ from tui_agent.context import (
     UserCommand,
 )
 from tui_agent.loop import events as ev
-from tui_agent.vocab import (
-    ContentPart,
-    EntryMeta,
-    FinishReason,
-    HistoryEntry,
-    Message,
-    TokenUsage,
-    ToolCall,
-    ToolResult,
-)
+from tui_agent.loop import transcript
+from tui_agent.vocab import ContentPart, EntryMeta, FinishReason, HistoryEntry, TokenUsage, ToolCall
 
 _PROMPT = EntryMeta(source="input")
 _QUEUED_AS: dict[str, Literal["notify", "reminder", "async-tool", "steer"]] = {
@@ -87,7 +80,7 @@ class _Replayer:
         self.usage = TokenUsage()
         self.context_tokens = 0
         self.turn_id = 0
-        self.turn_ts = 0.0
+        self.begin = TurnBegin(turn_id=0, ts=0.0)  # the turn whose records come now
         self.turns: list[_TurnMark] = []
         self.opening: list[HistoryEntry] | None = None  # a turn's first entries, not yet shown
         self.step: _Step | None = None
@@ -98,7 +91,7 @@ class _Replayer:
         match record:
             case TurnBegin():
                 self.turn_id = record.turn_id
-                self.turn_ts = record.ts
+                self.begin = record
                 self.turns.append(_TurnMark(len(self.events), self.context_tokens))
                 self.opening = []
             case Prompt():
@@ -108,9 +101,7 @@ class _Replayer:
             case StepBegin():
                 self._open_turn()
                 if self.step is None or self.step.number != record.step:
-                    self.events.append(
-                        ev.StepStarted(turn_id=record.turn_id, step=record.step, ts=record.ts)
-                    )
+                    self.events.append(transcript.step_started(record))
                 self.step = _Step(record.step)
             case ContentPartDone():
                 if self.step is not None:
@@ -118,14 +109,7 @@ class _Replayer:
             case ToolCallStarted():
                 self._complete(record.ts)
                 self.calls[record.call.id] = record.call
-                self.events.append(
-                    ev.ToolStarted(
-                        id=record.call.id,
-                        name=record.call.name,
-                        arguments=record.call.arguments,
-                        ts=record.ts,
-                    )
-                )
+                self.events.append(transcript.tool_started(record.call, ts=record.ts))
             case ToolResultRecorded():
                 self._tool_result(record)
             case StepEnd():
@@ -133,51 +117,24 @@ class _Replayer:
             case TurnEnd():
                 self._open_turn()
                 self.step = None
-                self.events.append(
-                    ev.TurnFinished(
-                        turn_id=record.turn_id,
-                        text="",
-                        result=ev.TurnResult(**record.result.model_dump()),
-                        ts=record.ts,
-                    )
-                )
+                # The final text is on screen already, in the turn's completed steps.
+                self.events.append(transcript.turn_finished(record, ""))
             case Compaction():
                 self.context_tokens = record.tokens_after or 0
-                self.events.append(
-                    ev.Compacted(
-                        summary=record.summary,
-                        tokens_before=record.tokens_before or 0,
-                        tokens_after=record.tokens_after or 0,
-                        ts=record.ts,
-                    )
-                )
-            case RetryRecorded():
-                self.events.append(
-                    ev.Retrying(
-                        turn_id=self.turn_id,
-                        step=record.step,
-                        attempt=record.attempt,
-                        max_attempts=record.max_attempts,
-                        delay_s=record.delay_s,
-                        error_code=record.error_code,
-                        message=record.message,
-                        status=record.status,
-                        ts=record.ts,
-                    )
-                )
+                self.events.append(transcript.compacted(record))
             case UserCommand():
-                self._user_command(record)
+                self.user_commands += 1
+                self.events.extend(transcript.user_command(record, f"user-{self.user_commands}"))
             case UsageAdded():
                 self.usage = self.usage + record.usage
                 self._usage_changed(record.ts)
             case Rewind():
                 self._rewind(record.turn, record.ts)
-            case FilesRestored():
-                self.events.append(
-                    ev.Notice(level="info", text=restored_notice(record.paths), ts=record.ts)
-                )
             case _:
-                pass
+                # A standalone record (a retry, restored files...) shows as its own event.
+                event = transcript.event_of(record, self.turn_id)
+                if event is not None:
+                    self.events.append(event)
 
     def _entry(self, entry: HistoryEntry, *, ts: float) -> None:
         if self.opening is not None:
@@ -188,21 +145,14 @@ class _Replayer:
         source = _QUEUED_AS.get(entry.meta.source)
         if source is not None:
             self.events.append(ev.NotificationQueued(source=source, text=text, ts=ts))
-        self.events.append(ev.Drained(turn_id=self.turn_id, texts=(text,), ts=ts))
+        self.events.append(transcript.drained(self.turn_id, (entry,), ts=ts, prompt_ids=()))
 
     def _open_turn(self) -> None:
         """The turn's opening entries are known once its first step (or its end) comes."""
         if self.opening is None:
             return
         opening, self.opening = self.opening, None
-        self.events.append(
-            ev.TurnStarted(
-                turn_id=self.turn_id,
-                prompt_ids=(),
-                texts=tuple(entry.message.text for entry in opening),
-                ts=self.turn_ts,
-            )
-        )
+        self.events.append(transcript.turn_started(self.begin, opening, prompt_ids=()))
 
     def _complete(self, ts: float) -> None:
         """The step's content is whole: it shows as one completed answer (thinking, then text)."""
@@ -210,54 +160,14 @@ class _Replayer:
         if step is None or step.completed:
             return
         step.completed = True
-        message = Message(role="assistant", content=tuple(step.content))
         self.events.append(
-            ev.StepCompleted(
-                turn_id=self.turn_id,
-                step=step.number,
-                text=message.text,
-                thinking=message.thinking,
-                finish_reason=None,
-                usage=None,
-                ts=ts,
-            )
+            transcript.step_completed(self.turn_id, step.number, step.content, ts=ts)
         )
 
     def _tool_result(self, record: ToolResultRecorded) -> None:
         call = self.calls.get(record.call_id)
-        if call is None:
-            return
-        text = ToolResult(output=record.output).text  # as the live event showed it
-        # Logs older than `outcome` knew only the machine's word for a result: succeeded.
-        outcome = record.outcome or "succeeded"
-        self.events.append(
-            ev.ToolFinished(
-                id=call.id,
-                name=call.name,
-                outcome=outcome,
-                output=text,
-                is_error=record.is_error,
-                display=record.display,
-                ts=record.ts,
-            )
-        )
-
-    def _user_command(self, record: UserCommand) -> None:
-        """The row a `!command` drew: a call named `!`, as the app draws it."""
-        self.user_commands += 1
-        call_id = f"user-{self.user_commands}"
-        arguments = json.dumps({"command": record.command})
-        self.events.append(ev.ToolStarted(id=call_id, name="!", arguments=arguments, ts=record.ts))
-        self.events.append(
-            ev.ToolFinished(
-                id=call_id,
-                name="!",
-                outcome="aborted" if record.status == "aborted" else "succeeded",
-                output=record.output,
-                is_error=record.status == "failed",
-                ts=record.ts,
-            )
-        )
+        if call is not None:
+            self.events.append(transcript.tool_finished(record, call.name))
 
     def _step_end(self, record: StepEnd) -> None:
         step = self.step
@@ -280,12 +190,7 @@ class _Replayer:
 
     def _usage_changed(self, ts: float) -> None:
         self.events.append(
-            ev.UsageChanged(
-                total=self.usage,
-                context_tokens=self.context_tokens,
-                context_window=self.window,
-                ts=ts,
-            )
+            transcript.usage_changed(self.usage, self.context_tokens, self.window, ts=ts)
         )
 
     def _rewind(self, turn: int, ts: float) -> None:
@@ -298,13 +203,6 @@ class _Replayer:
         self.context_tokens = mark.context_tokens
         if self.usage.total:  # the tokens were spent all the same
             self._usage_changed(ts)
-
-
-def restored_notice(paths: Sequence[str]) -> str:
-    """What /undo and /rewind say (and a resumed session shows again)."""
-    if not paths:
-        return "no files needed restoring: they were already as before"
-    return "restored " + ", ".join(sorted(paths))
 
 
 def replay(records: Iterable[Record], *, context_window: int) -> Replay:

@@ -5,21 +5,24 @@ on the machines (submit, steer, cancel, queue edits, notes, approvals, compactio
 MCP servers) and the three ordered hook slots with the error-handler chain for registration.
 Every collaborator arrives at construction (`factory.build_loop` wires them in dependency
 order). What the engine calls back — the step gate, turn and prompt bookkeeping, the tool side
-channel, the error handlers' `retry()`, settling — is the private `TurnPolicy` in `_policy.py`,
-which this class delegates to. The kernel is reached only through `loop.adapters`.
+channel, the error handlers' `retry()`, settling — and the commands that change its state
+(submit, steer, cancel, close, applying a compaction) are the private `TurnPolicy`'s in
+`_policy.py`, which this class delegates to; it writes none of the policy's fields itself. The
+kernel is reached only through `loop.adapters` (`Engine`'s commands and views).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from tui_agent.context import CompactionFailed, CompactionResult
+from tui_agent.context import CompactionFailed, CompactionResult, UserCommand
 from tui_agent.loop import events as ev
-from tui_agent.loop._policy import Prompt, TurnPolicy
+from tui_agent.loop import transcript
+from tui_agent.loop._policy import TurnPolicy
+from tui_agent.loop._turn import SubmittedPrompt
 from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
@@ -32,7 +35,6 @@ from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
 from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
-from tui_agent.loop.replay import restored_notice
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
@@ -55,7 +57,6 @@ from tui_agent.vocab import (
 if TYPE_CHECKING:
     from tui_agent.tools.mcp import McpServers
 
-USER_CANCELLED = "user_cancelled"
 Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
 
 
@@ -112,7 +113,7 @@ class AgentLoopService:
         )
 
     async def start(self) -> None:
-        await self.engine.agent.start()
+        await self.engine.start()
 
     # -- LoopApi: views ----------------------------------------------------------------------
     @property
@@ -120,7 +121,7 @@ class AgentLoopService:
         return self._info
 
     def history(self) -> list[HistoryEntry]:
-        return list(self.view(self.engine.agent.history))
+        return list(self.view(self.engine.history))
 
     def transcript(self) -> tuple[ev.LoopEvent, ...]:
         return self._transcript
@@ -130,13 +131,13 @@ class AgentLoopService:
         return self._policy.view(history)
 
     def snapshot(self) -> LoopSnapshot:
-        agent = self.engine.agent
+        engine = self.engine
         return LoopSnapshot(
-            agent_state=agent.state,
-            turn_state=agent.turn_state,
-            active_turn_id=self.engine.active_turn_id,
-            step=self.engine.step,
-            paused=agent.paused,
+            agent_state=engine.agent_state,
+            turn_state=engine.turn_state,
+            active_turn_id=engine.active_turn_id,
+            step=engine.step,
+            paused=engine.paused,
             queue=self.engine.queue(),
             notifications=self.engine.notifications(),
             tools=self.engine.live_tools(),
@@ -190,7 +191,7 @@ class AgentLoopService:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
-    ) -> Prompt:
+    ) -> SubmittedPrompt:
         return await self._policy.submit(
             text, steer_if_active=steer_if_active, draft=draft, images=images
         )
@@ -199,38 +200,15 @@ class AgentLoopService:
         return await self._policy.steer(prompt_ids)
 
     async def cancel(self, prompt_id: str | None = None, *, force: bool = False) -> bool:
-        policy = self._policy
-        if prompt_id is not None:
-            prompt = policy.prompts.get(prompt_id)
-            if prompt is None:
-                return False
-            if policy.active is not None and (
-                prompt in policy.active.prompts or prompt.state == "steered"
-            ):
-                return await self.cancel(force=force)
-            if not await self.engine.agent.cancel_queued(prompt_id):
-                return False
-            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="removed"))
-            self._publish(ev.PromptRemoved(prompt_id=prompt_id, reason="cancelled"))
-            return True
-        turn = policy.active
-        if turn is None:
-            return False
-        first = turn.abort_reason is None
-        turn.abort_reason = turn.abort_reason or USER_CANCELLED
-        policy.approvals.deny("The turn was cancelled.")
-        await self.engine.agent.abort(USER_CANCELLED)  # a second abort forces the end
-        if force and first:
-            await self.engine.agent.abort(USER_CANCELLED)
-        return True
+        return await self._policy.cancel(prompt_id, force=force)
 
     async def cancel_tool(self, call_id: str) -> bool:
         self._policy.approvals.deny("The user stopped this call.", call_id=call_id)
-        return await self.engine.agent.abort_tool(call_id, USER_STOPPED_CALL)
+        return await self.engine.abort_tool(call_id, USER_STOPPED_CALL)
 
     async def edit_queued(self, prompt_id: str, text: str) -> bool:
         prompt = self._policy.prompts.get(prompt_id)
-        if prompt is None or not await self.engine.agent.edit_queued(prompt_id, user_message(text)):
+        if prompt is None or not await self.engine.edit_queued(prompt_id, user_message(text)):
             return False
         prompt.text = text
         self._publish(ev.PromptRemoved(prompt_id=prompt_id, reason="edited"))
@@ -238,13 +216,13 @@ class AgentLoopService:
         return True
 
     async def move_queued(self, prompt_id: str, offset: int) -> bool:
-        return await self.engine.agent.move_queued(prompt_id, offset)
+        return await self.engine.move_queued(prompt_id, offset)
 
     async def notify(self, text: str) -> None:
         entry = HistoryEntry(
             message=user_message(text), meta=EntryMeta(source="notify", created_at=self._clock())
         )
-        await self.engine.agent.notify(entry)
+        await self.engine.notify(entry)
         self._publish(ev.NotificationQueued(source="notify", text=text))
 
     async def remind(self, key: str, text: str) -> None:
@@ -252,7 +230,7 @@ class AgentLoopService:
             message=user_message(text),
             meta=EntryMeta(source="reminder", key=key, created_at=self._clock()),
         )
-        await self.engine.agent.remind(key, entry)
+        await self.engine.remind(key, entry)
         self._publish(ev.NotificationQueued(source="reminder", text=text, key=key))
 
     async def answer_approval(
@@ -278,7 +256,7 @@ class AgentLoopService:
         self._publish(ev.Notice(level="info", text=f"Approval mode: {mode}"))
 
     async def record_user_command(self, command: str, output: str, status: ToolStatus) -> None:
-        self._journal.user_command(command, output, status)
+        self._journal.write(UserCommand(command=command, output=output, status=status))
 
     def permission_rules(self) -> tuple[PermissionRule, ...]:
         if self._approvals is None:
@@ -309,7 +287,7 @@ class AgentLoopService:
         if self._compactor is None:
             self._publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
-        await self.compact_history(self.engine.agent.history)  # a failure says so itself
+        await self.compact_history(self.engine.history)  # a failure says so itself
 
     # -- MCP servers ---------------------------------------------------------------------------
     def mcp_servers(self) -> tuple[ev.McpServerInfo, ...]:
@@ -337,8 +315,8 @@ class AgentLoopService:
 
     async def restore_files(self, turn: int) -> tuple[str, ...]:
         restored = await self._restorer(idle=True).restore(turn)
-        self._publish(ev.Notice(level="info", text=restored_notice(restored)))
-        return restored
+        self._publish(transcript.files_restored(restored))
+        return restored.paths
 
     async def rewind_conversation(self, turn: int) -> None:
         await self._restorer(idle=True).rewind(turn)
@@ -346,7 +324,7 @@ class AgentLoopService:
     def _restorer(self, *, idle: bool = False) -> Checkpoints:
         if self._checkpoints is None:
             raise RuntimeError("this session keeps no checkpoints")
-        if idle and (self._policy.active is not None or self.engine.agent.queue):
+        if idle and (self._policy.active is not None or self.engine.has_queue):
             raise RuntimeError("wait until the turn has ended (Esc cancels it)")
         return self._checkpoints
 
@@ -355,31 +333,16 @@ class AgentLoopService:
         """Resolves when no turn runs, nothing would start one (the kernel's own judgement)
         and no loop work (an error handler, an after-step hook) is still under way."""
         while True:
-            await self.engine.agent.idle()
+            await self.engine.idle()
             await self._policy.delivered()
             if not self._policy.tasks:
                 return
             await asyncio.gather(*list(self._policy.tasks), return_exceptions=True)
 
     async def close(self) -> None:
-        policy = self._policy
-        if policy.closed:
-            return
-        policy.closed = True
-        if policy.active is not None:
-            await self.cancel()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self._options.abort_timeout_s + 1):
-                    await self.engine.agent.idle()
-        await self.engine.agent.close()
-        for task in list(policy.tasks):
-            with contextlib.suppress(Exception):
-                await task
-        await policy.delivered()
-        for prompt in policy.prompts.values():
-            prompt.settle("cancelled", ev.TurnResult(type="cancelled", steps=0, reason="closed"))
-        for hook in self._close_hooks:
-            await hook()
+        if await self._policy.close(self._options.abort_timeout_s + 1):
+            for hook in self._close_hooks:
+                await hook()
 
     # -- registration ------------------------------------------------------------------------
     def register_loop_error_handler(
@@ -397,18 +360,7 @@ class AgentLoopService:
         if isinstance(outcome, CompactionFailed):
             self._publish(ev.Notice(level="warning", text=f"Compaction failed: {outcome.message}"))
             return False
-        self._policy.overlay = (len(history), outcome.history)
-        self._policy.context_tokens = outcome.tokens_after
-        self._journal.compaction(
-            outcome.summary, outcome.kept, outcome.tokens_before, outcome.tokens_after
-        )
-        self._publish(
-            ev.Compacted(
-                summary=outcome.summary,
-                tokens_before=outcome.tokens_before,
-                tokens_after=outcome.tokens_after,
-            )
-        )
+        self._policy.apply_compaction(len(history), outcome)
         return True
 
 

@@ -31,6 +31,7 @@ from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.costs import Budget, Metering
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session._config import Config, ConfigError, load_config
@@ -156,7 +157,7 @@ async def _build(
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn
     log = EventLog(session.events_path)
     if not records:
-        log.write(
+        LogJournal(log).write(
             SessionMeta(
                 session_id=session.session_id,
                 workspace=str(config.workspace),

@@ -7,7 +7,7 @@ are in `ui/state.py`. It holds no Textual object: widgets register a listener an
 `Change` values, then read the state they need. Everything runs on the app's asyncio loop, so no
 locking is needed.
 
-Longer than most modules (about 670 lines) on purpose: it is the one place that reads the loop's
+One piece (675 lines): it is the one place that reads the loop's
 event words, one short arm per event type next to the state those arms keep; split, a reader
 would chase one event across files.
 """
