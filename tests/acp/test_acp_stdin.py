@@ -1,5 +1,6 @@
 """Hostile input on `tui-agent acp`'s stdin: every bad line is answered, the next is served, and
-the agent ends when its input does. The agent runs as a subprocess fed raw bytes."""
+the agent ends when its input does, quietly even while it waits for an answer. The agent runs as
+a subprocess fed raw bytes."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def initialize(request_id: int, **meta: Any) -> bytes:
 
 
 @asynccontextmanager
-async def raw_agent(tmp_path: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+async def raw_agent(tmp_path: Path, *args: str) -> AsyncIterator[asyncio.subprocess.Process]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -37,6 +38,7 @@ async def raw_agent(tmp_path: Path) -> AsyncIterator[asyncio.subprocess.Process]
         "acp",
         "--provider",
         "scripted",
+        *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -104,3 +106,46 @@ async def test_a_client_that_ends_mid_line_still_ends_the_agent(tmp_path: Path) 
             assert await process.wait() == 0
     assert ok["id"] == 1
     assert dropped["error"]["code"] == -32700
+
+
+def request(request_id: int, method: str, **params: Any) -> bytes:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    return json.dumps(message).encode() + b"\n"
+
+
+async def until_asked(process: asyncio.subprocess.Process) -> dict[str, Any]:
+    """Read the agent's messages until it asks the client's permission; that request."""
+    assert process.stdout is not None
+    async with asyncio.timeout(DEADLINE_S):
+        while line := await process.stdout.readline():
+            message = json.loads(line)
+            if message.get("method") == "session/request_permission":
+                return message
+    raise AssertionError("the agent ended without asking")
+
+
+async def test_a_client_that_leaves_during_a_permission_question_ends_the_agent_quietly(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    call = {"name": "write_file", "arguments": {"path": "new.txt", "content": "hi"}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"tool_calls": [call]}, {"text": "Done."}]}))
+    async with raw_agent(tmp_path, "--script", str(script)) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(initialize(1))
+        process.stdin.write(request(2, "session/new", cwd=str(workspace), mcpServers=[]))
+        (_, opened) = await replies(process, 2)
+        session = opened["result"]["sessionId"]
+        prompt = [{"type": "text", "text": "write it"}]
+        process.stdin.write(request(3, "session/prompt", sessionId=session, prompt=prompt))
+        await until_asked(process)
+        process.stdin.close()  # the editor went away mid-question
+        async with asyncio.timeout(DEADLINE_S):
+            assert await process.wait() == 0
+        assert process.stderr is not None
+        stderr = (await process.stderr.read()).decode()
+    assert "Traceback" not in stderr
+    assert len(stderr.strip().splitlines()) <= 1, stderr
+    assert not (workspace / "new.txt").exists()
