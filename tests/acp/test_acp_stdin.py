@@ -5,8 +5,10 @@ a subprocess fed raw bytes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,10 +17,12 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_cli import wait_until_dead
 from tui_agent.acp._stdin import MAX_DEPTH, MAX_LINE_BYTES
 
 pytestmark = pytest.mark.timeout(120)
 DEADLINE_S = 60.0
+MCP_FIXTURE = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 
 
 def initialize(request_id: int, **meta: Any) -> bytes:
@@ -149,3 +153,34 @@ async def test_a_client_that_leaves_during_a_permission_question_ends_the_agent_
     assert "Traceback" not in stderr
     assert len(stderr.strip().splitlines()) <= 1, stderr
     assert not (workspace / "new.txt").exists()
+
+
+async def test_an_mcp_server_that_ignores_the_end_of_its_input_ends_with_the_agent(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    pids = tmp_path / "server.pids"
+    args = json.dumps([MCP_FIXTURE, "stdio-ignoring-eof", str(pids)])
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text(
+        f'[mcp_servers.stubborn]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    )
+    async with raw_agent(tmp_path) as process:
+        assert process.stdin is not None
+        process.stdin.write(initialize(1))
+        process.stdin.write(request(2, "session/new", cwd=str(workspace), mcpServers=[]))
+        (_, opened) = await replies(process, 2)  # answered once the servers are up
+        assert "sessionId" in opened["result"]
+        server_pid, helper = map(int, pids.read_text().split())
+        process.stdin.close()
+        async with asyncio.timeout(DEADLINE_S):
+            assert await process.wait() == 0
+    try:  # killed by the time the agent has exited; the poll only covers the kernel's lag
+        wait_until_dead(server_pid, limit_s=5)
+        wait_until_dead(helper, limit_s=5)
+    except AssertionError:
+        for pid in (server_pid, helper):  # a failed test leaves nothing of its own running
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        raise
