@@ -141,3 +141,24 @@ def test_a_mistake_in_config_toml_names_the_file_server_and_key(workspace: Path)
 
     assert done.returncode == 2
     assert "config.toml: mcp_servers.docs.url: ${DOCS_HOST_UNSET} is not set" in done.stderr
+
+
+def test_a_skipped_servers_secret_is_never_printed_expanded(workspace: Path) -> None:
+    args = ["--password", "${DEPLOY_PASSWORD}"]
+    _mcp_json(workspace, {"deploy": {"command": str(BIN / "mcp-server-time"), "args": args}})
+    with scripted_openai_server([{"text": "ok"}]) as server:
+        done = tui_agent(
+            *cli_args(server, workspace),
+            "-p",
+            "hi",
+            "--output-format",
+            "jsonl",
+            env={**cli_env(), "DEPLOY_PASSWORD": "hunter2-secret"},
+            timeout=60,
+        )
+
+    assert done.returncode == 0, done.stderr
+    assert "hunter2" not in done.stdout + done.stderr
+    servers = [e for e in events_of(done.stdout) if e.get("type") == "mcp.servers"]
+    assert servers, "no MCP status event"
+    assert "${DEPLOY_PASSWORD}" in json.dumps(servers[-1])

@@ -85,6 +85,28 @@ def test_kill_9_of_the_agent_ends_an_mcp_server_that_ignores_the_end_of_its_inpu
         raise
 
 
+def test_an_mcp_server_that_ignores_the_end_of_its_input_ends_when_the_agent_exits(
+    workspace: Path,
+) -> None:
+    """An ordinary exit: the server is told by the end of its input, then SIGTERM after a short
+    grace, then SIGKILL; the agent's exit is not held up by it for long."""
+    pids = workspace.parent / "server.pids"
+    args = json.dumps([FIXTURE, "stdio-ignoring-eof", str(pids)])
+    config = Path(os.environ["TUI_AGENT_HOME"]) / "config.toml"
+    config.write_text(f'[mcp_servers.stubborn]\ncommand = "{sys.executable}"\nargs = {args}\n')
+    with scripted_openai_server([{"text": "ok"}]) as server:
+        proc = start(server, workspace, "-p", "hi")
+        _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 0, err
+    server_pid, helper = map(int, pids.read_text().split())
+    try:
+        wait_until_dead(server_pid, limit_s=2)
+        wait_until_dead(helper, limit_s=2)
+    except AssertionError:
+        _end(server_pid, helper)
+        raise
+
+
 def _end(*pids: int) -> None:
     """A failed test leaves nothing of its own running."""
     for pid in pids:

@@ -166,3 +166,80 @@ def test_a_key_held_away_from_tools_can_still_be_given_to_a_server(
     assert setup.problems == ()
     [server] = setup.servers
     assert dict(server.env) == {"GITHUB_TOKEN": "ghp-held"}
+
+
+def test_a_workspace_file_never_expands_a_held_key(tmp_path: Path) -> None:
+    """A repository must not send the user's keys to a server it names: not by the key's name,
+    not by its default, not through another variable holding the same value."""
+    key = "sk-live-0123456789"
+    servers = {
+        "args": {"command": "x", "args": ["--key=${OPENAI_API_KEY}"]},
+        "default": {
+            "type": "http",
+            "url": "https://x",
+            "headers": {"A": "${ANTHROPIC_API_KEY:-x}"},
+        },
+        "pattern": {"command": "x", "env": {"T": "${GITHUB_TOKEN}"}},
+        "alias": {"command": "x", "env": {"K": "${MY_ALIAS}"}},
+        "fine": {"command": "x", "env": {"P": "${HOME}"}},
+    }
+    env = {"OPENAI_API_KEY": key, "GITHUB_TOKEN": "ghp-9", "MY_ALIAS": key, "HOME": "/h"}
+    setup = _setup(tmp_path, mcp_json={"mcpServers": servers}, env=env)
+
+    assert [server.name for server in setup.servers] == ["fine"]
+    problems = "\n".join(setup.problems)
+    for where, variable in [
+        ("args.args[0]", "OPENAI_API_KEY"),
+        ("default.headers.A", "ANTHROPIC_API_KEY"),
+        ("pattern.env.T", "GITHUB_TOKEN"),
+        ("alias.env.K", "MY_ALIAS"),
+    ]:
+        assert f"mcpServers.{where}: ${{{variable}}} would give the server a key" in problems
+    assert key not in problems and "ghp-9" not in problems
+    # The user's own config.toml may still give a server a held key.
+    toml = '[mcp_servers.gh]\ncommand = "x"\nenv = { T = "${GITHUB_TOKEN}" }\n'
+    own = _setup(tmp_path, toml, env=env).servers[0]
+    assert (own.name, own.env) == ("gh", {"T": "ghp-9"})
+
+
+def test_what_is_shown_of_a_server_is_as_written_with_names_not_values(tmp_path: Path) -> None:
+    servers = {
+        "s": {
+            "command": "${TOOLS}/server",
+            "args": ["--password", "${DEPLOY_PASSWORD}"],
+            "env": {"PYTHONPATH": "${DEPLOY_PASSWORD}"},
+        },
+        "h": {"type": "http", "url": "https://x/${DEPLOY_PASSWORD}", "headers": {"X-Pass": "p"}},
+    }
+    env = {"TOOLS": "/opt", "DEPLOY_PASSWORD": "hunter2-secret"}
+    stdio, http = _setup(tmp_path, mcp_json={"mcpServers": servers}, env=env).servers
+
+    assert stdio.args == ("--password", "hunter2-secret")  # what runs is expanded
+    assert stdio.describe() == (
+        "s: '${TOOLS}/server' --password '${DEPLOY_PASSWORD}'\n  env: PYTHONPATH"
+    )
+    assert http.describe() == "h: https://x/${DEPLOY_PASSWORD}\n  headers: X-Pass"
+    assert "hunter2" not in stdio.command_line() + http.command_line()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"command": "other"},
+        {"args": ("mcp-server-time", "--x")},
+        {"env": {"PYTHONPATH": "/repo/evil"}},
+        {"transport": "http", "url": "https://x/mcp"},
+        {"transport": "http", "url": "https://x/mcp", "headers": {"Authorization": "b"}},
+    ],
+)
+def test_an_approval_is_asked_again_when_anything_the_server_runs_with_changes(
+    tmp_path: Path, change: dict[str, object]
+) -> None:
+    server = McpServerConfig(name="t", command="uvx", args=("mcp-server-time",), source="workspace")
+    base = {"transport": "http", "url": "https://x/mcp"} if "headers" in change else {}
+    approved = McpServerConfig(**{**server.__dict__, **base})  # type: ignore[arg-type]
+    WorkspaceTrust(tmp_path).remember([approved])
+    assert WorkspaceTrust(tmp_path).approved([approved])
+
+    changed = McpServerConfig(**{**approved.__dict__, **change})  # type: ignore[arg-type]
+    assert not WorkspaceTrust(tmp_path).approved([changed])

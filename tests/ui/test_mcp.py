@@ -95,6 +95,26 @@ async def test_deny_leaves_the_workspace_servers_stopped(workspace: Path) -> Non
         await until(pilot, lambda: "mcp 0/1" in status_text(app))
 
 
+async def test_the_trust_prompt_shows_env_and_header_names_and_never_an_expanded_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPLOY_PASSWORD", "hunter2-secret")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    server = {
+        "command": sys.executable,
+        "args": [FIXTURE, "${DEPLOY_PASSWORD}"],
+        "env": {"PYTHONPATH": "${DEPLOY_PASSWORD}"},
+    }
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {"fx": server}}))
+    async with app_opening(folder) as (app, pilot):
+        await approval_shown(pilot)
+        preview = app.vm.approvals[0].preview
+        await answer(app, pilot, "n", lambda: not app.approval_bar.display)
+    assert f"fx: {sys.executable} {FIXTURE} '${{DEPLOY_PASSWORD}}'\n  env: PYTHONPATH" in preview
+    assert "hunter2" not in preview
+
+
 SERVERS = (
     McpServerInfo(
         name="git",

@@ -252,6 +252,8 @@ class _Session:
                     options=PERMISSION_OPTIONS,
                 )
                 decision = self._decision(answer, request.rule)
+            except ConnectionError:
+                _client_left(request)
             except Exception:  # a client that cannot answer denies; the model is told
                 log.exception("session/request_permission failed")
         await self.loop.answer_approval(request.request_id, decision)
@@ -280,6 +282,8 @@ class _Session:
                 "ask",
             ):
                 mode = "auto-edit" if outcome.option_id == "auto-edit" else "ask"
+        except ConnectionError:
+            _client_left(request)
         except Exception:  # a client that cannot answer keeps the model planning
             log.exception("session/request_permission for a plan failed")
         if mode is None:
@@ -299,7 +303,9 @@ class _Session:
         while (update := await self._updates.get()) is not None:
             try:
                 await self._client.session_update(session_id=self.id, update=update)
-            except Exception:  # the client went away; the loop is closed by the agent
+            except ConnectionError:
+                pass  # the client went away; the agent closes the loop, which seals the log
+            except Exception:
                 log.exception("session/update failed")
             finally:
                 self._updates.task_done()
@@ -307,6 +313,12 @@ class _Session:
 
     async def _flushed(self) -> None:
         await self._updates.join()
+
+
+def _client_left(request: ev.ApprovalRequested) -> None:
+    # The SDK fails every pending request with ConnectionError once the client's input ends:
+    # an expected end, worth one line (no traceback); the agent then closes every session.
+    log.warning("the client left before answering whether to run %s; denied", request.name)
 
 
 def _mcp_servers(servers: Sequence[Any], workspace: Path) -> tuple[Any, ...]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import signal
 import sys
@@ -13,15 +12,10 @@ from pathlib import Path
 from typing import cast
 
 from tui_agent.acp._agent import AcpAgent, AcpDefaults
+from tui_agent.acp._stdin import MAX_LINE_BYTES, gate
 from tui_agent.providers import PROVIDER_KINDS
 
 EXIT_OK, EXIT_USAGE = 0, 2
-STDIO_LIMIT = 50 * 1024 * 1024  # one message may carry whole files (embedded resources)
-_PARSE_ERROR = {
-    "jsonrpc": "2.0",
-    "id": None,
-    "error": {"code": -32700, "message": "Parse error: a message must be one JSON object a line"},
-}
 
 
 def main(argv: list[str]) -> int:
@@ -68,38 +62,21 @@ async def _serve(agent: AcpAgent) -> None:
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         if serving is not None:
             loop.add_signal_handler(signum, serving.cancel)
-    from_client, to_client = await stdio_streams(limit=STDIO_LIMIT)
-    checked = asyncio.StreamReader(limit=STDIO_LIMIT)
-    gate = asyncio.create_task(_refuse_malformed(from_client, checked, to_client))
+    from_client, to_client = await stdio_streams(limit=MAX_LINE_BYTES)
+    # The SDK reads what passed the gate (bounded lines of one JSON object each).
+    checked = asyncio.StreamReader(limit=MAX_LINE_BYTES + 1)
+    gating = asyncio.create_task(gate(from_client, checked, to_client), name="acp-stdin")
     try:
         # The SDK routes each method to the handler of that name and answers "method not
         # found" for those we do not offer (list, fork, resume, close).
         await run_agent(
-            cast(Agent, agent), to_client, checked, stdio_buffer_limit_bytes=STDIO_LIMIT
+            cast(Agent, agent), to_client, checked, stdio_buffer_limit_bytes=MAX_LINE_BYTES + 1
         )
     except asyncio.CancelledError:
         pass
     finally:
-        gate.cancel()
+        gating.cancel()
         await agent.close()  # the client is gone or we were told to stop: end turns, seal logs
-
-
-async def _refuse_malformed(
-    source: asyncio.StreamReader, sink: asyncio.StreamReader, replies: asyncio.StreamWriter
-) -> None:
-    """Pass each line that is a JSON object on to the SDK; answer any other line with a
-    JSON-RPC parse error (the SDK itself would only log it, leaving the client waiting)."""
-    while line := await source.readline():
-        try:
-            message = json.loads(line) if line.strip() else {}
-        except ValueError:
-            message = None
-        if isinstance(message, dict):
-            sink.feed_data(line)
-            continue
-        replies.write(json.dumps(_PARSE_ERROR).encode() + b"\n")
-        await replies.drain()
-    sink.feed_eof()
 
 
 def _version() -> str:

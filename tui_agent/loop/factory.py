@@ -415,7 +415,7 @@ def _mcp_servers(
             ApprovalRequest.trust(
                 "MCP servers from .mcp.json",
                 f"Start the {len(servers)} MCP server(s) this workspace's .mcp.json configures?",
-                "\n".join(f"{server.name}: {server.command_line()}" for server in servers),
+                "\n".join(server.describe() for server in servers),
             )
         )
         return decision.kind

@@ -9,17 +9,23 @@ it, so its servers start only once approved):
         "docs": {"type": "http", "url": "https://example.com/mcp",
                  "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}
 
-`${VAR}` (or `${VAR:-default}`) in any value comes from the environment. A mistake in
+`${VAR}` (or `${VAR:-default}`) in any value comes from the environment, except that a
+workspace's file may not name a key tui-agent holds (`keys.is_key`: the provider keys,
+`api_key_env`, `secret_env`) nor a variable whose value is one: a repository must not be able to
+send the user's model key to a server it names (`config.toml` may, being the user's own). What
+is shown of a server (`command_line`, `describe`) is as written, never expanded. A mistake in
 `config.toml` is a `ConfigError`; one in `.mcp.json` skips that server with a problem that
 names the file, the server and the key (a workspace file should not stop the app). A name in
 both files is the `config.toml` server. Approvals live in `$TUI_AGENT_HOME/mcp-approvals.json`,
-per workspace, by each server's name and command line (a changed command asks again).
+per workspace, by a fingerprint of each server's name, command, args, env, URL and headers (any
+change asks again).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,32 +177,54 @@ def _server(
         raise _Problem("command", 'missing: a stdio server needs "command" (or give "url")')
     if transport == "http" and not table.url:
         raise _Problem("url", 'missing: an http server needs "url"')
+    expand = _Expander(env, source == "workspace")
+    command, args = table.command or "", table.args
     return McpServerConfig(
         name=name,
         transport=transport,
-        command=_expand(table.command or "", "command", env),
-        args=tuple(_expand(arg, f"args[{i}]", env) for i, arg in enumerate(table.args)),
-        env={key: _expand(value, f"env.{key}", env) for key, value in table.env.items()},
-        url=_expand(table.url or "", "url", env),
-        headers={k: _expand(v, f"headers.{k}", env) for k, v in table.headers.items()},
+        command=expand(command, "command"),
+        args=tuple(expand(arg, f"args[{i}]") for i, arg in enumerate(args)),
+        env={key: expand(value, f"env.{key}") for key, value in table.env.items()},
+        url=expand(table.url or "", "url"),
+        headers={k: expand(v, f"headers.{k}") for k, v in table.headers.items()},
         enabled=table.enabled,
         startup_timeout_s=table.startup_timeout_s or DEFAULT_STARTUP_TIMEOUT_S,
         tool_timeout_s=table.tool_timeout_s or DEFAULT_TOOL_TIMEOUT_S,
         source=source,
         cwd=str(workspace),
+        as_written=(table.url or "") if transport == "http" else shlex.join([command, *args]),
     )
 
 
-def _expand(value: str, key: str, env: Mapping[str, str]) -> str:
-    def replace(match: re.Match[str]) -> str:
+class _Expander:
+    """`${VAR}` in one server's values; `guarded` (a workspace's file): never a held key."""
+
+    def __init__(self, env: Mapping[str, str], guarded: bool) -> None:
+        self._env = env
+        self._held = (
+            {value for name, value in env.items() if value and keys.is_key(name)}
+            if guarded
+            else set()
+        )
+        self._guarded = guarded
+
+    def __call__(self, value: str, key: str) -> str:
+        return _VARIABLE.sub(lambda match: self._value(match, key), value)
+
+    def _value(self, match: re.Match[str], key: str) -> str:
         variable, default = match.group(1), match.group(2)
-        if variable in env:
-            return env[variable]
+        if self._guarded and (keys.is_key(variable) or self._env.get(variable) in self._held):
+            raise _Problem(
+                key,
+                f"${{{variable}}} would give the server a key tui-agent holds, which a "
+                f"workspace's {MCP_JSON} may not do (configure the server in config.toml's "
+                "[mcp_servers] to give it one)",
+            )
+        if variable in self._env:
+            return self._env[variable]
         if default is not None:
             return default
         raise _Problem(key, f"${{{variable}}} is not set in the environment")
-
-    return _VARIABLE.sub(replace, value)
 
 
 class WorkspaceTrust:
@@ -217,5 +245,14 @@ class WorkspaceTrust:
 
 
 def _fingerprint(server: McpServerConfig) -> str:
-    # Only the name and what runs: env and headers may hold secrets, which never reach a file.
-    return fingerprint(server.name, server.transport, server.command_line())
+    # Everything that decides what runs and what it is given: a changed env (PYTHONPATH into
+    # the repository) or header asks again. Values reach the file only inside a one-way hash.
+    return fingerprint(
+        server.name,
+        server.transport,
+        server.command,
+        json.dumps(server.args),
+        json.dumps(sorted(server.env.items())),
+        server.url,
+        json.dumps(sorted(server.headers.items())),
+    )

@@ -32,13 +32,28 @@ class McpServerConfig:
     # "workspace" servers come from a file anyone could have committed: they need approval.
     source: Source = "config"
     cwd: str | None = None
+    # The command line (or URL) as its file writes it, `${VAR}` unexpanded: what is shown, so a
+    # value from the environment (a token) is never printed. Empty: shown as run.
+    as_written: str = ""
 
     @property
     def trusted(self) -> bool:
         return self.source != "workspace"
 
     def command_line(self) -> str:
-        """What the user approves: the command as a shell would show it, or the URL."""
+        """The command as a shell would show it, or the URL, as the file writes it."""
+        if self.as_written:
+            return self.as_written
         if self.transport == "http":
             return self.url
         return shlex.join([self.command, *self.args])
+
+    def describe(self) -> str:
+        """What the user approves: the name, the command line, and the names (never the values)
+        of the environment variables and headers the server is given."""
+        lines = [f"{self.name}: {self.command_line()}"]
+        if self.env:
+            lines.append(f"  env: {', '.join(sorted(self.env))}")
+        if self.headers:
+            lines.append(f"  headers: {', '.join(sorted(self.headers))}")
+        return "\n".join(lines)
