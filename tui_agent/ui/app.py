@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from textual import events, on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -53,23 +53,19 @@ from tui_agent.ui.rewind_screen import (
 )
 from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
-from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
+from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
-from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.find_bar import FindBar
-from tui_agent.ui.widgets.key_footer import KeyFooter
-from tui_agent.ui.widgets.plan_pane import PlanPane
+from tui_agent.ui.widgets.pane import FollowsViewModel
 from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
-from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
 from tui_agent.vocab import APPROVAL_MODES, PromptDraft
 
 T = TypeVar("T")
 
-NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
 CONFIRM_WINDOW_S = 30.0  # a command that would cancel the turn, sent again within this, goes
 DEMO_NOTICE = (
@@ -132,6 +128,11 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+f", "find", "Find", priority=True, show=False),
     ]
 
+    # What the footer greys follows these (see `check_action`): when one changes, it is redrawn.
+    turn_running = var(False, bindings=True)
+    can_steer = var(False, bindings=True)
+    escape_closes = var(False, bindings=True)
+
     def __init__(
         self,
         loop: LoopApi,
@@ -152,61 +153,41 @@ class TuiAgentApp(App[None]):
         self._events: list[LoopEvent] = []  # from the loop, not yet in the view model
         self._woken = False  # a `_Pending` message is on its way
         self._reported: set[str] = set()
-        self._dirty: set[str] = set()
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_editor = False  # Ctrl+G's editor runs (one at a time)
         self._confirming: tuple[str, float] | None = None  # a command that asked, and when
-        self._footer_state: tuple[object, ...] = ()
-        self.narrow = False
-        self.transcript = Transcript(self.vm, id="transcript")
-        self.plan_pane = PlanPane(self.vm, id="plan")
-        self.tools_pane = ToolsPane(self.vm, id="tools")
-        self.queue_pane = QueuePane(self.vm, id="queue")
-        self.status_bar = StatusBar(self.vm, id="status")
-        self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(id="approval")
+        # The screen composes the layout; these are its widgets, named for the flows that use them.
+        self.main_screen = screen = MainScreen(self.vm)
+        self.transcript = screen.transcript
+        self.plan_pane = screen.plan_pane
+        self.tools_pane = screen.tools_pane
+        self.queue_pane = screen.queue_pane
+        self.status_bar = screen.status_bar
+        self.prompt_input = screen.prompt_input
+        self.approval_bar = screen.approval_bar
+        self.completion = screen.completion
+        self.paths = screen.paths
+        self.find_bar = screen.find_bar
+        FollowsViewModel(self, self.vm, ("approvals",), self._show_approval)
+        FollowsViewModel(self, self.vm, None, self._sync_footer)
         self._last_key_at = float("-inf")  # when the person last pressed a key
         self._draft_at_ask = ""  # the draft when the shown approval appeared
         self._last_quiet = False  # whether the person was quiet before the key being handled
         self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
-        self.completion = SlashCompletion(id="completion")
-        self.paths = PathCompletion(id="path-completion")
-        self.find_bar = FindBar(self.vm, id="find")
         self.power = PromptPower(self.vm)
-        self.main_screen = MainScreen()
 
-    # ------------------------------------------------------------ layout
+    # ------------------------------------------------------------ lifecycle
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main_screen
 
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            yield self.transcript
-            with Vertical(id="side"):
-                yield self.plan_pane
-                yield self.tools_pane
-                yield self.queue_pane
-        yield self.completion
-        yield self.paths
-        yield self.approval_bar
-        yield self.find_bar
-        yield self.prompt_input
-        yield self.status_bar
-        yield KeyFooter(id="footer")
-
     def on_mount(self) -> None:
         self.theme = "textual-dark"
-        self.vm.listen(self._on_change)
         self._attach_loop(self.loop)
-        self.approval_bar.display = False
-        self.completion.display = False
-        self.paths.display = False
-        self.find_bar.display = False
-        self._set_narrow(self.size.width < NARROW_BELOW)
+        self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
         self.call_after_refresh(self._after_first_frame)
 
@@ -359,17 +340,7 @@ class TuiAgentApp(App[None]):
         )
 
     def on_resize(self, event: events.Resize) -> None:
-        self._set_narrow(event.size.width < NARROW_BELOW)
-
-    def _set_narrow(self, narrow: bool) -> None:
-        self.narrow = narrow
-        self.screen.set_class(narrow, "-narrow")
-        if not narrow:
-            self.screen.remove_class("-show-tools", "-show-queue")
-        self.status_bar.show_counts = narrow
-        self.status_bar.refresh_status()
-        # Once laid out at the new width: which segments fit depends on it.
-        self.call_after_refresh(self.status_bar.refresh_status)
+        self.main_screen.fold(event.size.width)
 
     # ------------------------------------------------------------ loop -> view model -> widgets
 
@@ -398,19 +369,6 @@ class TuiAgentApp(App[None]):
             text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
             self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
-    def _on_change(self, change: Change) -> None:
-        if isinstance(change, PaneChanged):
-            self._mark(change.pane)
-            return
-        self.transcript.take(change)
-        if isinstance(change, Reset):
-            self._mark("tools", "queue", "status", "approvals", "machines", "plan")
-
-    def _mark(self, *panes: str) -> None:
-        """Coalesce pane refreshes: the events of one burst cost one redraw."""
-        self._dirty.update(panes)
-        self._wake()
-
     def _wake(self) -> None:
         if not self._woken:
             self._woken = True
@@ -419,8 +377,9 @@ class TuiAgentApp(App[None]):
     @on(_Pending)
     def _show_pending(self) -> None:
         """Apply the queued loop events to the view model, then refresh each pane they touched
-        once: a burst of events costs one pass. The transcript takes its changes through its
-        own queue (`Transcript.take`), so nothing here waits and keys are never held up."""
+        once: a burst of events costs one pass. The panes and the transcript take the changes
+        themselves and draw them from their own queues, so nothing here waits and keys are
+        never held up."""
         self._woken = False
         events, self._events = self._events, []
         for event in events:
@@ -429,11 +388,6 @@ class TuiAgentApp(App[None]):
                 self._call_back(event)
             except Exception as error:
                 self._report_error(f"showing a {event.type} event failed", error)
-        if self._dirty:
-            try:
-                self._flush_panes()
-            except Exception as error:
-                self._report_error("refreshing the panes failed", error)
 
     @on(Transcript.DrawFailed)
     def _on_draw_failed(self, message: Transcript.DrawFailed) -> None:
@@ -451,44 +405,23 @@ class TuiAgentApp(App[None]):
         if marker:
             self.vm.add_marker("error", text)
 
-    def _flush_panes(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        if not self.tools_pane.is_attached:
+    def _sync_footer(self) -> None:
+        """Tell the footer what it greys (see `check_action`); a var that changes redraws it."""
+        if not self.main_screen.is_attached:
             return  # the app is shutting down: nothing left to draw
-        if "tools" in dirty:
-            self.tools_pane.refresh_rows()
-            if not self.vm.tools and self.tools_pane.has_focus:
-                # Nothing left to select there: back to the input (and the transcript).
-                self.screen.remove_class("-show-tools")
-                self._home().focus()
-        if "queue" in dirty:
-            self.queue_pane.refresh_rows()
-        if "plan" in dirty:
-            self.plan_pane.refresh_plan()
-        if "approvals" in dirty:
-            self._show_approval()
-        if "status" in dirty or "tools" in dirty or "queue" in dirty:
-            self.status_bar.refresh_status()
-        if "machines" in dirty and isinstance(self.screen, MachineInspector):
-            self.screen.refresh_machines()
-        self._refresh_footer()
-
-    def _refresh_footer(self) -> None:
-        """Redraw the footer only when what it greys changed: a footer redraw reflows the screen."""
-        state = (
-            self.vm.busy,
-            self.vm.status.activity,
-            bool(self.prompt_input.text.strip()),
-            self.prompt_input.display,
-            self._escape_has_local_target(),
-        )
-        if state != self._footer_state:
-            self._footer_state = state
-            self.refresh_bindings()
+        self.turn_running = self.vm.busy
+        self.can_steer = bool(self.prompt_input.text.strip()) and self.prompt_input.display
+        self.escape_closes = self._escape_has_local_target()
 
     def _show_approval(self) -> None:
         """The box shows above the draft, which stays as it was. It takes the keyboard unless
         the person is typing in the draft right now (Tab then goes to it)."""
+        if not self.main_screen.is_attached:
+            return
+        self._present_approval()
+        self._sync_footer()
+
+    def _present_approval(self) -> None:
         approvals = self.vm.approvals
         if approvals and self.screen.id == "subagent":
             # A sub-agent's transcript covers the box, and that sub-agent may be the one asking:
@@ -624,7 +557,7 @@ class TuiAgentApp(App[None]):
             self.prompt_input.completion_open = shown
         elif self.completion.display:
             self._hide_completion()
-        self._refresh_footer()
+        self._sync_footer()
 
     @on(PromptInput.CompletionMove)
     def _on_completion_move(self, message: PromptInput.CompletionMove) -> None:
@@ -748,7 +681,7 @@ class TuiAgentApp(App[None]):
         )
         self.prompt_input.add_class("-editing")
         self.prompt_input.focus()
-        self._refresh_footer()
+        self._sync_footer()
         self._call(self._take_out(message.prompt_id, held), "edit")
 
     async def _take_out(self, prompt_id: str, held: HeldPrompt) -> None:
@@ -772,7 +705,7 @@ class TuiAgentApp(App[None]):
             self.prompt_input.clear_input()
         if held is not None and (saved is not None or not held.sent):
             self._call(self._requeue(saved or held.text, None if held.sent else held.place), "edit")
-        self._refresh_footer()
+        self._sync_footer()
 
     async def _requeue(self, text: str, place: int | None) -> None:
         handle = await self.loop.submit(text)
@@ -850,7 +783,7 @@ class TuiAgentApp(App[None]):
             self._hide_completion()
         elif self.find_bar.display:
             self.find_bar.close()
-            self._home().focus()
+            self.main_screen.home().focus()
         elif self.approval_bar.back():
             pass
         elif self._editing is not None:
@@ -940,28 +873,10 @@ class TuiAgentApp(App[None]):
         self.prompt_input.action_steer()
 
     def action_toggle_tools(self) -> None:
-        self._toggle_pane("-show-tools", self.tools_pane)
+        self.main_screen.toggle_pane(self.tools_pane)
 
     def action_toggle_queue(self) -> None:
-        self._toggle_pane("-show-queue", self.queue_pane)
-
-    def _toggle_pane(self, css_class: str, pane: ToolsPane | QueuePane) -> None:
-        if self.narrow:
-            shown = not self.screen.has_class(css_class)
-            self.screen.remove_class("-show-tools", "-show-queue")
-            self.screen.set_class(shown, css_class)
-            if shown:
-                pane.focus()
-            else:
-                self._home().focus()
-        elif pane.has_focus:
-            self._home().focus()
-        else:
-            pane.focus()
-
-    def _home(self) -> PromptInput | ApprovalBar:
-        """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
-        return self.approval_bar if self.approval_bar.display else self.prompt_input
+        self.main_screen.toggle_pane(self.queue_pane)
 
     def action_toggle_last_tool(self) -> None:
         self.transcript.toggle_last_tool()

@@ -19,6 +19,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_agent.ui.view_model import QueueRow, ViewModel
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 EMPTY_HINT = Text(
     "nothing queued\nwhile a turn runs: Enter queues a prompt for the next turn, "
@@ -64,6 +65,7 @@ class QueuePane(OptionList):
         super().__init__(id=id)
         self.vm = vm
         self.border_title = "Queue"
+        FollowsViewModel(self, vm, ("queue",), self.refresh_rows)
 
     def on_mount(self) -> None:
         self.refresh_rows()

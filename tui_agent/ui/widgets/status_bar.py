@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 # What stays longest when the line is too narrow (higher stays).
 MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, TOKENS, MCP, COUNTS, SESSION = (
@@ -45,6 +46,8 @@ class StatusBar(Static):
         super().__init__("", id=id, markup=False)
         self.vm = vm
         self.show_counts = False
+        # The counts of tools and queued items are shown on narrow terminals.
+        FollowsViewModel(self, vm, ("status", "tools", "queue"), self.refresh_status)
 
     def on_mount(self) -> None:
         self.refresh_status()
