@@ -19,10 +19,10 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -37,21 +37,13 @@ from textual.widgets import Input, TextArea
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.session import LoopSetupError
-from tui_agent.ui import commands
+from tui_agent.ui import commands, slash_commands
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_power import PromptPower, unresolved_note
-from tui_agent.ui.rewind_screen import (
-    CODE,
-    CONVERSATION,
-    RestoreChoice,
-    RewindPicker,
-    typed_prompt,
-)
-from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
@@ -62,12 +54,9 @@ from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import APPROVAL_MODES, PromptDraft
-
-T = TypeVar("T")
+from tui_agent.vocab import PromptDraft
 
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
-CONFIRM_WINDOW_S = 30.0  # a command that would cancel the turn, sent again within this, goes
 DEMO_NOTICE = (
     "Demo mode: no API key is configured, so a built-in scripted model answers. "
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
@@ -867,7 +856,7 @@ class TuiAgentApp(App[None]):
         self.exit()
 
     def action_cycle_approval(self) -> None:
-        self._set_approval("")  # plan → ask → auto-edit → yolo → plan
+        slash_commands.set_approval(self, "")  # plan → ask → auto-edit → yolo → plan
 
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
@@ -897,258 +886,8 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ slash commands
 
     def run_slash(self, name: str, arg: str = "") -> None:
-        if name != "find":
-            # A command answers at the end of the transcript: show the end (typed, picked in
-            # the palette, or Esc Esc), however far up the person had scrolled.
-            self.transcript.action_follow()
-        ends_the_turn = name == "new" or (name in ("model", "resume") and bool(arg))
-        if ends_the_turn and not self._confirmed(f"{name} {arg}".strip()):
-            return
-        match name:
-            case "help":
-                self.vm.add_marker("info", commands.help_text(self.power.commands))
-            case "new":
-                if self.hooks.new_session is not None:
-                    self._call(self._swap(self.hooks.new_session()), "/new")
-                else:
-                    self._unavailable(name)
-            case "sessions":
-                self._pick_session()
-            case "resume":
-                if arg and self.hooks.resume is not None:
-                    self._call(self._swap(self.hooks.resume(arg)), "/resume")
-                else:
-                    self._pick_session()
-            case "compact":
-                if self.vm.busy:
-                    self.vm.add_marker(
-                        "warning", "/compact waits until the turn has ended; nothing was done"
-                    )
-                else:
-                    self._call(self.loop.compact(), "/compact")
-            case "model":
-                if not arg:
-                    model = self.vm.status.model
-                    self.vm.add_marker("info", f"model: {model} (/model NAME switches)")
-                elif self.hooks.switch_model is not None:
-                    self._call(self._switch_model(self.hooks.switch_model, arg), "/model")
-                else:
-                    self._unavailable(name)
-            case "approval":
-                self._set_approval(arg)
-            case "permissions":
-                self._permissions(arg)
-            case "inspect":
-                self.action_inspect()
-            case "mcp":
-                self._mcp(arg)
-            case "status":
-                self.vm.add_marker("info", commands.status_text(self.loop.info))
-            case "copy":
-                self._copy_answer(arg)
-            case "export":
-                self._call(self._export(arg), "/export")
-            case "undo":
-                self._call(self._undo(), "/undo")
-            case "rewind":
-                self._call(self._rewind(), "/rewind")
-            case "find":
-                self.find_bar.open(arg)
-            case "quit":
-                self.action_quit_app()
-
-    def _permissions(self, arg: str) -> None:
-        rules = self.loop.permission_rules()
-        action, _, number = arg.partition(" ")
-        if not action:
-            self.vm.add_marker("info", commands.permissions_text(rules))
-            return
-        if action != "remove" or not number.strip().isdigit():
-            self.vm.add_marker("warning", "usage: /permissions, or /permissions remove N")
-            return
-        index = int(number) - 1
-        if not 0 <= index < len(rules):
-            self.vm.add_marker("warning", f"no rule number {number} (/permissions lists them)")
-            return
-        rule = rules[index]
-        problem = self.loop.remove_permission_rule(rule)
-        self.vm.add_marker(
-            "warning" if problem else "info",
-            problem or f"removed {rule.effect} {rule.text} ({rule.source})",
-        )
-
-    def _confirmed(self, command: str) -> bool:
-        """Whether `/command` may go ahead: when idle, yes; while a turn runs (which it would
-        cancel) only when the same command is sent again within `CONFIRM_WINDOW_S`."""
-        if not self.vm.busy:
-            return True
-        now, asked = self.clock(), self._confirming
-        if asked is not None and asked[0] == command and now - asked[1] <= CONFIRM_WINDOW_S:
-            self._confirming = None
-            return True
-        self._confirming = (command, now)
-        self.vm.add_marker(
-            "warning",
-            f"a turn is running and /{command} would cancel it: send /{command} again to go ahead",
-        )
-        return False
-
-    def _mcp(self, arg: str) -> None:
-        action, _, name = arg.partition(" ")
-        if not action:
-            self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
-        elif action == "reconnect" and name.strip():
-            self._call(self._reconnect_mcp(name.strip()), "/mcp reconnect")
-        else:
-            self.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
-
-    async def _reconnect_mcp(self, name: str) -> None:
-        self.vm.add_marker("info", f"reconnecting MCP server {name}…")
-        if not await self.loop.reconnect_mcp(name):
-            self.vm.add_marker("warning", f"no MCP server named {name!r} (/mcp lists them)")
-            return
-        self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
-
-    def _copy_answer(self, arg: str) -> None:
-        """`/copy`: the last answer; `/copy N`: the N-th last."""
-        if arg and not (arg.isdigit() and int(arg) > 0):
-            self.vm.add_marker("warning", "/copy takes a count: /copy 2 is the answer before last")
-            return
-        nth = int(arg or "1")
-        answers = self.vm.answers()
-        if nth > len(answers):
-            have = f"only {len(answers)}" if answers else "none yet"
-            self.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
-            return
-        self._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
-
-    async def _export(self, arg: str) -> None:
-        """`/export [md|html|jsonl] [FILE]`: the default file is named after the session, in
-        the workspace."""
-        from tui_agent.session import FORMATS, SUFFIX, export_file
-
-        first, _, rest = arg.partition(" ")
-        fmt = first if first in FORMATS else "md"
-        target = (rest if first in FORMATS else arg).strip()
-        info = self.loop.info
-        path = Path(info.workspace) / (target or f"session-{info.session_id}{SUFFIX[fmt]}")
-        written = await asyncio.to_thread(export_file, info.session_id, fmt, path)
-        self.vm.add_marker("info", f"exported to {written}")
-
-    async def _ask(self, screen: Screen[T]) -> T | None:
-        """Show a dialog and wait for its answer (None when it was closed)."""
-        answer: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
-
-        def answered(result: T | None) -> None:
-            if not answer.done():
-                answer.set_result(result)
-
-        self.push_screen(screen, callback=answered)
-        return await answer
-
-    async def _undo(self) -> None:
-        """Put back the files of the last turn that changed some; ask first when someone else
-        changed them since."""
-        plan = await self.loop.undo_plan()
-        if plan is None:
-            self.vm.add_marker("info", "nothing to undo: no file changes left")
-            return
-        if plan.changed_outside and await self._ask(RestoreChoice.for_undo(plan)) is None:
-            return
-        await self.loop.restore_files(plan.turn)  # the loop says which files it restored
-
-    async def _rewind(self) -> None:
-        """Pick an earlier prompt; restore the code, the conversation or both to just before
-        it, and put the prompt back in the input."""
-        if self.vm.busy:
-            self.vm.add_marker("warning", "/rewind waits until the turn has ended (Esc cancels it)")
-            return
-        plans = await self.loop.rewind_plans()
-        if not plans:
-            self.vm.add_marker("info", "nothing to rewind: no prompts yet")
-            return
-        plan = await self._ask(RewindPicker(plans))
-        choice = await self._ask(RestoreChoice.for_rewind(plan)) if plan is not None else None
-        if plan is None or choice is None:
-            return
-        resume, conversation = self.hooks.resume, choice != CODE
-        if conversation and resume is None:
-            self._unavailable("rewind")
-            return
-        if conversation:
-            await self.loop.rewind_conversation(plan.turn)
-        if choice != CONVERSATION:
-            await self.loop.restore_files(plan.turn)
-        if conversation and resume is not None:
-            await self._reopen(resume)  # the reopened session shows the rewound conversation
-        self.prompt_input.load_draft(typed_prompt(plan))
-        self.prompt_input.focus()
-
-    def _unavailable(self, name: str) -> None:
-        self.vm.add_marker("warning", f"/{name} is not available here")
-
-    def _set_approval(self, arg: str) -> None:
-        current = self.vm.status.approval_mode
-        if not arg:
-            mode = APPROVAL_MODES[(APPROVAL_MODES.index(current) + 1) % len(APPROVAL_MODES)]
-        elif arg in APPROVAL_MODES:
-            mode = arg
-        else:
-            modes = ", ".join(APPROVAL_MODES)
-            self.vm.add_marker("warning", f"approval mode must be one of {modes}")
-            return
-        self.loop.set_approval_mode(mode)  # the loop confirms it with a notice
-        self.vm.set_approval_mode(mode)
-
-    def _pick_session(self) -> None:
-        if self.hooks.list_sessions is None or self.hooks.resume is None:
-            self._unavailable("sessions")
-            return
-        self._call(self._pick_and_resume(), "/sessions")
-
-    async def _pick_and_resume(self) -> None:
-        list_sessions, resume = self.hooks.list_sessions, self.hooks.resume
-        assert list_sessions is not None and resume is not None
-        sessions = await list_sessions()
-        if not sessions:
-            self.vm.add_marker("info", "no saved sessions yet")
-            return
-
-        def chosen(session_id: str | None) -> None:
-            if session_id and session_id != self.loop.info.session_id:
-                self._call(self._swap(resume(session_id)), "/resume")
-
-        self.push_screen(SessionPicker(sessions), callback=chosen)
-
-    async def _swap(self, new_loop: Awaitable[LoopApi]) -> None:
-        """Replace the loop (new session, resumed one, other model) and redraw from it."""
-        loop = await new_loop
-        old = self.loop
-        self._detach_loop()
-        self._attach_loop(loop)
-        if old is not loop:
-            await old.close()
-        self.vm.add_marker("info", f"session {loop.info.session_id}")
-
-    async def _switch_model(
-        self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
-    ) -> None:
-        """Reopen this session on another model: the old loop must seal its log first."""
-        await self._reopen(lambda session_id: switch(session_id, model))
-        self.vm.add_marker("info", f"model: {self.loop.info.model}")
-
-    async def _reopen(self, reopen: Callable[[str], Awaitable[LoopApi]]) -> None:
-        """Close this session's loop (sealing its log) and open it again, in the same approval
-        mode: the person's choice holds across the reopening."""
-        session_id, mode = self.loop.info.session_id, self.vm.status.approval_mode
-        if self.vm.busy:
-            await self.loop.cancel(force=True)
-        self._detach_loop()
-        await self.loop.close()
-        loop = await reopen(session_id)
-        if loop.info.approval_mode != mode:
-            loop.set_approval_mode(mode)
-        self._attach_loop(loop)
+        """Run a built-in command (typed, picked in the palette, or Esc Esc for /rewind)."""
+        commands.run(self, name, arg)
 
     # ------------------------------------------------------------ command palette
 
