@@ -20,7 +20,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,18 +42,18 @@ from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.opening import OpeningLoop
-from tui_agent.ui.prompt_power import PromptPower, unresolved_note
+from tui_agent.ui.prompt_flow import PromptFlow
+from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.find_bar import FindBar
 from tui_agent.ui.widgets.pane import FollowsViewModel
-from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
+from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import PromptDraft
 
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
 DEMO_NOTICE = (
@@ -83,15 +82,6 @@ def welcome_text(info: LoopInfo) -> str:
 
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass
-class HeldPrompt:
-    """A queued prompt taken out of the queue while the person edits it."""
-
-    text: str
-    place: int  # its index in the queue when it was taken out
-    sent: bool = False  # it had entered a turn before it could be taken out
 
 
 class _Pending(Message):
@@ -144,9 +134,7 @@ class TuiAgentApp(App[None]):
         self._reported: set[str] = set()
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
-        self._editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._in_editor = False  # Ctrl+G's editor runs (one at a time)
         self._confirming: tuple[str, float] | None = None  # a command that asked, and when
         # The screen composes the layout; these are its widgets, named for the flows that use them.
         self.main_screen = screen = MainScreen(self.vm)
@@ -167,6 +155,7 @@ class TuiAgentApp(App[None]):
         self._last_quiet = False  # whether the person was quiet before the key being handled
         self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
         self.power = PromptPower(self.vm)
+        self.prompt = PromptFlow(self)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -191,7 +180,7 @@ class TuiAgentApp(App[None]):
             # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
-            self._submit(self._initial_prompt, steer=False)
+            self.prompt.submit(self._initial_prompt, steer=False)
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
@@ -205,7 +194,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(loop)
         opening.attached(loop)
         if self._initial_prompt:
-            self._submit(self._initial_prompt, steer=False)
+            self.prompt.submit(self._initial_prompt, steer=False)
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
@@ -462,103 +451,35 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
-        """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
-        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
-        typed = typed or draft
-        if "@" not in draft.text and not self.power.pending:
-            self._submit(unfolded(draft), steer=steer, draft=typed)
-        else:
-            self._call(self._send_with_context(draft, steer, typed), "reading the mentioned files")
-
-    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
-        words = unfolded(draft)
-        text, unresolved = await self.power.prepare(
-            Path(self.loop.info.workspace), words, mentions_in=draft.text
-        )
-        if unresolved:
-            self.vm.add_marker("info", unresolved_note(unresolved))
-        self._submit(text, steer=steer, words=words, draft=typed)
-
-    def _submit(
-        self, text: str, *, steer: bool, words: str | None = None, draft: PromptDraft | None = None
-    ) -> None:
-        self._remember(text if words is None else words)
-        self.transcript.action_follow()
-        self._call(self.loop.submit(text, steer_if_active=steer, draft=draft), "submit")
-
-    def _remember(self, typed: str) -> None:
-        """Keep what the person typed for Up/Down and Ctrl+R, in memory and on disk."""
-        self.vm.remember_prompt(typed)
-        if self.prompt_input.prompt_history is not self.vm.history:
-            self.prompt_input.prompt_history.append(typed)
-        self.power.remember(typed)
-
     # ------------------------------------------------------------ input messages
 
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        # The input was cleared when Enter was pressed: what is typed since is the next prompt.
-        text = message.text
-        chosen = self.completion.chosen if message.completing else None
-        self._hide_completion()
-        if chosen is not None and not isinstance(commands.parse(text), tuple):
-            text = f"/{chosen.name}"
-        if self._editing is not None:
-            self._leave_edit(text)
-            return
-        if text.startswith("!") and text[1:].strip():
-            self._remember(text)
-            self._call(self._run_bang(text[1:].strip()), "!command")
-            return
-        parsed = commands.parse(text, self.power.commands)
-        if isinstance(parsed, commands.UnknownCommand):
-            self.transcript.action_follow()
-            self.vm.add_marker("warning", parsed.message())
-        elif parsed is not None and parsed[0].custom is not None:
-            # A command is one line, so it holds no paste chip: its expansion is plain text.
-            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
-            self._send(expanded, steer=message.steer, typed=message.draft)
-        elif parsed is not None:
-            self.run_slash(parsed[0].name, parsed[1])
-        else:
-            self._send(message.draft, steer=message.steer)
-
-    async def _run_bang(self, command: str) -> None:
-        self.transcript.action_follow()
-        if self.power.shell_running:
-            self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
-            return
-        row, status = await self.power.run_shell(self.loop.info, command)
-        self.vm.add_marker("info", "its output goes with your next prompt")
-        # Logged as its row shows it, so a resumed transcript and an export include it.
-        await self.loop.record_user_command(command, row.output, status)
+        self.prompt.submitted(message)
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
-        if not self.prompt_input.is_attached:
-            return  # a change that arrives while the app shuts down
-        text = self.prompt_input.text
-        self._update_mentions()
-        if text.startswith("/") and " " not in text and "\n" not in text:
-            shown = self.completion.filter(text, self.power.commands)
-            self.completion.display = shown
-            self.prompt_input.completion_open = shown
-        elif self.completion.display:
-            self._hide_completion()
-        self._sync_footer()
+        self.prompt.input_changed(message)
 
     @on(PromptInput.CompletionMove)
     def _on_completion_move(self, message: PromptInput.CompletionMove) -> None:
-        if message.key == "tab":
-            chosen = self.completion.chosen
-            if chosen is not None:
-                self.prompt_input.load_text(
-                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
-                )
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-        else:
-            self.completion.move(-1 if message.key == "up" else 1)
+        self.prompt.completion_move(message)
+
+    @on(PromptInput.MentionMove)
+    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
+        self.prompt.mention_move(message)
+
+    @on(PromptInput.HistorySearchRequested)
+    def _on_history_search(self) -> None:
+        self.prompt.history_search()
+
+    @on(PromptInput.EditorRequested)
+    def _on_editor(self) -> None:
+        self.prompt.editor()
+
+    @on(QueuePane.EditRequested)
+    def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
+        self.prompt.edit_queued(message)
 
     @on(PromptInput.JumpToTail)
     def _on_jump_to_tail(self) -> None:
@@ -571,69 +492,6 @@ class TuiAgentApp(App[None]):
     @on(PromptInput.PageTranscript)
     async def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
         await self.transcript.page(message.pages)
-
-    def _update_mentions(self) -> None:
-        row, column = self.prompt_input.cursor_location
-        line = self.prompt_input.document.get_line(row)[:column]
-        query = self.power.mention_at(line)
-        shown = query is not None and self.paths.show_paths(self.power.complete(query))
-        self.paths.display = shown
-        self.prompt_input.mention_open = shown
-
-    @on(PromptInput.MentionMove)
-    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
-        if message.key in ("up", "down"):
-            self.paths.move(-1 if message.key == "up" else 1)
-            return
-        chosen = self.paths.chosen
-        if chosen is None:
-            return
-        row, column = self.prompt_input.cursor_location
-        line = self.prompt_input.document.get_line(row)[:column]
-        query = self.power.mention_at(line) or ""
-        start = (row, column - len(query))
-        path = f'"{chosen}"' if " " in chosen else chosen
-        self.prompt_input.replace(
-            path + ("" if chosen.endswith("/") else " "), start, (row, column)
-        )
-        self._update_mentions()  # a folder stays open to go deeper
-
-    @on(PromptInput.HistorySearchRequested)
-    def _on_history_search(self) -> None:
-        from tui_agent.ui.history_search import HistorySearch
-
-        def chosen(prompt: str | None) -> None:
-            if prompt is not None:
-                self.prompt_input.load_text(prompt)
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-            self.prompt_input.focus()
-
-        self.push_screen(HistorySearch(self.prompt_input.prompt_history), callback=chosen)
-
-    @on(PromptInput.EditorRequested)
-    def _on_editor(self) -> None:
-        # A task, not awaited here: the app's own messages (the turn's events) go on meanwhile.
-        if not self._in_editor:
-            self._in_editor = True
-            self._call(self._edit_draft(), "the editor")
-
-    async def _edit_draft(self) -> None:
-        from tui_agent.ui.editor import edit_in_editor
-
-        draft = unfolded(self.prompt_input.draft())
-        try:
-            edited = await edit_in_editor(self, draft)
-        except (OSError, RuntimeError) as exc:
-            self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
-            return
-        finally:
-            self._in_editor = False
-        self.prompt_input.load_text(edited)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
-
-    def _hide_completion(self) -> None:
-        self.completion.display = False
-        self.prompt_input.completion_open = False
 
     # ------------------------------------------------------------ pane messages
 
@@ -651,57 +509,6 @@ class TuiAgentApp(App[None]):
     @on(ToolsPane.CancelRequested)
     def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:
         self._call(self.loop.cancel_tool(message.call_id), "cancel tool")
-
-    @on(QueuePane.EditRequested)
-    def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
-        """Edit a queued prompt, held out of the queue meanwhile: a turn that ends during the
-        edit does not send the old text, and the saved text goes back in its place. The input
-        takes the text at once (keys typed right after Enter edit it); the loop lets go of the
-        prompt in a task."""
-        prompts = [row.prompt_id for row in self.vm.queue if row.prompt_id is not None]
-        if message.prompt_id not in prompts or self._editing is not None:
-            return
-        held = HeldPrompt(message.text, prompts.index(message.prompt_id))
-        self._editing = held
-        self.prompt_input.load_text(message.text)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
-        self.prompt_input.border_title = (
-            "editing a queued prompt (held out of the queue): Enter saves, Esc keeps it as it was"
-        )
-        self.prompt_input.add_class("-editing")
-        self.prompt_input.focus()
-        self._sync_footer()
-        self._call(self._take_out(message.prompt_id, held), "edit")
-
-    async def _take_out(self, prompt_id: str, held: HeldPrompt) -> None:
-        queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        # No await between this check and the cancel: a prompt that has entered a turn is
-        # never cancelled (that would cancel the turn).
-        if prompt_id in queued and await self.loop.cancel(prompt_id):
-            return
-        held.sent = True
-        self.vm.add_marker(
-            "info", "that prompt had already gone into the turn: Enter sends your edit as a new one"
-        )
-
-    def _leave_edit(self, saved: str | None = None) -> None:
-        """Put the held prompt back in its place in the queue: the saved text, else the old
-        (one that went into a turn meanwhile: only a saved edit, as a new prompt)."""
-        held, self._editing = self._editing, None
-        self.prompt_input.border_title = None
-        self.prompt_input.remove_class("-editing")
-        if saved is None:
-            self.prompt_input.clear_input()
-        if held is not None and (saved is not None or not held.sent):
-            self._call(self._requeue(saved or held.text, None if held.sent else held.place), "edit")
-        self._sync_footer()
-
-    async def _requeue(self, text: str, place: int | None) -> None:
-        handle = await self.loop.submit(text)
-        queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        if place is not None and handle.id in queued and queued.index(handle.id) > place:
-            await self.loop.move_queued(handle.id, place - queued.index(handle.id))
-            self.vm.sync_queue(self.loop.snapshot())
 
     @on(QueuePane.RemoveRequested)
     def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:
@@ -755,7 +562,7 @@ class TuiAgentApp(App[None]):
             or self.power.shell_running
             or self.approval_bar.asking_reason
             or self.approval_bar.choosing_scope
-            or self._editing is not None
+            or self.prompt.editing is not None
         )
 
     def action_cancel_turn(self) -> None:
@@ -769,14 +576,14 @@ class TuiAgentApp(App[None]):
         elif self.power.shell_running:
             self.power.stop_shell()
         elif self.completion.display:
-            self._hide_completion()
+            self.prompt.hide_completion()
         elif self.find_bar.display:
             self.find_bar.close()
             self.main_screen.home().focus()
         elif self.approval_bar.back():
             pass
-        elif self._editing is not None:
-            self._leave_edit()
+        elif self.prompt.editing is not None:
+            self.prompt.leave_edit()
         elif self._escape_twice():
             self.run_slash("rewind")
         else:
