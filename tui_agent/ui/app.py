@@ -34,19 +34,21 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from tui_agent.loop.api import LoopApi, LoopInfo
-from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
+from tui_agent.loop.events import LoopEvent
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands, slash_commands
+from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
+from tui_agent.ui.notifications import call_back
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import ViewModel
-from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.find_bar import FindBar
 from tui_agent.ui.widgets.pane import FollowsViewModel
@@ -148,14 +150,10 @@ class TuiAgentApp(App[None]):
         self.completion = screen.completion
         self.paths = screen.paths
         self.find_bar = screen.find_bar
-        FollowsViewModel(self, self.vm, ("approvals",), self._show_approval)
         FollowsViewModel(self, self.vm, None, self._sync_footer)
-        self._last_key_at = float("-inf")  # when the person last pressed a key
-        self._draft_at_ask = ""  # the draft when the shown approval appeared
-        self._last_quiet = False  # whether the person was quiet before the key being handled
-        self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
         self.power = PromptPower(self.vm)
         self.prompt = PromptFlow(self)
+        self.approvals = ApprovalFlow(self)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -241,10 +239,9 @@ class TuiAgentApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
-            quiet = self._last_quiet = self._quiet()
-            self._last_key_at = self.clock()
+            quiet = self.approvals.key_arrived()
             key = canonical_key(event.key)
-            if self._took_letter(event):
+            if self.approvals.took_letter(event):
                 return
             if key != event.key:
                 event.key, event.character = key, None
@@ -279,44 +276,6 @@ class TuiAgentApp(App[None]):
             widget is self.approval_bar or self.approval_bar in widget.ancestors
         )
 
-    def _took_letter(self, event: events.Key) -> bool:
-        """`a` and `n` open a second step (where to keep the rule, the reason). A printable key
-        right after one (within `QUIET_S`) that this step does not take means the letter was
-        the start of a word: the step closes and both go to the draft. True: handled here."""
-        bar, letter = self.approval_bar, self._letter
-        self._letter = None
-        char = event.character or ""
-        if (
-            event.is_printable
-            and self.focused is bar
-            and char in ("a", "n")
-            and bar.takes(char, quiet=self._last_quiet)
-        ):
-            # Acted on here, not through the box's bindings: those run later, from its own
-            # queue, and the keys typed behind this one must find the step already open.
-            self._letter = (char, self._last_key_at)
-            bar.action_letter(char)
-            return True
-        if letter is None or not event.is_printable:
-            return False
-        typed, at = letter
-        in_step = bar.asking_reason or (bar.choosing_scope and not bar.takes(char, quiet=False))
-        if not in_step or self._last_key_at - at >= QUIET_S:
-            return False
-        bar.back(refocus=False)
-        self.prompt_input.display = True
-        self.screen.set_focus(self.prompt_input)
-        self.prompt_input.insert(typed + char)
-        return True
-
-    def _quiet(self) -> bool:
-        """The person is not typing: no key for `QUIET_S` and the draft untouched since the
-        approval appeared (only then do `y`, `a` and `n` answer it)."""
-        return (
-            self.clock() - self._last_key_at >= QUIET_S
-            and self.prompt_input.text == self._draft_at_ask
-        )
-
     def on_resize(self, event: events.Resize) -> None:
         self.main_screen.fold(event.size.width)
 
@@ -326,26 +285,6 @@ class TuiAgentApp(App[None]):
         """The loop's subscriber: runs inside the loop's emission, so it only queues."""
         self._events.append(event)
         self._wake()
-
-    def _call_back(self, event: LoopEvent) -> None:
-        """While the terminal is not focused, the moments the person must come back (a turn
-        ended, an approval waits) ring the bell and/or ask for a desktop notification, as the
-        `turn_end_notice` setting says (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for
-        foot, Konsole, VTE terminals)."""
-        if self.app_focus:
-            return
-        if isinstance(event, TurnFinished):
-            text = f"turn {event.result.type}: {self.vm.status.session_id}"
-        elif isinstance(event, ApprovalRequested):
-            text = f"approval needed: {event.name} {event.summary}"
-        else:
-            return
-        how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
-        if "bell" in how:
-            self.bell()
-        if "desktop" in how and self._driver is not None:
-            text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
-            self._driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
 
     def _wake(self) -> None:
         if not self._woken:
@@ -363,7 +302,7 @@ class TuiAgentApp(App[None]):
         for event in events:
             try:
                 self.vm.apply(event)
-                self._call_back(event)
+                call_back(self, event)
             except Exception as error:
                 self._report_error(f"showing a {event.type} event failed", error)
 
@@ -390,52 +329,6 @@ class TuiAgentApp(App[None]):
         self.turn_running = self.vm.busy
         self.can_steer = bool(self.prompt_input.text.strip()) and self.prompt_input.display
         self.escape_closes = self._escape_has_local_target()
-
-    def _show_approval(self) -> None:
-        """The box shows above the draft, which stays as it was. It takes the keyboard unless
-        the person is typing in the draft right now (Tab then goes to it)."""
-        if not self.main_screen.is_attached:
-            return
-        self._present_approval()
-        self._sync_footer()
-
-    def _present_approval(self) -> None:
-        approvals = self.vm.approvals
-        if approvals and self.screen.id == "subagent":
-            # A sub-agent's transcript covers the box, and that sub-agent may be the one asking:
-            # close it, and show the box (focused) once the main screen is back.
-            self.screen.dismiss()
-            self.call_after_refresh(self._show_approval)
-            return
-        bar = self.approval_bar
-        had_focus = self.focused is bar or bar.has_focus_within
-        if approvals:
-            new = bar.request is None or bar.request.request_id != approvals[0].request_id
-            bar.ask(approvals[0], len(approvals) - 1)
-            bar.display = True
-            if new:
-                self._draft_at_ask = self.prompt_input.text
-            # Mid-word in the draft: the keyboard stays there (an empty draft, e.g. just sent,
-            # is no typing; its next letters still wait out `QUIET_S` before they answer).
-            typing = (
-                self.focused is self.prompt_input
-                and bool(self.prompt_input.text)
-                and not self._quiet()
-            )
-            take = not had_focus and not typing and len(self.screen_stack) == 1
-            if take:
-                bar.focus()
-            # An empty draft nobody types in gives its rows to the box (small terminals).
-            self.prompt_input.display = bool(self.prompt_input.text) or (
-                self.focused is self.prompt_input and not take
-            )
-        else:
-            bar.expanded = False
-            bar.display = False
-            bar.request = None
-            self.prompt_input.display = True
-            if had_focus or self.focused is None:
-                self.prompt_input.focus()
 
     # ------------------------------------------------------------ loop calls
 
@@ -528,14 +421,7 @@ class TuiAgentApp(App[None]):
 
     @on(ApprovalBar.Answered)
     def _on_approval(self, message: ApprovalBar.Answered) -> None:
-        answer = self.loop.answer_approval(
-            message.request_id,
-            message.decision,
-            message.reason,
-            keep=message.keep,
-            mode=message.mode,
-        )
-        self._call(answer, "approval")
+        self.approvals.answered(message)
 
     # ------------------------------------------------------------ key actions
 
@@ -549,8 +435,6 @@ class TuiAgentApp(App[None]):
             return not (busy and not self._escape_has_local_target())
         if action == "steer":
             return True if self.prompt_input.text.strip() and self.prompt_input.display else None
-        if action in ("toggle_tools", "toggle_queue"):
-            return True
         return True
 
     def _escape_has_local_target(self) -> bool:
