@@ -1,15 +1,19 @@
-"""The full-screen app: lays out the panes, owns the keys, turns widget messages into loop calls.
+"""The full-screen app: its lifecycle (the loop attached, swapped, detached), the keys it owns,
+and the routing of widget messages to the parts that handle them.
 
 The loop is reached only through `LoopApi`. Its events never touch a widget from inside the
 loop: the subscriber only queues them and posts one message into Textual's queue; the handler
-applies what has gathered to the view model and refreshes each dirty pane once, and the
-transcript draws the view model's changes from its own queue. A failure in that handling becomes
-an error notice (a line in the transcript, a toast, the log), never a crash and never a silent
-loss. Loop calls run as tasks so no handler waits on the loop. Keys follow ARCHITECTURE.md; the
-footer greys what does not apply.
+applies what has gathered to the view model, and the panes and the transcript, which listen to
+the view model themselves, draw the changes from their own queues. A failure in that handling
+becomes an error notice (a line in the transcript, a toast, the log), never a crash and never a
+silent loss. Loop calls run as tasks so no handler waits on the loop. The footer greys what does
+not apply (`check_action`).
 
-A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,
-pane messages, slash commands, loop swaps); the widgets it wires live in `widgets/`.
+The parts: `MainScreen` composes the layout; `prompt_flow` (Enter, completion, mentions, `!`,
+the editor, a held queued prompt), `approvals`, `notifications`, `commands` and
+`slash_commands` (the slash commands as a table of objects). The key actions (Esc, Ctrl+C, the
+pane toggles, about 130 lines) and the queue and tools pane messages are still here: the next
+module to move out is the key actions.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ class MainScreen(Screen[None]):
         self._key_pending = False  # a key is on its way to the focused widget
         self._paint_now = False  # the focused widget asked for a repaint after a key
         self.narrow = False
+        self.vm = vm  # what a pane composed here shows
         self.transcript = Transcript(vm, id="transcript")
         self.plan_pane = PlanPane(vm, id="plan")
         self.tools_pane = ToolsPane(vm, id="tools")
