@@ -33,7 +33,7 @@ from tui_agent.tools import (
     default_registry,
     open_sandbox,
 )
-from tui_agent.ui.commands import status_text
+from tui_agent.ui.slash_commands import status_text
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.vocab import AbortSignal, ToolResult
 

@@ -1,15 +1,19 @@
-"""The full-screen app: lays out the panes, owns the keys, turns widget messages into loop calls.
+"""The full-screen app: its lifecycle (the loop attached, swapped, detached), the keys it owns,
+and the routing of widget messages to the parts that handle them.
 
 The loop is reached only through `LoopApi`. Its events never touch a widget from inside the
 loop: the subscriber only queues them and posts one message into Textual's queue; the handler
-applies what has gathered to the view model and refreshes each dirty pane once, and the
-transcript draws the view model's changes from its own queue. A failure in that handling becomes
-an error notice (a line in the transcript, a toast, the log), never a crash and never a silent
-loss. Loop calls run as tasks so no handler waits on the loop. Keys follow docs/ARCHITECTURE.md; the
-footer greys what does not apply.
+applies what has gathered to the view model, and the panes and the transcript, which listen to
+the view model themselves, draw the changes from their own queues. A failure in that handling
+becomes an error notice (a line in the transcript, a toast, the log), never a crash and never a
+silent loss. Loop calls run as tasks so no handler waits on the loop. The footer greys what does
+not apply (`check_action`).
 
-A little over 500 lines because it is the one switchboard between widgets and loop calls (keys,
-pane messages, slash commands, loop swaps); the widgets it wires live in `widgets/`.
+The parts: `MainScreen` composes the layout; `prompt_flow` (Enter, completion, mentions, `!`,
+the editor, a held queued prompt), `approvals`, `notifications`, `commands` and
+`slash_commands` (the slash commands as a table of objects). The key actions (Esc, Ctrl+C, the
+pane toggles, about 130 lines) and the queue and tools pane messages are still here: the next
+module to move out is the key actions.
 """
 
 from __future__ import annotations
@@ -19,63 +23,46 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from textual import events, on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from tui_agent.loop.api import LoopApi, LoopInfo
-from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
-from tui_agent.session import LoopSetupError, limits_for
-from tui_agent.ui import commands
+from tui_agent.loop.events import LoopEvent
+from tui_agent.session import LoopSetupError
+from tui_agent.ui import commands, slash_commands
 from tui_agent.ui._textual_hooks import app_driver
-from tui_agent.ui.context_view import context_of
-from tui_agent.ui.cost_view import cost_text
+from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
+from tui_agent.ui.notifications import call_back
 from tui_agent.ui.opening import OpeningLoop
-from tui_agent.ui.prompt_power import PromptPower, unresolved_note
-from tui_agent.ui.rewind_screen import (
-    CODE,
-    CONVERSATION,
-    RestoreChoice,
-    RewindPicker,
-    typed_prompt,
-)
-from tui_agent.ui.sessions_screen import SessionPicker
-from tui_agent.ui.state import Change, PaneChanged, Reset
+from tui_agent.ui.prompt_flow import PromptFlow
+from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import ViewModel
-from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
-from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
 from tui_agent.ui.widgets.find_bar import FindBar
-from tui_agent.ui.widgets.key_footer import KeyFooter
-from tui_agent.ui.widgets.plan_pane import PlanPane
-from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
+from tui_agent.ui.widgets.pane import FollowsViewModel
+from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
-from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.vocab import APPROVAL_MODES, ImagePart, PromptDraft
 
-T = TypeVar("T")
-
-NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
-CONFIRM_WINDOW_S = 30.0  # a command that would cancel the turn, sent again within this, goes
 DEMO_NOTICE = (
     "Demo mode: no API key is configured, so a built-in scripted model answers. "
     "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
@@ -104,15 +91,6 @@ def welcome_text(info: LoopInfo) -> str:
 _log = logging.getLogger(__name__)
 
 
-@dataclass
-class HeldPrompt:
-    """A queued prompt taken out of the queue while the person edits it."""
-
-    text: str
-    place: int  # its index in the queue when it was taken out
-    sent: bool = False  # it had entered a turn before it could be taken out
-
-
 class _Pending(Message):
     """Loop events or view-model changes are waiting to be shown (see `_show_pending`)."""
 
@@ -136,6 +114,11 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+f", "find", "Find", priority=True, show=False),
     ]
 
+    # What the footer greys follows these (see `check_action`): when one changes, it is redrawn.
+    turn_running = var(False, bindings=True)
+    can_steer = var(False, bindings=True)
+    escape_closes = var(False, bindings=True)
+
     def __init__(
         self,
         loop: LoopApi,
@@ -156,61 +139,36 @@ class TuiAgentApp(App[None]):
         self._events: list[LoopEvent] = []  # from the loop, not yet in the view model
         self._woken = False  # a `_Pending` message is on its way
         self._reported: set[str] = set()
-        self._dirty: set[str] = set()
         self._last_ctrl_c: float | None = None
         self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
-        self._editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._in_editor = False  # Ctrl+G's editor runs (one at a time)
         self._confirming: tuple[str, float] | None = None  # a command that asked, and when
-        self._footer_state: tuple[object, ...] = ()
-        self.narrow = False
-        self.transcript = Transcript(self.vm, id="transcript")
-        self.plan_pane = PlanPane(self.vm, id="plan")
-        self.tools_pane = ToolsPane(self.vm, id="tools")
-        self.queue_pane = QueuePane(self.vm, id="queue")
-        self.status_bar = StatusBar(self.vm, id="status")
-        self.prompt_input = PromptInput(id="input")
-        self.approval_bar = ApprovalBar(id="approval")
-        self._last_key_at = float("-inf")  # when the person last pressed a key
-        self._draft_at_ask = ""  # the draft when the shown approval appeared
-        self._last_quiet = False  # whether the person was quiet before the key being handled
-        self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
-        self.completion = SlashCompletion(id="completion")
-        self.paths = PathCompletion(id="path-completion")
-        self.find_bar = FindBar(self.vm, id="find")
+        # The screen composes the layout; these are its widgets, named for the flows that use them.
+        self.main_screen = screen = MainScreen(self.vm)
+        self.transcript = screen.transcript
+        self.plan_pane = screen.plan_pane
+        self.tools_pane = screen.tools_pane
+        self.queue_pane = screen.queue_pane
+        self.status_bar = screen.status_bar
+        self.prompt_input = screen.prompt_input
+        self.approval_bar = screen.approval_bar
+        self.completion = screen.completion
+        self.paths = screen.paths
+        self.find_bar = screen.find_bar
+        FollowsViewModel(self, self.vm, None, self._sync_footer)
         self.power = PromptPower(self.vm)
-        self.main_screen = MainScreen()
+        self.prompt = PromptFlow(self)
+        self.approvals = ApprovalFlow(self)
 
-    # ------------------------------------------------------------ layout
+    # ------------------------------------------------------------ lifecycle
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main_screen
 
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            yield self.transcript
-            with Vertical(id="side"):
-                yield self.plan_pane
-                yield self.tools_pane
-                yield self.queue_pane
-        yield self.completion
-        yield self.paths
-        yield self.approval_bar
-        yield self.find_bar
-        yield self.prompt_input
-        yield self.status_bar
-        yield KeyFooter(id="footer")
-
     def on_mount(self) -> None:
         self.theme = "textual-dark"
-        self.vm.listen(self._on_change)
         self._attach_loop(self.loop)
-        self.approval_bar.display = False
-        self.completion.display = False
-        self.paths.display = False
-        self.find_bar.display = False
-        self._set_narrow(self.size.width < NARROW_BELOW)
+        self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
         self.call_after_refresh(self._after_first_frame)
 
@@ -225,7 +183,7 @@ class TuiAgentApp(App[None]):
             # second, and would have held the first frame back.
             self._call(self._open(self.loop), "start")
         elif self._initial_prompt:
-            self._submit(self._initial_prompt, steer=False)
+            self.prompt.submit(self._initial_prompt, steer=False)
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
@@ -239,7 +197,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(loop)
         opening.attached(loop)
         if self._initial_prompt:
-            self._submit(self._initial_prompt, steer=False)
+            self.prompt.submit(self._initial_prompt, steer=False)
 
     def _attach_loop(self, loop: LoopApi) -> None:
         self.loop = loop
@@ -286,10 +244,9 @@ class TuiAgentApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.main_screen.key_pressed()
             self.transcript.typed()
-            quiet = self._last_quiet = self._quiet()
-            self._last_key_at = self.clock()
+            quiet = self.approvals.key_arrived()
             key = canonical_key(event.key)
-            if self._took_letter(event):
+            if self.approvals.took_letter(event):
                 return
             if key != event.key:
                 event.key, event.character = key, None
@@ -324,95 +281,14 @@ class TuiAgentApp(App[None]):
             widget is self.approval_bar or self.approval_bar in widget.ancestors
         )
 
-    def _took_letter(self, event: events.Key) -> bool:
-        """`a` and `n` open a second step (where to keep the rule, the reason). A printable key
-        right after one (within `QUIET_S`) that this step does not take means the letter was
-        the start of a word: the step closes and both go to the draft. True: handled here."""
-        bar, letter = self.approval_bar, self._letter
-        self._letter = None
-        char = event.character or ""
-        if (
-            event.is_printable
-            and self.focused is bar
-            and char in ("a", "n")
-            and bar.takes(char, quiet=self._last_quiet)
-        ):
-            # Acted on here, not through the box's bindings: those run later, from its own
-            # queue, and the keys typed behind this one must find the step already open.
-            self._letter = (char, self._last_key_at)
-            bar.action_letter(char)
-            return True
-        if letter is None or not event.is_printable:
-            return False
-        typed, at = letter
-        in_step = bar.asking_reason or (bar.choosing_scope and not bar.takes(char, quiet=False))
-        if not in_step or self._last_key_at - at >= QUIET_S:
-            return False
-        bar.back(refocus=False)
-        self.prompt_input.display = True
-        self.screen.set_focus(self.prompt_input)
-        self.prompt_input.insert(typed + char)
-        return True
-
-    def _quiet(self) -> bool:
-        """The person is not typing: no key for `QUIET_S` and the draft untouched since the
-        approval appeared (only then do `y`, `a` and `n` answer it)."""
-        return (
-            self.clock() - self._last_key_at >= QUIET_S
-            and self.prompt_input.text == self._draft_at_ask
-        )
-
     def on_resize(self, event: events.Resize) -> None:
-        self._set_narrow(event.size.width < NARROW_BELOW)
-
-    def _set_narrow(self, narrow: bool) -> None:
-        self.narrow = narrow
-        self.screen.set_class(narrow, "-narrow")
-        if not narrow:
-            self.screen.remove_class("-show-tools", "-show-queue")
-        self.status_bar.show_counts = narrow
-        self.status_bar.refresh_status()
-        # Once laid out at the new width: which segments fit depends on it.
-        self.call_after_refresh(self.status_bar.refresh_status)
+        self.main_screen.fold(event.size.width)
 
     # ------------------------------------------------------------ loop -> view model -> widgets
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         """The loop's subscriber: runs inside the loop's emission, so it only queues."""
         self._events.append(event)
-        self._wake()
-
-    def _call_back(self, event: LoopEvent) -> None:
-        """While the terminal is not focused, the moments the person must come back (a turn
-        ended, an approval waits) ring the bell and/or ask for a desktop notification, as the
-        `turn_end_notice` setting says (OSC 9 for iTerm2, kitty, WezTerm, ghostty; OSC 777 for
-        foot, Konsole, VTE terminals)."""
-        if self.app_focus:
-            return
-        if isinstance(event, TurnFinished):
-            text = f"turn {event.result.type}: {self.vm.status.session_id}"
-        elif isinstance(event, ApprovalRequested):
-            text = f"approval needed: {event.name} {event.summary}"
-        else:
-            return
-        how = self.hooks.turn_end_notice() if self.hooks.turn_end_notice is not None else "off"
-        if "bell" in how:
-            self.bell()
-        if "desktop" in how and (driver := app_driver(self)) is not None:
-            text = "".join(c for c in text if c.isprintable())  # no BEL or ESC ends it early
-            driver.write(f"\x1b]9;{text}\x07\x1b]777;notify;tui-agent;{text}\x07")
-
-    def _on_change(self, change: Change) -> None:
-        if isinstance(change, PaneChanged):
-            self._mark(change.pane)
-            return
-        self.transcript.take(change)
-        if isinstance(change, Reset):
-            self._mark("tools", "queue", "status", "approvals", "machines", "plan")
-
-    def _mark(self, *panes: str) -> None:
-        """Coalesce pane refreshes: the events of one burst cost one redraw."""
-        self._dirty.update(panes)
         self._wake()
 
     def _wake(self) -> None:
@@ -423,21 +299,17 @@ class TuiAgentApp(App[None]):
     @on(_Pending)
     def _show_pending(self) -> None:
         """Apply the queued loop events to the view model, then refresh each pane they touched
-        once: a burst of events costs one pass. The transcript takes its changes through its
-        own queue (`Transcript.take`), so nothing here waits and keys are never held up."""
+        once: a burst of events costs one pass. The panes and the transcript take the changes
+        themselves and draw them from their own queues, so nothing here waits and keys are
+        never held up."""
         self._woken = False
         events, self._events = self._events, []
         for event in events:
             try:
                 self.vm.apply(event)
-                self._call_back(event)
+                call_back(self, event)
             except Exception as error:
                 self._report_error(f"showing a {event.type} event failed", error)
-        if self._dirty:
-            try:
-                self._flush_panes()
-            except Exception as error:
-                self._report_error("refreshing the panes failed", error)
 
     @on(Transcript.DrawFailed)
     def _on_draw_failed(self, message: Transcript.DrawFailed) -> None:
@@ -455,80 +327,13 @@ class TuiAgentApp(App[None]):
         if marker:
             self.vm.add_marker("error", text)
 
-    def _flush_panes(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        if not self.tools_pane.is_attached:
+    def _sync_footer(self) -> None:
+        """Tell the footer what it greys (see `check_action`); a var that changes redraws it."""
+        if not self.main_screen.is_attached:
             return  # the app is shutting down: nothing left to draw
-        if "tools" in dirty:
-            self.tools_pane.refresh_rows()
-            if not self.vm.tools and self.tools_pane.has_focus:
-                # Nothing left to select there: back to the input (and the transcript).
-                self.screen.remove_class("-show-tools")
-                self._home().focus()
-        if "queue" in dirty:
-            self.queue_pane.refresh_rows()
-        if "plan" in dirty:
-            self.plan_pane.refresh_plan()
-        if "approvals" in dirty:
-            self._show_approval()
-        if "status" in dirty or "tools" in dirty or "queue" in dirty:
-            self.status_bar.refresh_status()
-        if "machines" in dirty and isinstance(self.screen, MachineInspector):
-            self.screen.refresh_machines()
-        self._refresh_footer()
-
-    def _refresh_footer(self) -> None:
-        """Redraw the footer only when what it greys changed: a footer redraw reflows the screen."""
-        state = (
-            self.vm.busy,
-            self.vm.status.activity,
-            bool(self.prompt_input.text.strip()),
-            self.prompt_input.display,
-            self._escape_has_local_target(),
-        )
-        if state != self._footer_state:
-            self._footer_state = state
-            self.refresh_bindings()
-
-    def _show_approval(self) -> None:
-        """The box shows above the draft, which stays as it was. It takes the keyboard unless
-        the person is typing in the draft right now (Tab then goes to it)."""
-        approvals = self.vm.approvals
-        if approvals and self.screen.id == "subagent":
-            # A sub-agent's transcript covers the box, and that sub-agent may be the one asking:
-            # close it, and show the box (focused) once the main screen is back.
-            self.screen.dismiss()
-            self.call_after_refresh(self._show_approval)
-            return
-        bar = self.approval_bar
-        had_focus = self.focused is bar or bar.has_focus_within
-        if approvals:
-            new = bar.request is None or bar.request.request_id != approvals[0].request_id
-            bar.ask(approvals[0], len(approvals) - 1)
-            bar.display = True
-            if new:
-                self._draft_at_ask = self.prompt_input.text
-            # Mid-word in the draft: the keyboard stays there (an empty draft, e.g. just sent,
-            # is no typing; its next letters still wait out `QUIET_S` before they answer).
-            typing = (
-                self.focused is self.prompt_input
-                and bool(self.prompt_input.text)
-                and not self._quiet()
-            )
-            take = not had_focus and not typing and len(self.screen_stack) == 1
-            if take:
-                bar.focus()
-            # An empty draft nobody types in gives its rows to the box (small terminals).
-            self.prompt_input.display = bool(self.prompt_input.text) or (
-                self.focused is self.prompt_input and not take
-            )
-        else:
-            bar.expanded = False
-            bar.display = False
-            bar.request = None
-            self.prompt_input.display = True
-            if had_focus or self.focused is None:
-                self.prompt_input.focus()
+        self.turn_running = self.vm.busy
+        self.can_steer = bool(self.prompt_input.text.strip()) and self.prompt_input.display
+        self.escape_closes = self._escape_has_local_target()
 
     # ------------------------------------------------------------ loop calls
 
@@ -544,118 +349,39 @@ class TuiAgentApp(App[None]):
 
         task.add_done_callback(done)
 
-    def _send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
-        """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
-        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
-        typed = typed or draft
-        if "@" not in draft.text and not self.power.pending:
-            self._submit(unfolded(draft), steer=steer, draft=typed)
-        else:
-            self._call(self._send_with_context(draft, steer, typed), "reading the mentioned files")
-
-    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
-        words = unfolded(draft)
-        info = self.loop.info
-        ready = await self.power.prepare(
-            Path(info.workspace), words, mentions_in=draft.text, limits=limits_for(info.provider)
-        )
-        if ready.problems:
-            # Not sent: a question about a picture the model cannot see would waste the turn.
-            for problem in ready.problems:
-                self.vm.add_marker("warning", f"not sent: {problem}")
-            if not self.prompt_input.text:
-                self.prompt_input.load_draft(typed)
-            return
-        if ready.unresolved:
-            self.vm.add_marker("info", unresolved_note(ready.unresolved))
-        self._submit(ready.text, steer=steer, words=words, draft=typed, images=ready.images)
-
-    def _submit(
-        self,
-        text: str,
-        *,
-        steer: bool,
-        words: str | None = None,
-        draft: PromptDraft | None = None,
-        images: tuple[ImagePart, ...] = (),
-    ) -> None:
-        self._remember(text if words is None else words)
-        self.transcript.action_follow()
-        sent = self.loop.submit(text, steer_if_active=steer, draft=draft, images=images)
-        self._call(sent, "submit")
-
-    def _remember(self, typed: str) -> None:
-        """Keep what the person typed for Up/Down and Ctrl+R, in memory and on disk."""
-        self.vm.remember_prompt(typed)
-        if self.prompt_input.prompt_history is not self.vm.history:
-            self.prompt_input.prompt_history.append(typed)
-        self.power.remember(typed)
-
     # ------------------------------------------------------------ input messages
 
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        # The input was cleared when Enter was pressed: what is typed since is the next prompt.
-        text = message.text
-        chosen = self.completion.chosen if message.completing else None
-        self._hide_completion()
-        if chosen is not None and not isinstance(commands.parse(text), tuple):
-            text = f"/{chosen.name}"
-        if self._editing is not None:
-            self._leave_edit(text)
-            return
-        if text.startswith("!") and text[1:].strip():
-            self._remember(text)
-            self._call(self._run_bang(text[1:].strip()), "!command")
-            return
-        parsed = commands.parse(text, self.power.commands)
-        if isinstance(parsed, commands.UnknownCommand):
-            self.transcript.action_follow()
-            self.vm.add_marker("warning", parsed.message())
-        elif parsed is not None and parsed[0].custom is not None:
-            # A command is one line, so it holds no paste chip: its expansion is plain text.
-            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
-            self._send(expanded, steer=message.steer, typed=message.draft)
-        elif parsed is not None:
-            self.run_slash(parsed[0].name, parsed[1])
-        else:
-            self._send(message.draft, steer=message.steer)
-
-    async def _run_bang(self, command: str) -> None:
-        self.transcript.action_follow()
-        if self.power.shell_running:
-            self.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
-            return
-        row, status = await self.power.run_shell(self.loop.info, command)
-        self.vm.add_marker("info", "its output goes with your next prompt")
-        # Logged as its row shows it, so a resumed transcript and an export include it.
-        await self.loop.record_user_command(command, row.output, status)
+        self.prompt.submitted(message)
 
     @on(TextArea.Changed, "#input")
     def _on_input_changed(self, message: TextArea.Changed) -> None:
-        if not self.prompt_input.is_attached:
-            return  # a change that arrives while the app shuts down
-        text = self.prompt_input.text
-        self._update_mentions()
-        if text.startswith("/") and " " not in text and "\n" not in text:
-            shown = self.completion.filter(text, self.power.commands)
-            self.completion.display = shown
-            self.prompt_input.completion_open = shown
-        elif self.completion.display:
-            self._hide_completion()
-        self._refresh_footer()
+        self.prompt.input_changed(message)
 
     @on(PromptInput.CompletionMove)
     def _on_completion_move(self, message: PromptInput.CompletionMove) -> None:
-        if message.key == "tab":
-            chosen = self.completion.chosen
-            if chosen is not None:
-                self.prompt_input.load_text(
-                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
-                )
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-        else:
-            self.completion.move(-1 if message.key == "up" else 1)
+        self.prompt.completion_move(message)
+
+    @on(PromptInput.MentionMove)
+    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
+        self.prompt.mention_move(message)
+
+    @on(PromptInput.HistorySearchRequested)
+    def _on_history_search(self) -> None:
+        self.prompt.history_search()
+
+    @on(PromptInput.EditorRequested)
+    def _on_editor(self) -> None:
+        self.prompt.editor()
+
+    @on(PromptInput.ImagePasteRequested)
+    def _on_image_paste(self) -> None:
+        self.prompt.paste_image()
+
+    @on(QueuePane.EditRequested)
+    def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
+        self.prompt.edit_queued(message)
 
     @on(PromptInput.JumpToTail)
     def _on_jump_to_tail(self) -> None:
@@ -668,85 +394,6 @@ class TuiAgentApp(App[None]):
     @on(PromptInput.PageTranscript)
     async def _on_page_transcript(self, message: PromptInput.PageTranscript) -> None:
         await self.transcript.page(message.pages)
-
-    def _update_mentions(self) -> None:
-        row, column = self.prompt_input.cursor_location
-        line = self.prompt_input.document.get_line(row)[:column]
-        query = self.power.mention_at(line)
-        shown = query is not None and self.paths.show_paths(self.power.complete(query))
-        self.paths.display = shown
-        self.prompt_input.mention_open = shown
-
-    @on(PromptInput.MentionMove)
-    def _on_mention_move(self, message: PromptInput.MentionMove) -> None:
-        if message.key in ("up", "down"):
-            self.paths.move(-1 if message.key == "up" else 1)
-            return
-        chosen = self.paths.chosen
-        if chosen is None:
-            return
-        row, column = self.prompt_input.cursor_location
-        line = self.prompt_input.document.get_line(row)[:column]
-        query = self.power.mention_at(line) or ""
-        start = (row, column - len(query))
-        path = f'"{chosen}"' if " " in chosen else chosen
-        self.prompt_input.replace(
-            path + ("" if chosen.endswith("/") else " "), start, (row, column)
-        )
-        self._update_mentions()  # a folder stays open to go deeper
-
-    @on(PromptInput.HistorySearchRequested)
-    def _on_history_search(self) -> None:
-        from tui_agent.ui.history_search import HistorySearch
-
-        def chosen(prompt: str | None) -> None:
-            if prompt is not None:
-                self.prompt_input.load_text(prompt)
-                self.prompt_input.move_cursor(self.prompt_input.document.end)
-            self.prompt_input.focus()
-
-        self.push_screen(HistorySearch(self.prompt_input.prompt_history), callback=chosen)
-
-    @on(PromptInput.ImagePasteRequested)
-    def _on_image_paste(self) -> None:
-        self._call(self._paste_image(), "pasting the clipboard's image")
-
-    async def _paste_image(self) -> None:
-        """Ctrl+V: the clipboard's image; without one, the text copied in the app (TextArea's
-        own Ctrl+V)."""
-        if await self.power.paste_image(limits_for(self.loop.info.provider)):
-            return
-        if self.clipboard:
-            self.prompt_input.action_paste()
-        else:
-            self.vm.add_marker(
-                "warning", "no image on the clipboard (it is read with wl-paste or xclip)"
-            )
-
-    @on(PromptInput.EditorRequested)
-    def _on_editor(self) -> None:
-        # A task, not awaited here: the app's own messages (the turn's events) go on meanwhile.
-        if not self._in_editor:
-            self._in_editor = True
-            self._call(self._edit_draft(), "the editor")
-
-    async def _edit_draft(self) -> None:
-        from tui_agent.ui.editor import edit_in_editor
-
-        draft = unfolded(self.prompt_input.draft())
-        try:
-            edited = await edit_in_editor(self, draft)
-        except (OSError, RuntimeError) as exc:
-            self.vm.add_marker("warning", f"the editor failed ({exc}); the draft is unchanged")
-            return
-        finally:
-            self._in_editor = False
-        self.prompt_input.load_text(edited)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
-
-    def _hide_completion(self) -> None:
-        self.completion.display = False
-        self.prompt_input.completion_open = False
 
     # ------------------------------------------------------------ pane messages
 
@@ -764,57 +411,6 @@ class TuiAgentApp(App[None]):
     @on(ToolsPane.CancelRequested)
     def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:
         self._call(self.loop.cancel_tool(message.call_id), "cancel tool")
-
-    @on(QueuePane.EditRequested)
-    def _on_edit_queued(self, message: QueuePane.EditRequested) -> None:
-        """Edit a queued prompt, held out of the queue meanwhile: a turn that ends during the
-        edit does not send the old text, and the saved text goes back in its place. The input
-        takes the text at once (keys typed right after Enter edit it); the loop lets go of the
-        prompt in a task."""
-        prompts = [row.prompt_id for row in self.vm.queue if row.prompt_id is not None]
-        if message.prompt_id not in prompts or self._editing is not None:
-            return
-        held = HeldPrompt(message.text, prompts.index(message.prompt_id))
-        self._editing = held
-        self.prompt_input.load_text(message.text)
-        self.prompt_input.move_cursor(self.prompt_input.document.end)
-        self.prompt_input.border_title = (
-            "editing a queued prompt (held out of the queue): Enter saves, Esc keeps it as it was"
-        )
-        self.prompt_input.add_class("-editing")
-        self.prompt_input.focus()
-        self._refresh_footer()
-        self._call(self._take_out(message.prompt_id, held), "edit")
-
-    async def _take_out(self, prompt_id: str, held: HeldPrompt) -> None:
-        queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        # No await between this check and the cancel: a prompt that has entered a turn is
-        # never cancelled (that would cancel the turn).
-        if prompt_id in queued and await self.loop.cancel(prompt_id):
-            return
-        held.sent = True
-        self.vm.add_marker(
-            "info", "that prompt had already gone into the turn: Enter sends your edit as a new one"
-        )
-
-    def _leave_edit(self, saved: str | None = None) -> None:
-        """Put the held prompt back in its place in the queue: the saved text, else the old
-        (one that went into a turn meanwhile: only a saved edit, as a new prompt)."""
-        held, self._editing = self._editing, None
-        self.prompt_input.border_title = None
-        self.prompt_input.remove_class("-editing")
-        if saved is None:
-            self.prompt_input.clear_input()
-        if held is not None and (saved is not None or not held.sent):
-            self._call(self._requeue(saved or held.text, None if held.sent else held.place), "edit")
-        self._refresh_footer()
-
-    async def _requeue(self, text: str, place: int | None) -> None:
-        handle = await self.loop.submit(text)
-        queued = [q.prompt_id for q in self.loop.snapshot().queue]
-        if place is not None and handle.id in queued and queued.index(handle.id) > place:
-            await self.loop.move_queued(handle.id, place - queued.index(handle.id))
-            self.vm.sync_queue(self.loop.snapshot())
 
     @on(QueuePane.RemoveRequested)
     def _on_remove_queued(self, message: QueuePane.RemoveRequested) -> None:
@@ -834,14 +430,7 @@ class TuiAgentApp(App[None]):
 
     @on(ApprovalBar.Answered)
     def _on_approval(self, message: ApprovalBar.Answered) -> None:
-        answer = self.loop.answer_approval(
-            message.request_id,
-            message.decision,
-            message.reason,
-            keep=message.keep,
-            mode=message.mode,
-        )
-        self._call(answer, "approval")
+        self.approvals.answered(message)
 
     # ------------------------------------------------------------ key actions
 
@@ -855,8 +444,6 @@ class TuiAgentApp(App[None]):
             return not (busy and not self._escape_has_local_target())
         if action == "steer":
             return True if self.prompt_input.text.strip() and self.prompt_input.display else None
-        if action in ("toggle_tools", "toggle_queue"):
-            return True
         return True
 
     def _escape_has_local_target(self) -> bool:
@@ -868,7 +455,7 @@ class TuiAgentApp(App[None]):
             or self.power.shell_running
             or self.approval_bar.asking_reason
             or self.approval_bar.choosing_scope
-            or self._editing is not None
+            or self.prompt.editing is not None
         )
 
     def action_cancel_turn(self) -> None:
@@ -882,14 +469,14 @@ class TuiAgentApp(App[None]):
         elif self.power.shell_running:
             self.power.stop_shell()
         elif self.completion.display:
-            self._hide_completion()
+            self.prompt.hide_completion()
         elif self.find_bar.display:
             self.find_bar.close()
-            self._home().focus()
+            self.main_screen.home().focus()
         elif self.approval_bar.back():
             pass
-        elif self._editing is not None:
-            self._leave_edit()
+        elif self.prompt.editing is not None:
+            self.prompt.leave_edit()
         elif self._escape_twice():
             self.run_slash("rewind")
         else:
@@ -969,34 +556,16 @@ class TuiAgentApp(App[None]):
         self.exit()
 
     def action_cycle_approval(self) -> None:
-        self._set_approval("")  # plan → ask → auto-edit → yolo → plan
+        slash_commands.set_approval(self, "")  # plan → ask → auto-edit → yolo → plan
 
     def action_steer(self) -> None:
         self.prompt_input.action_steer()
 
     def action_toggle_tools(self) -> None:
-        self._toggle_pane("-show-tools", self.tools_pane)
+        self.main_screen.toggle_pane(self.tools_pane)
 
     def action_toggle_queue(self) -> None:
-        self._toggle_pane("-show-queue", self.queue_pane)
-
-    def _toggle_pane(self, css_class: str, pane: ToolsPane | QueuePane) -> None:
-        if self.narrow:
-            shown = not self.screen.has_class(css_class)
-            self.screen.remove_class("-show-tools", "-show-queue")
-            self.screen.set_class(shown, css_class)
-            if shown:
-                pane.focus()
-            else:
-                self._home().focus()
-        elif pane.has_focus:
-            self._home().focus()
-        else:
-            pane.focus()
-
-    def _home(self) -> PromptInput | ApprovalBar:
-        """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
-        return self.approval_bar if self.approval_bar.display else self.prompt_input
+        self.main_screen.toggle_pane(self.queue_pane)
 
     def action_toggle_last_tool(self) -> None:
         self.transcript.toggle_last_tool()
@@ -1017,262 +586,8 @@ class TuiAgentApp(App[None]):
     # ------------------------------------------------------------ slash commands
 
     def run_slash(self, name: str, arg: str = "") -> None:
-        if name != "find":
-            # A command answers at the end of the transcript: show the end (typed, picked in
-            # the palette, or Esc Esc), however far up the person had scrolled.
-            self.transcript.action_follow()
-        ends_the_turn = name == "new" or (name in ("model", "resume") and bool(arg))
-        if ends_the_turn and not self._confirmed(f"{name} {arg}".strip()):
-            return
-        match name:
-            case "help":
-                self.vm.add_marker("info", commands.help_text(self.power.commands))
-            case "new":
-                if self.hooks.new_session is not None:
-                    self._call(self._swap(self.hooks.new_session()), "/new")
-                else:
-                    self._unavailable(name)
-            case "sessions":
-                self._pick_session()
-            case "resume":
-                if arg and self.hooks.resume is not None:
-                    self._call(self._swap(self.hooks.resume(arg)), "/resume")
-                else:
-                    self._pick_session()
-            case "compact":
-                if self.vm.busy:
-                    self.vm.add_marker(
-                        "warning", "/compact waits until the turn has ended; nothing was done"
-                    )
-                else:
-                    self._call(self.loop.compact(), "/compact")
-            case "model":
-                if not arg:
-                    model = self.vm.status.model
-                    self.vm.add_marker("info", f"model: {model} (/model NAME switches)")
-                elif self.hooks.switch_model is not None:
-                    self._call(self._switch_model(self.hooks.switch_model, arg), "/model")
-                else:
-                    self._unavailable(name)
-            case "approval":
-                self._set_approval(arg)
-            case "permissions":
-                self._permissions(arg)
-            case "inspect":
-                self.action_inspect()
-            case "mcp":
-                self._mcp(arg)
-            case "status":
-                self.vm.add_marker("info", commands.status_text(self.loop.info))
-            case "cost":
-                self.vm.add_marker("info", cost_text(self.loop.costs()))
-            case "context":
-                self.vm.add_marker("info", context_of(self.loop, self.vm.status.context_tokens))
-            case "copy":
-                self._copy_answer(arg)
-            case "export":
-                self._call(self._export(arg), "/export")
-            case "undo":
-                self._call(self._undo(), "/undo")
-            case "rewind":
-                self._call(self._rewind(), "/rewind")
-            case "find":
-                self.find_bar.open(arg)
-            case "quit":
-                self.action_quit_app()
-
-    def _permissions(self, arg: str) -> None:
-        rules = self.loop.permission_rules()
-        action, _, number = arg.partition(" ")
-        if not action:
-            self.vm.add_marker("info", commands.permissions_text(rules))
-            return
-        if action != "remove" or not number.strip().isdigit():
-            self.vm.add_marker("warning", "usage: /permissions, or /permissions remove N")
-            return
-        index = int(number) - 1
-        if not 0 <= index < len(rules):
-            self.vm.add_marker("warning", f"no rule number {number} (/permissions lists them)")
-            return
-        rule = rules[index]
-        problem = self.loop.remove_permission_rule(rule)
-        self.vm.add_marker(
-            "warning" if problem else "info",
-            problem or f"removed {rule.effect} {rule.text} ({rule.source})",
-        )
-
-    def _confirmed(self, command: str) -> bool:
-        """Whether `/command` may go ahead: when idle, yes; while a turn runs (which it would
-        cancel) only when the same command is sent again within `CONFIRM_WINDOW_S`."""
-        if not self.vm.busy:
-            return True
-        now, asked = self.clock(), self._confirming
-        if asked is not None and asked[0] == command and now - asked[1] <= CONFIRM_WINDOW_S:
-            self._confirming = None
-            return True
-        self._confirming = (command, now)
-        self.vm.add_marker(
-            "warning",
-            f"a turn is running and /{command} would cancel it: send /{command} again to go ahead",
-        )
-        return False
-
-    def _mcp(self, arg: str) -> None:
-        action, _, name = arg.partition(" ")
-        if not action:
-            self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
-        elif action == "reconnect" and name.strip():
-            self._call(self._reconnect_mcp(name.strip()), "/mcp reconnect")
-        else:
-            self.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
-
-    async def _reconnect_mcp(self, name: str) -> None:
-        self.vm.add_marker("info", f"reconnecting MCP server {name}…")
-        if not await self.loop.reconnect_mcp(name):
-            self.vm.add_marker("warning", f"no MCP server named {name!r} (/mcp lists them)")
-            return
-        self.vm.add_marker("info", commands.mcp_text(self.vm.mcp))
-
-    def _copy_answer(self, arg: str) -> None:
-        """`/copy`: the last answer; `/copy N`: the N-th last."""
-        if arg and not (arg.isdigit() and int(arg) > 0):
-            self.vm.add_marker("warning", "/copy takes a count: /copy 2 is the answer before last")
-            return
-        nth = int(arg or "1")
-        answers = self.vm.answers()
-        if nth > len(answers):
-            have = f"only {len(answers)}" if answers else "none yet"
-            self.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
-            return
-        self._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
-
-    async def _export(self, arg: str) -> None:
-        """`/export [md|html|jsonl] [FILE]`: the default file is named after the session, in
-        the workspace."""
-        from tui_agent.session import FORMATS, SUFFIX, export_file
-
-        first, _, rest = arg.partition(" ")
-        fmt = first if first in FORMATS else "md"
-        target = (rest if first in FORMATS else arg).strip()
-        info = self.loop.info
-        path = Path(info.workspace) / (target or f"session-{info.session_id}{SUFFIX[fmt]}")
-        written = await asyncio.to_thread(export_file, info.session_id, fmt, path)
-        self.vm.add_marker("info", f"exported to {written}")
-
-    async def _ask(self, screen: Screen[T]) -> T | None:
-        """Show a dialog and wait for its answer (None when it was closed)."""
-        answer: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
-
-        def answered(result: T | None) -> None:
-            if not answer.done():
-                answer.set_result(result)
-
-        self.push_screen(screen, callback=answered)
-        return await answer
-
-    async def _undo(self) -> None:
-        """Put back the files of the last turn that changed some; ask first when someone else
-        changed them since."""
-        plan = await self.loop.undo_plan()
-        if plan is None:
-            self.vm.add_marker("info", "nothing to undo: no file changes left")
-            return
-        if plan.changed_outside and await self._ask(RestoreChoice.for_undo(plan)) is None:
-            return
-        await self.loop.restore_files(plan.turn)  # the loop says which files it restored
-
-    async def _rewind(self) -> None:
-        """Pick an earlier prompt; restore the code, the conversation or both to just before
-        it, and put the prompt back in the input."""
-        if self.vm.busy:
-            self.vm.add_marker("warning", "/rewind waits until the turn has ended (Esc cancels it)")
-            return
-        plans = await self.loop.rewind_plans()
-        if not plans:
-            self.vm.add_marker("info", "nothing to rewind: no prompts yet")
-            return
-        plan = await self._ask(RewindPicker(plans))
-        choice = await self._ask(RestoreChoice.for_rewind(plan)) if plan is not None else None
-        if plan is None or choice is None:
-            return
-        resume, conversation = self.hooks.resume, choice != CODE
-        if conversation and resume is None:
-            self._unavailable("rewind")
-            return
-        if conversation:
-            await self.loop.rewind_conversation(plan.turn)
-        if choice != CONVERSATION:
-            await self.loop.restore_files(plan.turn)
-        if conversation and resume is not None:
-            await self._reopen(resume)  # the reopened session shows the rewound conversation
-        self.prompt_input.load_draft(typed_prompt(plan))
-        self.prompt_input.focus()
-
-    def _unavailable(self, name: str) -> None:
-        self.vm.add_marker("warning", f"/{name} is not available here")
-
-    def _set_approval(self, arg: str) -> None:
-        current = self.vm.status.approval_mode
-        if not arg:
-            mode = APPROVAL_MODES[(APPROVAL_MODES.index(current) + 1) % len(APPROVAL_MODES)]
-        elif arg in APPROVAL_MODES:
-            mode = arg
-        else:
-            modes = ", ".join(APPROVAL_MODES)
-            self.vm.add_marker("warning", f"approval mode must be one of {modes}")
-            return
-        self.loop.set_approval_mode(mode)  # the loop confirms it with a notice
-        self.vm.set_approval_mode(mode)
-
-    def _pick_session(self) -> None:
-        if self.hooks.list_sessions is None or self.hooks.resume is None:
-            self._unavailable("sessions")
-            return
-        self._call(self._pick_and_resume(), "/sessions")
-
-    async def _pick_and_resume(self) -> None:
-        list_sessions, resume = self.hooks.list_sessions, self.hooks.resume
-        assert list_sessions is not None and resume is not None
-        sessions = await list_sessions()
-        if not sessions:
-            self.vm.add_marker("info", "no saved sessions yet")
-            return
-
-        def chosen(session_id: str | None) -> None:
-            if session_id and session_id != self.loop.info.session_id:
-                self._call(self._swap(resume(session_id)), "/resume")
-
-        self.push_screen(SessionPicker(sessions), callback=chosen)
-
-    async def _swap(self, new_loop: Awaitable[LoopApi]) -> None:
-        """Replace the loop (new session, resumed one, other model) and redraw from it."""
-        loop = await new_loop
-        old = self.loop
-        self._detach_loop()
-        self._attach_loop(loop)
-        if old is not loop:
-            await old.close()
-        self.vm.add_marker("info", f"session {loop.info.session_id}")
-
-    async def _switch_model(
-        self, switch: Callable[[str, str], Awaitable[LoopApi]], model: str
-    ) -> None:
-        """Reopen this session on another model: the old loop must seal its log first."""
-        await self._reopen(lambda session_id: switch(session_id, model))
-        self.vm.add_marker("info", f"model: {self.loop.info.model}")
-
-    async def _reopen(self, reopen: Callable[[str], Awaitable[LoopApi]]) -> None:
-        """Close this session's loop (sealing its log) and open it again, in the same approval
-        mode: the person's choice holds across the reopening."""
-        session_id, mode = self.loop.info.session_id, self.vm.status.approval_mode
-        if self.vm.busy:
-            await self.loop.cancel(force=True)
-        self._detach_loop()
-        await self.loop.close()
-        loop = await reopen(session_id)
-        if loop.info.approval_mode != mode:
-            loop.set_approval_mode(mode)
-        self._attach_loop(loop)
+        """Run a built-in command (typed, picked in the palette, or Esc Esc for /rewind)."""
+        commands.run(self, name, arg)
 
     # ------------------------------------------------------------ command palette
 

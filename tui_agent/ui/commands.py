@@ -1,4 +1,6 @@
-"""The slash commands: their names, argument hints and help, shared by completion and palette.
+"""The slash commands as objects: name, argument hint, help and `run(app, arg)`, one table
+(`COMMANDS`) shared by typing, completion, the palette (Ctrl+P) and `/help`; `run` is a lookup.
+What each command does is in `slash_commands`.
 
 `parse` tells three cases apart: a known command (or an alias), an unknown `/word` (refused
 locally with the nearest names, never sent to the model), and text that merely starts with a
@@ -11,12 +13,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import LoopInfo, PermissionRule
-from tui_agent.loop.events import McpServerInfo
 from tui_agent.session import CustomCommand
+from tui_agent.ui import slash_commands as slash
+
+if TYPE_CHECKING:
+    from tui_agent.ui.app import TuiAgentApp
+
+
+def _never(arg: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -24,7 +33,9 @@ class SlashCommand:
     name: str  # without the slash
     args: str  # hint shown after the name, "" when none
     help: str
+    run: Callable[[TuiAgentApp, str], None] | None = None  # a built-in command's action
     custom: CustomCommand | None = None  # a user's command: its prompt template
+    cancels_turn: Callable[[str], bool] = _never  # with this argument, it would end the turn
 
 
 def custom_commands(found: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
@@ -37,27 +48,69 @@ def custom_commands(found: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("help", "", "Keys and commands"),
-    SlashCommand("new", "", "Start a new session (also /clear; mid-turn: send it twice)"),
-    SlashCommand("sessions", "", "Pick a session to resume"),
-    SlashCommand("resume", "[SESSION_ID]", "Resume a session (no id: pick one)"),
-    SlashCommand("compact", "", "Summarise the conversation to free context (when idle)"),
-    SlashCommand("model", "NAME", "Switch the model for this session (mid-turn: send it twice)"),
+    SlashCommand("help", "", "Keys and commands", lambda app, arg: _help(app)),
     SlashCommand(
-        "approval", "[plan|ask|auto-edit|yolo]", "Set the approval mode (no mode: next one)"
+        "new",
+        "",
+        "Start a new session (also /clear; mid-turn: send it twice)",
+        slash.new,
+        cancels_turn=slash.always,
     ),
-    SlashCommand("permissions", "[remove N]", "The permission rules in force; remove one"),
-    SlashCommand("inspect", "", "Open the live machine inspector (F2)"),
-    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error"),
-    SlashCommand("status", "", "Model, approval mode, sandbox, session and workspace"),
-    SlashCommand("cost", "", "What the session, this turn and each sub-agent cost; budgets"),
-    SlashCommand("context", "", "What fills the context window, as a bar with a legend"),
-    SlashCommand("copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard"),
-    SlashCommand("undo", "", "Put back the files the last turn changed"),
-    SlashCommand("rewind", "", "Go back to before an earlier prompt (Esc Esc)"),
-    SlashCommand("export", "[md|html|jsonl] [FILE]", "Write this session to a file"),
-    SlashCommand("find", "TEXT", "Search the whole transcript (Ctrl+F)"),
-    SlashCommand("quit", "", "Quit (also /exit; the turn is cancelled and the log sealed first)"),
+    SlashCommand("sessions", "", "Pick a session to resume", slash.sessions),
+    SlashCommand(
+        "resume",
+        "[SESSION_ID]",
+        "Resume a session (no id: pick one)",
+        slash.resume,
+        cancels_turn=slash.with_argument,
+    ),
+    SlashCommand(
+        "compact", "", "Summarise the conversation to free context (when idle)", slash.compact
+    ),
+    SlashCommand(
+        "model",
+        "NAME",
+        "Switch the model for this session (mid-turn: send it twice)",
+        slash.model,
+        cancels_turn=slash.with_argument,
+    ),
+    SlashCommand(
+        "approval",
+        "[plan|ask|auto-edit|yolo]",
+        "Set the approval mode (no mode: next one)",
+        slash.set_approval,
+    ),
+    SlashCommand(
+        "permissions", "[remove N]", "The permission rules in force; remove one", slash.permissions
+    ),
+    SlashCommand("inspect", "", "Open the live machine inspector (F2)", slash.open_inspector),
+    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error", slash.mcp),
+    SlashCommand(
+        "status", "", "Model, approval mode, sandbox, session and workspace", slash.status
+    ),
+    SlashCommand(
+        "cost", "", "What the session, this turn and each sub-agent cost; budgets", slash.cost
+    ),
+    SlashCommand(
+        "context", "", "What fills the context window, as a bar with a legend", slash.context
+    ),
+    SlashCommand(
+        "copy", "[N]", "Copy the last answer (N: the N-th last) to the clipboard", slash.copy_answer
+    ),
+    SlashCommand("undo", "", "Put back the files the last turn changed", slash.undo_command),
+    SlashCommand(
+        "rewind", "", "Go back to before an earlier prompt (Esc Esc)", slash.rewind_command
+    ),
+    SlashCommand(
+        "export", "[md|html|jsonl] [FILE]", "Write this session to a file", slash.export_command
+    ),
+    SlashCommand("find", "TEXT", "Search the whole transcript (Ctrl+F)", slash.find_text),
+    SlashCommand(
+        "quit",
+        "",
+        "Quit (also /exit; the turn is cancelled and the log sealed first)",
+        slash.quit_app,
+    ),
 )
 
 ALIASES = {"clear": "new", "exit": "quit"}
@@ -152,67 +205,18 @@ def help_text(custom: Sequence[SlashCommand] = ()) -> str:
     return "\n".join(lines)
 
 
-def status_text(info: LoopInfo) -> str:
-    """What `/status` shows: the session's settings, the commands' sandbox in full."""
-    sandbox = info.sandbox.summary() if info.sandbox is not None else "Sandbox: not known yet"
-    return "\n".join(
-        (
-            f"Model: {info.provider}/{info.model}" + (" (built-in demo)" if info.demo else ""),
-            f"Approval mode: {info.approval_mode}",
-            sandbox,
-            f"Session: {info.session_id}",
-            f"Workspace: {info.workspace}",
-        )
-    )
+def _help(app: TuiAgentApp) -> None:
+    app.vm.add_marker("info", help_text(app.power.commands))
 
 
-MCP_STATES = {
-    "off": "off (enabled = false)",
-    "skipped": "not started",
-    "waiting": "waiting",
-    "starting": "starting…",
-    "ready": "up",
-    "failed": "failed",
-    "crashed": "crashed (restarts on the next call)",
-    "disabled": "disabled",
-}
-MCP_SOURCES = {"config": "config.toml", "workspace": ".mcp.json", "client": "ACP client"}
-
-
-def mcp_text(servers: Sequence[McpServerInfo]) -> str:
-    """What `/mcp` shows: each server's state, origin, command, tools and last error."""
-    if not servers:
-        return (
-            "No MCP servers configured. Add them to the workspace's .mcp.json "
-            "(Claude Code's format) or to [mcp_servers.NAME] in config.toml."
-        )
-    up = sum(server.state == "ready" for server in servers)
-    lines = [f"MCP servers: {up} of {len(servers)} up"]
-    for server in servers:
-        source = MCP_SOURCES.get(server.source, server.source)
-        state = MCP_STATES.get(server.state, server.state)
-        lines.append(f"● {server.name}  {state}  ({source}: {server.command})")
-        if server.tools:
-            prefix = f"mcp__{server.name}__"
-            names = [tool.removeprefix(prefix) for tool in server.tools]
-            lines.append(f"    tools: {', '.join(names)}")
-        if server.error:
-            lines.append("    " + server.error.replace("\n", "\n    "))
-    lines.append("/mcp reconnect NAME restarts a server.")
-    return "\n".join(lines)
-
-
-def permissions_text(rules: Sequence[PermissionRule]) -> str:
-    """What `/permissions` shows: each rule, numbered, with where it comes from."""
-    if not rules:
-        return (
-            'No permission rules. Answer an approval with "always", or add rules to '
-            "[permissions] allow/ask/deny in config.toml or to .tui-agent/settings.json "
-            '("permissions": {"allow": [...]}); Claude Code\'s .claude/settings.json is read too.'
-        )
-    lines = ["Permission rules (deny wins, then ask, then allow, then the mode):"]
-    for number, rule in enumerate(rules, 1):
-        note = "" if rule.active else "  (not trusted yet: asked when it would allow a call)"
-        lines.append(f"{number:>3}. {rule.effect:<5} {rule.text}   {rule.source}{note}")
-    lines.append("/permissions remove N removes one (from its file too).")
-    return "\n".join(lines)
+def run(app: TuiAgentApp, name: str, arg: str = "") -> None:
+    """Run the built-in command `name` (without the slash) with `arg`."""
+    command = BY_NAME[name]
+    if command.name != "find":
+        # A command answers at the end of the transcript: show the end (typed, picked in
+        # the palette, or Esc Esc), however far up the person had scrolled.
+        app.transcript.action_follow()
+    if command.cancels_turn(arg) and not slash.confirmed(app, f"{command.name} {arg}".strip()):
+        return
+    assert command.run is not None  # the built-in table has no template commands
+    command.run(app, arg)

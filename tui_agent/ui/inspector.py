@@ -2,8 +2,8 @@
 
 Reads the view model's machine table (seeded from `snapshot().machine_states`, then kept by
 `MachineTransition` events: the live machines and the last few finished ones) and redraws when
-the app says it changed. The library's event names are made readable: an eventless transition
-is `(auto)`, and `done.invoke.<state>.<id>` (the end of the work a state invoked) is
+the view model says they changed. The library's event names are made readable: an eventless
+transition is `(auto)`, and `done.invoke.<state>.<id>` (the end of the work a state invoked) is
 `<state> done`.
 """
 
@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 TRANSITIONS_SHOWN = 40
 
@@ -59,6 +60,7 @@ class MachineInspector(ModalScreen[None]):
         self._states = Static("", markup=False, classes="states")
         self._transitions = Static("", markup=False, classes="transitions")
         self.states_text = Text()
+        self._follow = FollowsViewModel(self, vm, ("machines",), self.refresh_machines)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector-box"):
@@ -91,6 +93,9 @@ class MachineInspector(ModalScreen[None]):
             text.append(f"─{readable_event(event.event)}→", style="dim")
             text.append(f" {event.target}\n")
         self._transitions.update(text or Text("(none yet)", style="dim"))
+
+    def on_unmount(self) -> None:
+        self._follow.stop()
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

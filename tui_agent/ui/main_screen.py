@@ -1,4 +1,11 @@
-"""The app's screen, which paints what the user types at once.
+"""The app's screen: it composes the layout, folds it on narrow terminals, and paints what the
+user types at once.
+
+The layout is one `compose`: the transcript beside a side column of panes, then the completion
+lists, the approval box, the find bar, the prompt, the status bar and the footer. Each pane takes
+the view model and redraws itself when its part changes (`widgets/pane.py`), so adding a pane is
+its widget, its styles and one line here. Below `NARROW_BELOW` columns the side column folds and
+Ctrl+T / Ctrl+N show one pane in place of the transcript.
 
 Textual paints at most 60 frames a second: after a frame the next one waits for its slot, 16 to
 33 ms later. While an answer streams every slot is taken, so a key's echo waited for the next
@@ -13,18 +20,46 @@ names it needs are listed); `tests/ui/test_main_screen.py` fails if the hook sto
 
 from __future__ import annotations
 
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 
 from tui_agent.ui._textual_hooks import PaintNowScreen
+from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
+from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
+from tui_agent.ui.widgets.find_bar import FindBar
+from tui_agent.ui.widgets.key_footer import KeyFooter
+from tui_agent.ui.widgets.plan_pane import PlanPane
+from tui_agent.ui.widgets.prompt_input import PromptInput
+from tui_agent.ui.widgets.queue_pane import QueuePane
+from tui_agent.ui.widgets.status_bar import StatusBar
+from tui_agent.ui.widgets.tools_pane import ToolsPane
+from tui_agent.ui.widgets.transcript import Transcript
+
+NARROW_BELOW = 100  # columns: below this the side column folds into Ctrl+T / Ctrl+N toggles
 
 
 class MainScreen(PaintNowScreen):
     """The screen the app composes into (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, vm: ViewModel) -> None:
         super().__init__()
         self._key_pending = False  # a key is on its way to the focused widget
         self._paint_now = False  # the focused widget asked for a repaint after a key
+        self.narrow = False
+        self.vm = vm  # what a pane composed here shows
+        self.transcript = Transcript(vm, id="transcript")
+        self.plan_pane = PlanPane(vm, id="plan")
+        self.tools_pane = ToolsPane(vm, id="tools")
+        self.queue_pane = QueuePane(vm, id="queue")
+        self.status_bar = StatusBar(vm, id="status")
+        self.prompt_input = PromptInput(id="input")
+        self.approval_bar = ApprovalBar(id="approval")
+        self.completion = SlashCompletion(id="completion")
+        self.paths = PathCompletion(id="path-completion")
+        self.find_bar = FindBar(vm, id="find")
 
     def key_pressed(self) -> None:
         """The app received a key from the terminal."""
@@ -39,3 +74,63 @@ class MainScreen(PaintNowScreen):
         if self._paint_now and self.is_current and not self.batching:
             self._paint_now = False
             self.paint_frame_now()  # the frame, without waiting for its slot
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield self.transcript
+            with Vertical(id="side"):
+                yield self.plan_pane
+                yield self.tools_pane
+                yield self.queue_pane
+        yield self.completion
+        yield self.paths
+        yield self.approval_bar
+        yield self.find_bar
+        yield self.prompt_input
+        yield self.status_bar
+        yield KeyFooter(id="footer")
+
+    def on_mount(self) -> None:
+        self.approval_bar.display = False
+        self.completion.display = False
+        self.paths.display = False
+        self.find_bar.display = False
+
+    def fold(self, width: int) -> None:
+        """Fold the side column below `NARROW_BELOW` columns (the status bar counts instead)."""
+        narrow = self.narrow = width < NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        if not narrow:
+            self.remove_class("-show-tools", "-show-queue")
+        self.status_bar.show_counts = narrow
+        self.status_bar.refresh_status()
+        # Once laid out at the new width: which segments fit depends on it.
+        self.call_after_refresh(self.status_bar.refresh_status)
+
+    def toggle_pane(self, pane: ToolsPane | QueuePane) -> None:
+        """Ctrl+T / Ctrl+N: focus the pane (narrow: show it over the transcript), or go back."""
+        css_class = "-show-tools" if pane is self.tools_pane else "-show-queue"
+        if self.narrow:
+            shown = not self.has_class(css_class)
+            self.remove_class("-show-tools", "-show-queue")
+            self.set_class(shown, css_class)
+            if shown:
+                pane.focus()
+            else:
+                self.home().focus()
+        elif pane.has_focus:
+            self.home().focus()
+        else:
+            pane.focus()
+
+    def home(self) -> PromptInput | ApprovalBar:
+        """Where the keyboard returns from a pane: the approval while one waits, else the prompt."""
+        return self.approval_bar if self.approval_bar.display else self.prompt_input
+
+    @on(ToolsPane.Emptied)
+    def _on_tools_emptied(self) -> None:
+        # Nothing left to select there: back to the input (and the transcript).
+        self.remove_class("-show-tools")
+        self.home().focus()

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 GLYPHS = {"completed": "✔", "in_progress": "▶", "pending": "○"}
 STYLES = {"completed": "dim strike", "in_progress": "bold", "pending": ""}
@@ -20,6 +21,7 @@ class PlanPane(Static):
         super().__init__("", markup=False, id=id)
         self.vm = vm
         self.border_title = "Plan"
+        FollowsViewModel(self, vm, ("plan",), self.refresh_plan)
 
     def on_mount(self) -> None:
         self.refresh_plan()

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from tui_agent.ui.state import QueueRow
 from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 EMPTY_HINT = Text(
     "nothing queued\nwhile a turn runs: Enter queues a prompt for the next turn, "
@@ -65,6 +66,7 @@ class QueuePane(OptionList):
         super().__init__(id=id)
         self.vm = vm
         self.border_title = "Queue"
+        FollowsViewModel(self, vm, ("queue",), self.refresh_rows)
 
     def on_mount(self) -> None:
         self.refresh_rows()

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from tui_agent.ui.state import Status
 from tui_agent.ui.view_model import ViewModel, tokens_text
+from tui_agent.ui.widgets.pane import FollowsViewModel
 from tui_agent.usage import usd
 
 # What stays longest when the line is too narrow (higher stays).
@@ -49,6 +50,8 @@ class StatusBar(Static):
         super().__init__("", id=id, markup=False)
         self.vm = vm
         self.show_counts = False
+        # The counts of tools and queued items are shown on narrow terminals.
+        FollowsViewModel(self, vm, ("status", "tools", "queue"), self.refresh_status)
 
     def on_mount(self) -> None:
         self.refresh_status()

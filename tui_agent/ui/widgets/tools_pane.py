@@ -3,7 +3,9 @@
 Pane keys are never text: a printable key typed here goes to the prompt (the app moves the focus).
 
 An `OptionList` (drawn line by line, so a long list stays cheap). Rows are rebuilt when the view
-model says the tools changed and once a second while something runs, so elapsed times tick.
+model says the tools changed and once a second while something runs, so elapsed times tick. When
+the last row goes while the pane has the keyboard, it says so (`Emptied`): the screen gives the
+keyboard back.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from textual.widgets.option_list import Option
 from tui_agent.ui.state import ToolRow
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.blocks import FINAL_WORDS, TOOL_GLYPHS, ShowSubagent
+from tui_agent.ui.widgets.pane import FollowsViewModel
 
 STATE_WORDS = {
     "queued": "queued",
@@ -41,10 +44,19 @@ class ToolsPane(OptionList):
             super().__init__()
             self.call_id = call_id
 
+    class Emptied(Message):
+        """The last row went while the pane had the keyboard: nothing is left to select."""
+
     def __init__(self, vm: ViewModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.vm = vm
         self.border_title = "Tools"
+        FollowsViewModel(self, vm, ("tools",), self._on_tools_changed)
+
+    def _on_tools_changed(self) -> None:
+        self.refresh_rows()
+        if not self.vm.tools and self.has_focus:
+            self.post_message(self.Emptied())
 
     def on_mount(self) -> None:
         self.refresh_rows()

@@ -10,6 +10,8 @@ re-created from the view model, so the whole session stays reachable without a w
 While the user types, streamed text is drawn at most `TYPING_FRAME_S` apart instead of in every
 frame: the frame that shows a key then seldom has an answer to draw as well (typing during a
 fast stream, p50, fell from 2.6x to about 1x the cost of a key with nothing streaming).
+
+It listens to its view model itself (every change but the panes'), from its construction on.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tui_agent.ui.state import (
     BlockRemoved,
     BlockUpdated,
     Change,
+    PaneChanged,
     Reset,
     StreamEnded,
     TextAppended,
@@ -72,13 +75,15 @@ class ParkedBlocks(Static):
             text = f"▲ {hidden} earlier blocks: click for more, Home for the start"
         self.update(Text(text, style="dim"))
 
-    async def on_click(self, event: events.Click) -> None:
-        transcript = self.parent
-        if isinstance(transcript, Transcript):
-            if self.later:
-                await transcript.show_later()
-            else:
-                transcript.show_earlier()
+    class Clicked(Message):
+        """Show another batch of the parked blocks (`later`: those below)."""
+
+        def __init__(self, later: bool) -> None:
+            super().__init__()
+            self.later = later
+
+    def on_click(self, event: events.Click) -> None:
+        self.post_message(self.Clicked(self.later))
 
 
 class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
@@ -102,6 +107,21 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._streamed_at = float("-inf")  # when streamed text was last drawn
         self._held: dict[int, TextBlock | ThinkingBlock] = {}  # blocks with text not drawn yet
         self._holding = False  # a timer will draw the held text
+        self._stop_listening = vm.listen(self._on_change)
+
+    def _on_change(self, change: Change) -> None:
+        if not isinstance(change, PaneChanged):
+            self.take(change)
+
+    def on_unmount(self) -> None:
+        self._stop_listening()
+
+    @on(ParkedBlocks.Clicked)
+    async def _on_parked_clicked(self, message: ParkedBlocks.Clicked) -> None:
+        if message.later:
+            await self.show_later()
+        else:
+            self.show_earlier()
 
     def on_mount(self) -> None:
         self.mount(self._earlier, self._later)
