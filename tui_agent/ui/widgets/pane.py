@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 
 from textual.message_pump import MessagePump
 
-from tui_agent.ui.view_model import Change, PaneChanged, Reset, ViewModel
+from tui_agent.ui.state import Change, PaneChanged, Reset
+from tui_agent.ui.view_model import ViewModel
 
 
 class FollowsViewModel:
