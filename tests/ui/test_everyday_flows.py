@@ -59,7 +59,7 @@ async def test_ctrl_c_with_a_selection_copies_it_and_does_nothing_else() -> None
         await pilot.pause()
         assert app.clipboard.endswith("fix the parser")
         assert app.prompt_input.text == "draft"  # not cleared
-        assert loop.calls == [] and app._last_ctrl_c is None  # no cancel, no quit window
+        assert loop.calls == [] and app.keys.last_ctrl_c is None  # no cancel, no quit window
 
 
 async def test_ctrl_c_with_a_selection_during_a_turn_copies_and_does_not_cancel() -> None:

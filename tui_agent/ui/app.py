@@ -11,9 +11,9 @@ not apply (`check_action`).
 
 The parts: `MainScreen` composes the layout; `prompt_flow` (Enter, completion, mentions, `!`,
 the editor, a held queued prompt), `approvals`, `notifications`, `commands` and
-`slash_commands` (the slash commands as a table of objects). The key actions (Esc, Ctrl+C, the
-pane toggles, about 130 lines) and the queue and tools pane messages are still here: the next
-module to move out is the key actions.
+`slash_commands` (the slash commands as a table of objects). `key_actions` (what Esc,
+Ctrl+C and the copy keys do, and when the footer offers them); the app keeps the bindings and
+routes each action and widget message to its part.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
@@ -37,7 +36,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui_agent.loop.api import LoopApi, LoopInfo
+from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import LoopEvent
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands, slash_commands
@@ -45,6 +44,7 @@ from tui_agent.ui._textual_hooks import app_driver
 from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import SessionHooks
 from tui_agent.ui.inspector import MachineInspector
+from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
@@ -53,6 +53,7 @@ from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
 from tui_agent.ui.view_model import ViewModel
+from tui_agent.ui.welcome import DEMO_NOTICE, welcome_text
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.blocks import ShowSubagent
 from tui_agent.ui.widgets.find_bar import FindBar
@@ -62,31 +63,7 @@ from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
 
-QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
-DEMO_NOTICE = (
-    "Demo mode: no API key is configured, so a built-in scripted model answers. "
-    "Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --provider) to use a real model. "
-    "/help lists the keys and commands."
-)
 DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
-WELCOME_KEYS = (
-    "Enter send · Shift+Enter newline · Ctrl+S steer · Esc cancel · "
-    "Shift+Tab approval mode · /help keys and commands"
-)
-
-
-def welcome_text(info: LoopInfo) -> str:
-    """The first block of a new session: where, which model, which approval mode, which keys."""
-    home = str(Path.home())
-    folder = info.workspace
-    if folder == home or folder.startswith(home + os.sep):
-        folder = "~" + folder[len(home) :]
-    return (
-        f"tui-agent in {folder}\n"
-        f"model {info.provider}/{info.model} · approval {info.approval_mode}\n"
-        f"{WELCOME_KEYS}"
-    )
-
 
 _log = logging.getLogger(__name__)
 
@@ -139,8 +116,6 @@ class TuiAgentApp(App[None]):
         self._events: list[LoopEvent] = []  # from the loop, not yet in the view model
         self._woken = False  # a `_Pending` message is on its way
         self._reported: set[str] = set()
-        self._last_ctrl_c: float | None = None
-        self._last_escape: float | None = None  # an Esc on the empty input, for Esc Esc
         self._tasks: set[asyncio.Task[Any]] = set()
         self._confirming: tuple[str, float] | None = None  # a command that asked, and when
         # The screen composes the layout; these are its widgets, named for the flows that use them.
@@ -159,6 +134,7 @@ class TuiAgentApp(App[None]):
         self.power = PromptPower(self.vm)
         self.prompt = PromptFlow(self)
         self.approvals = ApprovalFlow(self)
+        self.keys = KeyActions(self)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -333,7 +309,7 @@ class TuiAgentApp(App[None]):
             return  # the app is shutting down: nothing left to draw
         self.turn_running = self.vm.busy
         self.can_steer = bool(self.prompt_input.text.strip()) and self.prompt_input.display
-        self.escape_closes = self._escape_has_local_target()
+        self.escape_closes = self.keys.escape_has_local_target()
 
     # ------------------------------------------------------------ loop calls
 
@@ -399,14 +375,9 @@ class TuiAgentApp(App[None]):
 
     @on(ShowSubagent)
     async def _on_show_subagent(self, message: ShowSubagent) -> None:
-        from tui_agent.ui.subagent_screen import SubagentScreen  # only when first wanted
+        from tui_agent.ui.subagent_screen import show_subagent  # only when first wanted
 
-        # A finished sub-agent of a resumed session is read back from its log: off the loop.
-        run = await asyncio.to_thread(self.loop.subagent, message.call_id)
-        if run is None:
-            self.vm.add_marker("warning", "That sub-agent has not started yet.")
-            return
-        self.push_screen(SubagentScreen(run, self.loop.info, message.title))
+        await show_subagent(self, message.call_id, message.title)
 
     @on(ToolsPane.CancelRequested)
     def _on_cancel_tool(self, message: ToolsPane.CancelRequested) -> None:
@@ -437,90 +408,19 @@ class TuiAgentApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if len(self.screen_stack) > 1 and action not in DIALOG_ACTIONS:
             return False  # a dialog is up: its own keys (and footer) apply, Esc closes it
-        busy = self.vm.busy
-        if action == "cancel_turn":
-            return busy if not self._escape_has_local_target() else False
-        if action == "escape_idle":
-            return not (busy and not self._escape_has_local_target())
-        if action == "steer":
-            return True if self.prompt_input.text.strip() and self.prompt_input.display else None
-        return True
-
-    def _escape_has_local_target(self) -> bool:
-        """Esc first closes what is open (a dialog, the completion, a deny reason, an edit)."""
-        return (
-            self.completion.display
-            or self.find_bar.display
-            or self.paths.display
-            or self.power.shell_running
-            or self.approval_bar.asking_reason
-            or self.approval_bar.choosing_scope
-            or self.prompt.editing is not None
-        )
+        return self.keys.applies(action)
 
     def action_cancel_turn(self) -> None:
-        force = self.vm.status.activity == "cancelling"
-        self._call(self.loop.cancel(force=force), "cancel")
+        self.keys.cancel_turn()
 
     def action_escape_idle(self) -> None:
-        if self.paths.display:
-            self.paths.display = False
-            self.prompt_input.mention_open = False
-        elif self.power.shell_running:
-            self.power.stop_shell()
-        elif self.completion.display:
-            self.prompt.hide_completion()
-        elif self.find_bar.display:
-            self.find_bar.close()
-            self.main_screen.home().focus()
-        elif self.approval_bar.back():
-            pass
-        elif self.prompt.editing is not None:
-            self.prompt.leave_edit()
-        elif self._escape_twice():
-            self.run_slash("rewind")
-        else:
-            self.prompt_input.clear_draft()
-            self.prompt_input.focus()
-
-    def _selected_text(self) -> str:
-        """What the mouse selected on the screen, else what is selected in the prompt."""
-        return self.screen.get_selected_text() or self.prompt_input.selected_text
-
-    def _copy(self, text: str, what: str) -> None:
-        self.copy_to_clipboard(text)  # Textual's clipboard and the terminal's (OSC 52)
-        lines = text.count("\n") + 1
-        self.notify(f"copied {what} ({lines} line{'s' if lines != 1 else ''})", timeout=2)
+        self.keys.escape()
 
     def action_copy_selection(self) -> None:
-        text = self._selected_text()
-        if text:
-            self._copy(text, "the selection")
-
-    def _escape_twice(self) -> bool:
-        """Esc Esc on an empty input (within the Ctrl+C window) opens /rewind."""
-        now, last = self.clock(), self._last_escape
-        empty = not self.prompt_input.text
-        self._last_escape = now if empty else None
-        if empty and last is not None and now - last <= QUIT_WINDOW_S:
-            self._last_escape = None
-            return True
-        return False
+        self.keys.copy_selection()
 
     def action_interrupt(self) -> None:
-        if self._selected_text():
-            self.action_copy_selection()  # a selection makes Ctrl+C a copy and nothing else
-            return
-        now = self.clock()
-        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= QUIT_WINDOW_S:
-            self.action_quit_app()
-            return
-        self._last_ctrl_c = now
-        if self.vm.busy:
-            self.action_cancel_turn()
-        else:
-            self.prompt_input.clear_draft()
-            self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+        self.keys.interrupt()
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

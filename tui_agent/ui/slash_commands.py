@@ -185,7 +185,7 @@ def copy_answer(app: TuiAgentApp, arg: str) -> None:
         have = f"only {len(answers)}" if answers else "none yet"
         app.vm.add_marker("warning", f"no answer number {nth} from the end ({have})")
         return
-    app._copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
+    app.keys.copy(answers[-nth], "the last answer" if nth == 1 else f"answer {nth} from the end")
 
 
 async def _export(app: TuiAgentApp, arg: str) -> None:

@@ -7,6 +7,7 @@ child's emission). Esc closes it; the child goes on.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -26,6 +27,17 @@ from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
+    from tui_agent.ui.app import TuiAgentApp
+
+
+async def show_subagent(app: TuiAgentApp, call_id: str, title: str) -> None:
+    """Open a `task` call's sub-agent transcript over the app (Enter on its row or block)."""
+    # A finished sub-agent of a resumed session is read back from its log: off the loop.
+    run = await asyncio.to_thread(app.loop.subagent, call_id)
+    if run is None:
+        app.vm.add_marker("warning", "That sub-agent has not started yet.")
+        return
+    app.push_screen(SubagentScreen(run, app.loop.info, title))
 
 
 class SubagentScreen(ModalScreen[None]):
