@@ -155,17 +155,8 @@ async def build_loop(
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
     journal = LogJournal(log)
-    if metering is None:
-        metering = Metering(Pricer(info.model, provider=info.provider), Budget())
-    # The price table's import takes half a second: in a thread, off the (UI's) event loop;
-    # a new session does not wait for it (its first request needs no price).
-    warming = asyncio.get_running_loop().run_in_executor(None, metering.pricer.warm)
-    spent = CostLine("session")
-    shown = transcript.events if transcript is not None else ()
-    if shown and depth == 0:  # the status bar of a reopened session shows its cost at once
-        await warming
-        shown, spent = priced(shown, metering.pricer)
-        metering.budget.spent = spent.cost_usd or 0.0
+    metering = metering or Metering(Pricer(info.model, provider=info.provider), Budget())
+    shown, spent = await _spent_so_far(metering, transcript, top_level=depth == 0)
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
         journal=journal,
@@ -281,6 +272,22 @@ async def build_loop(
     if owned_mcp is not None:
         owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns
     return service
+
+
+async def _spent_so_far(
+    metering: Metering, transcript: Replay | None, *, top_level: bool
+) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
+    """A resumed session's events, priced, and what it spent (counted against its budget)."""
+    # The price table's import takes half a second: in a thread, off the (UI's) event loop;
+    # a new session does not wait for it (its first request needs no price).
+    warming = asyncio.get_running_loop().run_in_executor(None, metering.pricer.warm)
+    shown = transcript.events if transcript is not None else ()
+    if not (shown and top_level):
+        return shown, CostLine("session")
+    await warming  # the status bar of a reopened session shows its cost at once
+    shown, spent = priced(shown, metering.pricer)
+    metering.budget.spent = spent.cost_usd or 0.0
+    return shown, spent
 
 
 @dataclass(frozen=True)
