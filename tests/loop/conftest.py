@@ -9,6 +9,7 @@ import pytest
 from tests.support.fake_model import FakeModel, Step
 from tui_agent.context import EventLog
 from tui_agent.loop.api import LoopInfo
+from tui_agent.loop.costs import Metering
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.tools import Tool
@@ -35,8 +36,12 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
         options: LoopOptions = LoopOptions(abort_grace_s=0.5),
         tools: tuple[Tool[Any], ...] = (),
         context_window: int = 128_000,
-    ) -> tuple[AgentLoopService, FakeModel, Path]:
-        model = FakeModel(list(steps))
+        model: Any = None,
+        metering: Metering | None = None,
+    ) -> tuple[AgentLoopService, Any, Path]:
+        """A loop over `steps` played by a `FakeModel` (or over another fake `model`, when
+        given), priced by `metering` when given."""
+        model = model or FakeModel(list(steps))
         log_path = tmp_path / f"events-{len(opened)}.jsonl"
         service = await build_loop(
             provider=model,
@@ -55,6 +60,7 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
             system_prompt=lambda tools: "You are a test agent.",
             options=options,
             extra_tools=tools,
+            metering=metering,
         )
         opened.append(service)
         return service, model, log_path

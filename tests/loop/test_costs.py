@@ -3,18 +3,13 @@ budget while they run (the model double routes requests by job, as in test_subag
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
+from tests.loop.conftest import LoopMaker
 from tests.loop.test_subagents import RoutedModel, task
 from tests.support.fake_model import Step, calls, text
-from tui_agent.context import EventLog
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.costs import Budget, Metering
-from tui_agent.loop.factory import build_loop
 from tui_agent.loop.service import AgentLoopService
 from tui_agent.usage import PriceOverride, Pricer
 
@@ -30,47 +25,18 @@ def routes() -> dict[str, list[Step]]:
     }
 
 
-@pytest.fixture
-async def loops() -> AsyncIterator[list[AgentLoopService]]:
-    opened: list[AgentLoopService] = []
-    yield opened
-    for service in opened:
-        await service.close()
-
-
-async def priced_loop(
-    tmp_path: Path, opened: list[AgentLoopService], model: RoutedModel, budget: Budget
-) -> AgentLoopService:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "a.txt").write_text("alpha\n")
-    service = await build_loop(
-        provider=model,
-        info=LoopInfo(
-            provider="scripted",
-            model=model.model,
-            context_window=128_000,
-            approval_mode="yolo",
-            session_id="parent",
-            workspace=str(workspace),
-            demo=False,
-        ),
-        workspace=workspace,
-        spill_dir=tmp_path / "session" / "spill",
-        log=EventLog(tmp_path / "session" / "events.jsonl"),
-        system_prompt=lambda names: "You are a test agent.",
-        metering=Metering(Pricer(model.model, provider="scripted", override=PRICES), budget),
-    )
-    opened.append(service)
+async def priced_loop(make_loop: LoopMaker, model: RoutedModel, budget: Budget) -> AgentLoopService:
+    metering = Metering(Pricer(model.model, provider="scripted", override=PRICES), budget)
+    service, _, _ = await make_loop([], model=model, metering=metering)
     return service
 
 
 async def test_a_sub_agents_cost_is_its_own_row_and_part_of_the_session(
-    tmp_path: Path, loops: list[AgentLoopService]
+    make_loop: LoopMaker,
 ) -> None:
     model = RoutedModel(routes())
     budget = Budget()
-    service = await priced_loop(tmp_path, loops, model, budget)
+    service = await priced_loop(make_loop, model, budget)
     finished: list[ev.TurnFinished] = []
     service.subscribe(lambda e: finished.append(e) if isinstance(e, ev.TurnFinished) else None)
     await (await service.submit("PARENT JOB")).result()
@@ -85,10 +51,10 @@ async def test_a_sub_agents_cost_is_its_own_row_and_part_of_the_session(
 
 
 async def test_a_sub_agent_stops_at_the_sessions_budget_before_its_first_request(
-    tmp_path: Path, loops: list[AgentLoopService]
+    make_loop: LoopMaker,
 ) -> None:
     model = RoutedModel(routes())
-    service = await priced_loop(tmp_path, loops, model, Budget(max_session_usd=0.0002))
+    service = await priced_loop(make_loop, model, Budget(max_session_usd=0.0002))
     result = await (await service.submit("PARENT JOB")).result()
     # The parent's first request spent $0.0002, the whole budget: nothing else goes out.
     assert len(model.requests_for("PARENT JOB")) == 1
