@@ -166,7 +166,6 @@ async def test_moving_a_queued_prompt_keeps_it_selected() -> None:
 
 
 def _queued(prompt_id: str, text: str) -> object:
-    from tui_agent.loop.snapshot import QueuedPrompt
 
     return QueuedPrompt(prompt_id, text)
 
@@ -209,10 +208,7 @@ async def test_text_typed_right_after_resume_is_kept() -> None:
 async def test_an_edited_queued_prompt_keeps_what_is_typed_after_enter() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
-        queue_two(loop)
-        loop.snap = replace(
-            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
-        )
+        queue_two(loop, waiting=True)
         await pilot.pause()
         await pilot.press("ctrl+n", "enter", "!", "enter", *"more")
         await until(pilot, lambda: len(loop.calls) == 2)

@@ -450,20 +450,23 @@ async def test_delete_in_the_tools_pane_cancels_just_the_selected_call() -> None
         assert loop.calls == [("cancel_tool", "c2")]
 
 
-def queue_two(loop: FakeLoop) -> None:
+def queue_two(loop: FakeLoop, *, waiting: bool = False) -> None:
+    """Two prompts shown queued; `waiting`: the loop's queue still holds them too (otherwise
+    they entered the turn meanwhile)."""
     loop.emit(
         ev.PromptQueued(prompt_id="p2", text="second"),
         ev.PromptQueued(prompt_id="p3", text="third"),
     )
+    if waiting:
+        loop.snap = replace(
+            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
+        )
 
 
 async def test_queue_enter_holds_the_prompt_and_enter_queues_the_edit() -> None:
     async with running() as (app, pilot, loop):
         turn_running(loop)
-        queue_two(loop)
-        loop.snap = replace(
-            loop.snap, queue=(QueuedPrompt("p2", "second"), QueuedPrompt("p3", "third"))
-        )
+        queue_two(loop, waiting=True)
         await pilot.pause()
         await pilot.press("ctrl+n", "enter")
         await until(pilot, lambda: app.prompt_input.text == "second")
