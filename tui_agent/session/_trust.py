@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 
 def fingerprint(*parts: str) -> str:
@@ -45,3 +46,24 @@ class TrustFile:
         except (OSError, ValueError):
             return {}  # missing or damaged: nothing trusted yet, the person is asked again
         return data if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
+class TrustLine:
+    """One thing a repository brings, as the trust prompt lists it."""
+
+    kind: str  # "server", "hook", "skill", "allow rule"
+    name: str
+    detail: str  # what runs or what it is: a command line, a description; never a secret value
+
+
+class RepositoryItems(Protocol):
+    """One kind of thing a repository brings that acts only once the person trusts it."""
+
+    def pending(self) -> list[TrustLine]:
+        """The items not trusted yet (none under `--yolo`)."""
+        ...
+
+    def trust(self) -> None:
+        """Remember every pending item as trusted in this workspace."""
+        ...
