@@ -7,13 +7,13 @@ import asyncio
 import logging
 import signal
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import cast
 
 from tui_agent.acp._agent import AcpAgent, AcpDefaults
 from tui_agent.acp._stdin import MAX_LINE_BYTES, gate
 from tui_agent.providers import PROVIDER_KINDS
+from tui_agent.version import package_version
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
         workspace=args.workspace,
         sandbox=args.sandbox,
     )
-    asyncio.run(_serve(AcpAgent(defaults, _version())))
+    asyncio.run(_serve(AcpAgent(defaults, package_version())))
     return EXIT_OK
 
 
@@ -77,10 +77,3 @@ async def _serve(agent: AcpAgent) -> None:
     finally:
         gating.cancel()
         await agent.close()  # the client is gone or we were told to stop: end turns, seal logs
-
-
-def _version() -> str:
-    try:
-        return version("tui-agent")
-    except PackageNotFoundError:
-        return "0"

@@ -63,6 +63,11 @@ from tui_agent.session._resolve import (
     resolve,
 )
 from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new_session_id
+from tui_agent.session._status_line import (
+    StatusLineCommand,
+    StatusLineProblem,
+    status_line_command,
+)
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -93,6 +98,8 @@ __all__ = [
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "StatusLineCommand",
+    "StatusLineProblem",
     "attach",
     "attachments_of",
     "build_system_prompt",
@@ -122,6 +129,7 @@ __all__ = [
     "run_user_shell",
     "session_cost",
     "split_attachments",
+    "status_line_command",
 ]
 
 if TYPE_CHECKING:

@@ -15,6 +15,9 @@
     prompt_cache = true                # Anthropic: cache_control breakpoints (false: none)
     max_budget_usd = 5.0               # a session stops before a request once it spent this
     max_turn_budget_usd = 1.0          # the same, for one turn
+    theme = "tui-agent-light"          # tui-agent-dark (default) | tui-agent-light | Textual's
+    status_line = "~/bin/status.sh"    # its first line shows in the status bar (session as JSON
+                                       # on stdin); or {command = "...", padding = 1}
 
     [providers.local]                  # a name of your choosing
     kind = "openai"                    # the wire format: one of --provider's choices
@@ -147,6 +150,14 @@ class WebTable(_Table):
     search_url: str | None = Field(default=None, pattern=r"^https?://")
 
 
+class StatusLineTable(_Table):
+    """`status_line = {command = "..."}`, the shape of Claude Code's `statusLine` setting."""
+
+    type: Literal["command"] = "command"
+    command: str = Field(min_length=1)
+    padding: int = Field(default=0, ge=0, le=8)
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
@@ -162,6 +173,8 @@ class Config(_Table):
     prompt_cache: bool = True
     max_budget_usd: PositiveFloat | None = None
     max_turn_budget_usd: PositiveFloat | None = None
+    theme: str | None = None
+    status_line: str | StatusLineTable | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)

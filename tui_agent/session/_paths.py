@@ -17,6 +17,13 @@ import platformdirs
 
 APP_NAME = "tui-agent"
 HOME_ENV = "TUI_AGENT_HOME"
+USER_CLAUDE = "~/.claude/settings.json"  # the label; the file honours $CLAUDE_CONFIG_DIR
+
+
+def claude_user_settings() -> Path:
+    """Claude Code's user settings, which tui-agent reads so a person's setup comes along."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else Path.home() / ".claude") / "settings.json"
 
 
 @dataclass(frozen=True)

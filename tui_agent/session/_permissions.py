@@ -15,7 +15,6 @@ in `config.toml` is a `ConfigError`; one in a JSON file is skipped with a proble
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import tomlkit
 
 from tui_agent.session._config import Config, ConfigError
-from tui_agent.session._paths import AppPaths
+from tui_agent.session._paths import USER_CLAUDE, AppPaths, claude_user_settings
 from tui_agent.session._trust import TrustFile, fingerprint
 from tui_agent.tools import EFFECTS, Rule, RuleError, parse_rule
 from tui_agent.vocab import RuleScope
@@ -37,12 +36,6 @@ PROJECT_FILES = (
 )
 LOCAL_FILE = ".tui-agent/settings.local.json"  # where "always, this project" writes
 TRUST_FILE = "permission-trust.json"
-USER_CLAUDE = "~/.claude/settings.json"  # the label; the file honours $CLAUDE_CONFIG_DIR
-
-
-def claude_user_settings() -> Path:
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(base) if base else Path.home() / ".claude") / "settings.json"
 
 
 @dataclass(frozen=True)

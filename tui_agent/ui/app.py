@@ -40,12 +40,12 @@ from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import LoopEvent
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands, slash_commands
-from tui_agent.ui._textual_hooks import app_driver
 from tui_agent.ui.approvals import ApprovalFlow
-from tui_agent.ui.hooks import SessionHooks
+from tui_agent.ui.hooks import Appearance, SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
+from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
 from tui_agent.ui.opening import OpeningLoop
@@ -103,6 +103,7 @@ class TuiAgentApp(App[None]):
         initial_prompt: str | None = None,
         hooks: SessionHooks | None = None,
         clock: Callable[[], float] = time.time,
+        appearance: Appearance | None = None,
     ) -> None:
         super().__init__()
         register_sequences()
@@ -135,6 +136,7 @@ class TuiAgentApp(App[None]):
         self.prompt = PromptFlow(self)
         self.approvals = ApprovalFlow(self)
         self.keys = KeyActions(self)
+        self.look = Look(self, appearance or Appearance())
 
     # ------------------------------------------------------------ lifecycle
 
@@ -142,7 +144,7 @@ class TuiAgentApp(App[None]):
         return self.main_screen
 
     def on_mount(self) -> None:
-        self.theme = "textual-dark"
+        self.look.apply_theme()
         self._attach_loop(self.loop)
         self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
@@ -154,6 +156,7 @@ class TuiAgentApp(App[None]):
         # line held collection off until now (`cli.main`).
         gc.freeze()
         gc.enable()
+        self.look.start(Path(self.loop.info.workspace))
         if isinstance(self.loop, OpeningLoop):
             # Only now: loading the loop stack in its worker thread holds the GIL for most of a
             # second, and would have held the first frame back.
@@ -209,6 +212,7 @@ class TuiAgentApp(App[None]):
     async def on_unmount(self) -> None:
         # The loop may outlive the screen (the command line closes it after the app exits).
         self._detach_loop()
+        self.look.close()
         await self.power.close()
 
     async def on_event(self, event: events.Event) -> None:
@@ -429,14 +433,6 @@ class TuiAgentApp(App[None]):
         from tui_agent.ui.terminal_driver import TerminalDriver
 
         return TerminalDriver
-
-    def restore_terminal_now(self) -> None:
-        """For an exit that cannot wait for the orderly one (any thread): the terminal is given
-        back at once (see `TerminalDriver.restore_now`)."""
-        from tui_agent.ui.terminal_driver import TerminalDriver
-
-        if isinstance(driver := app_driver(self), TerminalDriver):
-            driver.restore_now()
 
     def on_terminal_driver_lost(self) -> None:
         """The terminal hung up (`TerminalDriver.Lost`): nobody is left to ask, so quit."""

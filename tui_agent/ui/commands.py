@@ -105,6 +105,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "export", "[md|html|jsonl] [FILE]", "Write this session to a file", slash.export_command
     ),
     SlashCommand("find", "TEXT", "Search the whole transcript (Ctrl+F)", slash.find_text),
+    SlashCommand("theme", "[NAME]", "List the colour themes, or switch to one", slash.theme),
     SlashCommand(
         "quit",
         "",

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from tui_agent.loop.api import LoopApi
+from tui_agent.session import StatusLineCommand
 
 
 @dataclass(frozen=True)
@@ -38,3 +39,15 @@ class SessionHooks:
     switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None
     turn_end_notice: Callable[[], str] | None = None
     terminal_lost: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """How the app looks, from config.toml: the theme and the status-line command (`ui/look.py`).
+
+    `problems` are what reading those settings found (shown as notices); None fields: defaults.
+    """
+
+    theme: str | None = None
+    status_line: StatusLineCommand | None = None
+    problems: tuple[str, ...] = ()

@@ -141,6 +141,7 @@ class PromptFlow:
             self.app.vm.add_marker("warning", "a ! command is still running (Esc stops it)")
             return
         row, status = await self.app.power.run_shell(self.app.loop.info, command)
+        self.app.look.refresh_git()  # `!git switch` and the like change what the status bar shows
         self.app.vm.add_marker("info", "its output goes with your next prompt")
         # Logged as its row shows it, so a resumed transcript and an export include it.
         await self.app.loop.record_user_command(command, row.output, status)

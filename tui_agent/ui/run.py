@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.session import LoopConfig
-from tui_agent.ui.hooks import SessionHooks, SessionSummary
+from tui_agent.ui.hooks import Appearance, SessionHooks, SessionSummary
 from tui_agent.ui.opening import OpeningLoop
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
     quitting = _Quitting()
     opening = OpeningLoop(_starting(config), lambda: _open(config))
     hooks = replace(session_hooks(config), terminal_lost=quitting.hang_up)
-    app = TuiAgentApp(opening, initial_prompt=prompt, hooks=hooks)
+    app = TuiAgentApp(opening, initial_prompt=prompt, hooks=hooks, appearance=_appearance())
     quitting.watch(app)
     try:
         await app.run_async()
@@ -100,7 +100,9 @@ class _Quitting:
 
     def _exit_now(self) -> None:
         if self._app is not None:
-            self._app.restore_terminal_now()
+            from tui_agent.ui.terminal_driver import restore_terminal_now
+
+            restore_terminal_now(self._app)
         os._exit(128 + self.signum)
 
 
@@ -161,6 +163,22 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
         switch_model=switch_model,
         turn_end_notice=_turn_end_notice,
     )
+
+
+def _appearance() -> Appearance:
+    """The theme and status line from config.toml; a mistake in it is reported when the loop
+    opens, so here it only means the defaults."""
+    from tui_agent.session import ConfigError, StatusLineProblem, load_config, status_line_command
+
+    try:
+        config = load_config()
+    except ConfigError:
+        return Appearance()
+    try:
+        command = status_line_command(config)
+    except StatusLineProblem as problem:
+        return Appearance(theme=config.theme, problems=(str(problem),))
+    return Appearance(theme=config.theme, status_line=command)
 
 
 def _turn_end_notice() -> str:

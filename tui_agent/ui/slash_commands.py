@@ -102,6 +102,10 @@ def rewind_command(app: TuiAgentApp, arg: str) -> None:
     app._call(_rewind(app), "/rewind")
 
 
+def theme(app: TuiAgentApp, arg: str) -> None:
+    app.look.choose(arg.strip())
+
+
 def find_text(app: TuiAgentApp, arg: str) -> None:
     app.find_bar.open(arg)
 

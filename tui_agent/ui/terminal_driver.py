@@ -22,9 +22,10 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
+from textual.app import App
 from textual.message import Message
 
-from tui_agent.ui._textual_hooks import LinuxDriverHooks
+from tui_agent.ui._textual_hooks import LinuxDriverHooks, app_driver
 
 END_WAIT_S = 0.2  # how long last words wait for a frame being written
 
@@ -140,3 +141,10 @@ class _TerminalOutput:
     def _gone_now(self) -> None:
         self._gone = True
         self._lose()
+
+
+def restore_terminal_now(app: App[Any]) -> None:
+    """For an exit that cannot wait for the orderly one (any thread): the app's terminal is
+    given back at once (`TerminalDriver.restore_now`)."""
+    if isinstance(driver := app_driver(app), TerminalDriver):
+        driver.restore_now()

@@ -6,6 +6,7 @@ In a narrow terminal, where the side column is folded, it also counts live tools
 items and shows the plan's progress, so nothing is hidden without a trace. When the line does
 not fit, whole segments give way by priority, lowest first: the approval mode never does (yolo
 must always show), then the agent state, the plan, the sandbox and so on down to the session id.
+Its own line (a status-line command's output, or the git branch) sits after the context %.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from tui_agent.ui.widgets.pane import FollowsViewModel
 from tui_agent.usage import usd
 
 # What stays longest when the line is too narrow (higher stays).
-MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, MODEL, COST, TOKENS, MCP, COUNTS, SESSION = (
+MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, OWN, MODEL, COST, TOKENS, MCP, COUNTS, SESSION = (
     100,
     90,
     85,
     80,
     75,  # the sandbox segment (h-sandbox) sits right below the plan
     70,
+    65,  # the status-line command's output, or the git branch (ui/status_line.py)
     60,
     55,
     50,
@@ -43,6 +45,7 @@ class Segment:
     style: str
     priority: int
     head: str = ""  # drawn before `text` in the same style (the state's dot)
+    rich: Text | None = None  # drawn instead of `text` (which is its plain text), styles kept
 
 
 class StatusBar(Static):
@@ -50,6 +53,7 @@ class StatusBar(Static):
         super().__init__("", id=id, markup=False)
         self.vm = vm
         self.show_counts = False
+        self.own_line = Text()  # the status-line command's first line, or the git branch
         # The counts of tools and queued items are shown on narrow terminals.
         FollowsViewModel(self, vm, ("status", "tools", "queue"), self.refresh_status)
 
@@ -78,6 +82,8 @@ class StatusBar(Static):
         if status.cost_usd is not None:
             parts.append(Segment(usd(status.cost_usd), "", COST))
         parts.append(Segment(f"ctx {status.context_percent}%", "", CONTEXT))
+        if self.own_line.plain.strip():
+            parts.append(Segment(self.own_line.plain, "", OWN, rich=self.own_line))
         if self.vm.mcp:
             up = sum(server.state == "ready" for server in self.vm.mcp)
             broken = any(server.state in ("failed", "disabled") for server in self.vm.mcp)
@@ -104,7 +110,11 @@ class StatusBar(Static):
             if part.head:
                 text.append(gap + part.head, style=part.style)
                 gap = ""
-            text.append(gap + part.text, style=part.style)
+            if part.rich is not None:
+                text.append(gap)
+                text.append_text(part.rich)
+            else:
+                text.append(gap + part.text, style=part.style)
         self.update(text)
         tip = usage_tip(self.vm.status)
         if tip != self.tooltip:  # the screen re-checks its tooltip on every set

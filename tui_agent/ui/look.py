@@ -1,0 +1,63 @@
+"""How the app looks: its theme (`ui/themes.py`) and the status bar's own line
+(`ui/status_line.py`), set from `Appearance` and changed by `/theme`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.ui.hooks import Appearance
+from tui_agent.ui.status_line import OwnLine
+from tui_agent.ui.themes import DEFAULT_THEME, choose_theme, install_themes
+
+if TYPE_CHECKING:
+    from tui_agent.ui.app import TuiAgentApp
+
+
+class Look:
+    def __init__(self, app: TuiAgentApp, appearance: Appearance) -> None:
+        self._app = app
+        self._appearance = appearance
+        self._own_line: OwnLine | None = None
+        self._problems = list(appearance.problems)
+
+    def apply_theme(self) -> None:
+        """Before the first frame: our themes, then the configured one (or the default)."""
+        install_themes(self._app)
+        self._app.theme = DEFAULT_THEME
+        wanted = self._appearance.theme
+        problem = choose_theme(self._app, wanted) if wanted else None
+        if problem:
+            self._problems.append(f"theme: {problem}")
+
+    def start(self, workspace: Path) -> None:
+        """After the first frame, so git and the command never hold it back; the settings'
+        problems are said now, once the transcript is there to hold them."""
+        for problem in self._problems:
+            self._app.vm.add_marker("warning", problem)
+        screen = self._app.main_screen
+        command = self._appearance.status_line
+        self._own_line = OwnLine(screen.status_bar, self._app.vm, workspace, command)
+
+    def refresh_git(self) -> None:
+        if self._own_line is not None:
+            self._own_line.refresh_git()
+
+    def choose(self, name: str) -> None:
+        """`/theme`: list the themes, or switch to one for this session."""
+        vm = self._app.vm
+        if not name:
+            names = sorted(self._app.available_themes)
+            listed = ", ".join(f"[{n}]" if n == self._app.theme else n for n in names)
+            vm.add_marker("info", f"themes: {listed}  (/theme NAME switches)")
+            return
+        problem = choose_theme(self._app, name)
+        if problem:
+            vm.add_marker("warning", problem)
+        else:
+            vm.add_marker("info", f'theme {name}; theme = "{name}" in config.toml keeps it')
+
+    def close(self) -> None:
+        if self._own_line is not None:
+            self._own_line.close()
