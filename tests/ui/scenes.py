@@ -20,6 +20,7 @@ from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.recorder import T0, WAIT_FOR_GO, Play, Recording, record
 from tui_agent.loop import events as ev
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.themes import LIGHT
 from tui_agent.ui.widgets.blocks import RetryNotice
 from tui_agent.vocab import ApprovalMode
 
@@ -251,6 +252,10 @@ async def inspector_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock
     await pilot.press("f2")
 
 
+async def light_show(app: TuiAgentApp, pilot: Pilot[None], clock: FixedClock) -> None:
+    app.theme = LIGHT
+
+
 RATE_LIMITED = {
     "text": "Looking at the",
     "chunk_delay_s": 0,
@@ -312,4 +317,5 @@ SCENES: dict[str, Scene] = {
     "retry_countdown": Scene((100, 30), [RATE_LIMITED], retry_play, show=retry_show),
     "narrow": Scene((60, 20), [FIX_AND_TEST], narrow_play, files=FILES),
     "inspector": Scene((100, 30), [FIX_AND_TEST], until_output, files=FILES, show=inspector_show),
+    "light_theme": Scene((120, 36), [FIX_AND_TEST], until_output, files=FILES, show=light_show),
 }
