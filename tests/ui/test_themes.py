@@ -91,6 +91,19 @@ async def test_the_configured_theme_applies_and_a_wrong_one_is_said() -> None:
         assert app.theme == DARK
 
 
+async def test_inline_code_follows_the_theme() -> None:
+    app = Bare()
+    async with app.run_test() as pilot:
+        default = app.console.get_style("markdown.code")
+        choose_theme(app, LIGHT)
+        await pilot.pause()
+        light = app.console.get_style("markdown.code")
+        assert light != default and light.bgcolor is not None and light.bgcolor.name == "#e4e4e4"
+        choose_theme(app, DARK)
+        await pilot.pause()
+        assert app.console.get_style("markdown.code") == default
+
+
 async def test_slash_theme_lists_and_switches() -> None:
     app = TuiAgentApp(FakeLoop())
     async with app.run_test() as pilot:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.terminal_theme import TerminalTheme
+from rich.theme import Theme as RichStyles
 from textual.app import App
 from textual.theme import Theme
 
@@ -109,12 +110,32 @@ LIGHT_ANSI = TerminalTheme(
 )
 
 
+# Rich draws inline code in Markdown "bold cyan on black": a dark patch on a light theme.
+LIGHT_CODE = RichStyles({"markdown.code": "bold #0B5C6E on #E4E4E4"})
+
+
 def install_themes(app: App[Any]) -> None:
     """Register our two themes and the ANSI colours that go with dark and light themes."""
     app.register_theme(DARK_THEME)
     app.register_theme(LIGHT_THEME)
     app.ansi_theme_dark = DARK_ANSI
     app.ansi_theme_light = LIGHT_ANSI
+    app.theme_changed_signal.subscribe(app, _CodeStyles(app))
+
+
+class _CodeStyles:
+    """Follows the theme: Rich's inline-code style on dark themes, `LIGHT_CODE` on light ones."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self._console = app.console
+        self._pushed = False
+
+    def __call__(self, theme: Theme) -> None:
+        if self._pushed:
+            self._console.pop_theme()
+        self._pushed = not theme.dark
+        if self._pushed:
+            self._console.push_theme(LIGHT_CODE)
 
 
 def choose_theme(app: App[Any], name: str) -> str | None:
