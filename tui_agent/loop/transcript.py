@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from tui_agent.context import (
+    BranchSwitch,
     Compaction,
     Entry,
     FilesRestored,
@@ -202,6 +203,14 @@ def files_restored(record: FilesRestored, turn_id: int = 0) -> ev.Notice:
         text = "no files needed restoring: they were already as before"
     else:
         text = "restored " + ", ".join(sorted(record.paths))
+    return ev.Notice(level="info", text=text, ts=record.ts)
+
+
+def branch_switched(record: BranchSwitch) -> ev.Notice:
+    """What a switch in the session tree says (and a resumed session shows again)."""
+    text = "switched to another branch of this session (/tree shows them all)"
+    if record.paths:
+        text += "; restored " + ", ".join(sorted(record.paths))
     return ev.Notice(level="info", text=text, ts=record.ts)
 
 
