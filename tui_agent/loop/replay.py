@@ -136,7 +136,9 @@ class _Replayer:
                 self._move_to(self.branches.rewind(record.turn, self._here), record.ts)
             case BranchSwitch():
                 self._move_to(self.branches.switch(record.turn, self._here), record.ts)
-                self.events.append(transcript.branch_switched(record))
+                notice = transcript.branch_switched(record)
+                if notice is not None:
+                    self.events.append(notice)
             case _:
                 # A standalone record (a retry, restored files...) shows as its own event.
                 event = transcript.event_of(record, self.turn_id)

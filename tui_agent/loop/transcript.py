@@ -206,11 +206,12 @@ def files_restored(record: FilesRestored, turn_id: int = 0) -> ev.Notice:
     return ev.Notice(level="info", text=text, ts=record.ts)
 
 
-def branch_switched(record: BranchSwitch) -> ev.Notice:
-    """What a switch in the session tree says (and a resumed session shows again)."""
-    text = "switched to another branch of this session (/tree shows them all)"
-    if record.paths:
-        text += "; restored " + ", ".join(sorted(record.paths))
+def branch_switched(record: BranchSwitch) -> ev.Notice | None:
+    """What a switch in the session tree that moved files says (and a resumed session shows
+    again); one that moved only the conversation shows as the branch's transcript itself."""
+    if not record.paths:
+        return None
+    text = "switched branch: restored " + ", ".join(sorted(record.paths))
     return ev.Notice(level="info", text=text, ts=record.ts)
 
 
