@@ -108,7 +108,7 @@ async def test_an_outside_edit_refuses_a_switch_with_files_and_nothing_moves(
     loop = await session(workspace, [], resume=True)
     try:
         assert (await loop.switch_plan(1)).changed_outside == ("a.txt",)
-        with pytest.raises(RestoreRefused, match="a.txt was changed outside the agent"):
+        with pytest.raises(RestoreRefused, match=r"a\.txt was changed outside the agent"):
             await loop.switch_branch(1, files=True)
         assert (await loop.session_tree()).tip == 2
     finally:
