@@ -116,15 +116,17 @@ class SessionTree:
             turn = kids[0]
         return turn
 
-    def totals(self, turn: int) -> tuple[set[str], float | None]:
-        """The files changed and the cost along the path to `turn`."""
+    def totals(self, turn: int) -> tuple[set[str], float | None, int]:
+        """The files changed, the cost and the tokens along the path to `turn`."""
         files: set[str] = set()
         cost: float | None = 0.0
+        tokens = 0
         for number in self.path(turn):
             node = self.nodes[number]
             files |= node.files
             cost = None if cost is None or node.cost_usd is None else cost + node.cost_usd
-        return files, cost
+            tokens += node.usage.total
+        return files, cost, tokens
 
     def _starts_branch(self, node: TurnNode) -> bool:
         return node.parent is None or self.children(node.parent)[0] != node.number

@@ -100,6 +100,7 @@ __all__ = [
     "clipboard_image",
     "export_file",
     "export_session",
+    "grow",
     "image_attachment",
     "image_from_bytes",
     "images_of",
@@ -131,6 +132,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from tui_agent.session._branches import (
+        grow,
         logged_tree,
         on_branch,
         print_tree,
@@ -162,7 +164,7 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._open import open_loop
 
         return open_loop
-    if name in ("logged_tree", "on_branch", "print_tree", "text_tree", "turn_label"):
+    if name in ("grow", "logged_tree", "on_branch", "print_tree", "text_tree", "turn_label"):
         from tui_agent.session import _branches
 
         return getattr(_branches, name)

@@ -51,15 +51,16 @@ def turn_label(tree: SessionTree, turn: int) -> Text:
         label.append(f"branch {starts.index(turn) + 1}  ", style="bold")
     typed = node.draft.text if node.draft is not None else split_attachments(node.prompt)[0]
     label.append(f"❯ {_first_line(typed)}")
+    if turn == tree.tip:
+        label.append(" ◀ current", style="bold reverse")
     facts = [time.strftime("%m-%d %H:%M", time.localtime(node.started))]
     facts.append(_files(len(node.files)))
-    facts.append(usd(node.cost_usd))
+    facts.append(_cost(node.cost_usd, node.usage.total))
     label.append("  " + " · ".join(facts), style="dim")
     if not tree.children(turn):
-        files, cost = tree.totals(turn)
-        label.append(f"  (branch: {_files(len(files))}, {usd(cost)})", style="dim italic")
-    if turn == tree.tip:
-        label.append("  ◀ current", style="bold reverse")
+        files, cost, tokens = tree.totals(turn)
+        totals = f"{_files(len(files))}, {_cost(cost, tokens)}"
+        label.append(f"  (branch: {totals})", style="dim italic")
     return label
 
 
@@ -90,6 +91,11 @@ def print_tree(log: Path, title: str) -> None:
     # Piped, a row is never cut to a made-up width: it is one line of the file.
     width = None if sys.stdout.isatty() else 10_000
     Console(highlight=False, width=width).print(text_tree(tree, title))
+
+
+def _cost(cost: float | None, tokens: int) -> str:
+    """The price when the model has one, else the tokens (a local or scripted model)."""
+    return usd(cost) if cost is not None else f"{tokens:,} tok"
 
 
 def _files(count: int) -> str:
