@@ -28,7 +28,7 @@ from tui_agent.session._costs import session_pricer
 from tui_agent.usage import usd
 
 H = TypeVar("H")
-WIDTH = 60  # of a prompt's first line in a label
+WIDTH = 44  # of a prompt's first line in a label: a row fits a dialog on 100 columns
 
 
 def logged_tree(records: Sequence[Record]) -> SessionTree:
@@ -53,8 +53,9 @@ def turn_label(tree: SessionTree, turn: int) -> Text:
     label.append(f"❯ {_first_line(typed)}")
     if turn == tree.tip:
         label.append(" ◀ current", style="bold reverse")
-    facts = [time.strftime("%m-%d %H:%M", time.localtime(node.started))]
-    facts.append(_files(len(node.files)))
+    facts = [_when(node.started)]
+    if node.files:
+        facts.append(_files(len(node.files)))
     facts.append(_cost(node.cost_usd, node.usage.total))
     label.append("  " + " · ".join(facts), style="dim")
     if not tree.children(turn):
@@ -91,6 +92,12 @@ def print_tree(log: Path, title: str) -> None:
     # Piped, a row is never cut to a made-up width: it is one line of the file.
     width = None if sys.stdout.isatty() else 10_000
     Console(highlight=False, width=width).print(text_tree(tree, title))
+
+
+def _when(ts: float) -> str:
+    """The time of day for a turn of today, else the day."""
+    began = time.localtime(ts)
+    return time.strftime("%H:%M" if began[:3] == time.localtime()[:3] else "%d %b", began)
 
 
 def _cost(cost: float | None, tokens: int) -> str:
