@@ -9,10 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.loop.test_checkpoints import DONE, run, session, write, ws
-from tui_agent.context import BranchSwitch, Rewind, TurnBegin, fold
+from tui_agent.context import (
+    BranchSwitch,
+    Compaction,
+    Prompt,
+    Rewind,
+    TurnBegin,
+    fold,
+    load_history,
+)
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.checkpoints import RestoreRefused
 from tui_agent.loop.session_tree import SessionTree
+from tui_agent.vocab import user_message
 
 
 def prompts(loop: LoopApi) -> list[str]:
@@ -117,9 +126,6 @@ async def test_an_outside_edit_refuses_a_switch_with_files_and_nothing_moves(
 
 
 def test_a_switch_folds_to_the_history_the_branch_had_when_it_was_left() -> None:
-    from tui_agent.context import Prompt
-    from tui_agent.vocab import user_message
-
     def turn(n: int, text: str) -> list[TurnBegin | Prompt]:
         return [TurnBegin(turn_id=n), Prompt(prompt_id=f"p{n}", message=user_message(text))]
 
@@ -134,3 +140,28 @@ def test_a_switch_folds_to_the_history_the_branch_had_when_it_was_left() -> None
     assert [e.message.text for e in fold([*records, BranchSwitch(turn=2)])] == ["a", "c"]
     tree = SessionTree.of(records)
     assert ([n.parent for n in tree.nodes], tree.tip) == ([None, 0, 0], 1)
+
+
+async def test_undo_on_a_branch_undoes_that_branchs_last_change(tmp_path: Path) -> None:
+    workspace = ws(tmp_path)
+    await two_branches(workspace)
+    loop = await session(workspace, [], resume=True)
+    try:
+        await loop.switch_branch(1, files=True)  # "third", on branch 2, wrote last
+        plan = await loop.undo_plan()
+        assert plan is not None and plan.prompt == "second"
+    finally:
+        await loop.close()
+
+
+def test_a_log_read_from_disk_honours_a_switch_back_past_a_compaction(tmp_path: Path) -> None:
+    records = [
+        TurnBegin(turn_id=0),
+        Prompt(prompt_id="p0", message=user_message("before")),
+        TurnBegin(turn_id=1),
+        Compaction(summary="all of it"),
+        BranchSwitch(turn=0),
+    ]
+    log = tmp_path / "events.jsonl"
+    log.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    assert [e.message.text for e in load_history(log)] == ["before"]
