@@ -67,7 +67,7 @@ class RewindPicker(ModalScreen[tuple[str, RestorePlan] | None]):
                     facts.append(f"{len(plan.files)} file{'s' * (len(plan.files) != 1)}")
                 if plan.shell:
                     facts.append(f"{len(plan.shell)} shell call{'s' * (len(plan.shell) != 1)}")
-                if facts:
+                if facts and not self.fork:  # what a rewind to before it would undo
                     label.append("  " + " · ".join(facts), style="dim")
                 options.append(Option(label, id=str(index)))
             picker = OptionList(*options)
