@@ -170,7 +170,7 @@ KEYS_HELP = """\
 Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input (Ctrl+Z or Up: back)
-Esc Esc         on an empty input: rewind to an earlier prompt
+Esc Esc         on an empty input: rewind to an earlier prompt (f there: fork after it)
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline
