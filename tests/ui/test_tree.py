@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Tree
+from textual.widgets import Checkbox, Static, Tree
 
 from tests.ui.real_loop import until
 from tests.ui.scenes import make_app, settle
@@ -26,7 +26,7 @@ from tui_agent.context import (
 )
 from tui_agent.loop.session_tree import SessionTree
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.rewind_screen import RestoreChoice, RewindPicker
+from tui_agent.ui.rewind_screen import CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.tree_view import TreeDialog
 from tui_agent.ui.view_model import MarkerBlock
 from tui_agent.vocab import FinishReason, TokenUsage, user_message
@@ -53,6 +53,9 @@ async def test_fork_then_tree_switches_back_with_the_files(tmp_path: Path) -> No
         shown = app.screen.query_one(Tree)
         assert shown.cursor_node is not None and shown.cursor_node.data == 0  # current: "one"
         await pilot.press("down", "f", "enter")  # "two", with its files
+        await until(pilot, lambda: isinstance(app.screen, RestoreChoice))
+        assert app.screen.plan.files == ("a.txt",)
+        await pilot.press("enter")  # yes, put them back
         await until(pilot, lambda: prompts(app) == ["one", "two"] and not app.vm.busy)
         assert (workspace / "a.txt").read_text() == "second\n"
 
@@ -71,7 +74,7 @@ async def test_f_in_the_rewind_list_forks_there_keeping_the_files(tmp_path: Path
         assert (tree.tip, tree.branches()) == (0, [0])  # "two" is still there, after "one"
 
 
-async def test_a_switch_over_an_outside_edit_says_why_and_moves_nothing(tmp_path: Path) -> None:
+async def test_a_switch_never_offers_to_overwrite_an_outside_edit(tmp_path: Path) -> None:
     async with app_in(tmp_path) as (app, pilot, workspace):
         await two_turns(app, pilot)
         (workspace / "a.txt").write_text("mine\n", encoding="utf-8")
@@ -80,9 +83,14 @@ async def test_a_switch_over_an_outside_edit_says_why_and_moves_nothing(tmp_path
         await pilot.press("up", "f")
         assert app.screen.query_one(Checkbox).value
         await pilot.press("enter")
-        await until(pilot, lambda: any("changed outside the agent" in t for t in markers(app)))
+        await until(pilot, lambda: isinstance(app.screen, RestoreChoice))
+        choice = app.screen
+        assert [key for key, _ in choice.options] == [CONVERSATION]
+        warning = str(choice.query_one(".warning", Static).render())
+        assert "a.txt" in warning and "never overwrites" in warning
+        await pilot.press("enter")  # the conversation only
+        await until(pilot, lambda: prompts(app) == ["one"] and not app.vm.busy)
         assert (workspace / "a.txt").read_text() == "mine\n"
-        assert prompts(app) == ["one", "two"]
 
 
 def test_the_tree_dialog_looks_as_reviewed(snap_compare: Any, monkeypatch: Any) -> None:

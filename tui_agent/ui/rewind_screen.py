@@ -89,11 +89,19 @@ class RewindPicker(ModalScreen[tuple[str, RestorePlan] | None]):
 class RestoreChoice(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
-    def __init__(self, title: str, plan: RestorePlan, options: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        plan: RestorePlan,
+        options: list[tuple[str, str]],
+        *,
+        outside: str = "Restoring overwrites those changes.",
+    ) -> None:
         super().__init__(id="restore")
         self.heading = title
         self.plan = plan
         self.options = options
+        self.outside = outside  # what happens to the files changed outside the agent
 
     @classmethod
     def for_rewind(cls, plan: RestorePlan) -> RestoreChoice:
@@ -127,7 +135,7 @@ class RestoreChoice(ModalScreen[str | None]):
                 changed = ", ".join(plan.changed_outside)
                 yield Static(
                     f"Changed by someone else since the agent wrote them: {changed}. "
-                    "Restoring overwrites those changes.",
+                    + self.outside,
                     classes="warning",
                 )
             if plan.shell:

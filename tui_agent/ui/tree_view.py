@@ -7,8 +7,10 @@ the workspace files move too. It returns `(turn, files)`, or None when the perso
 
 `/tree` moves to the end of the picked turn; `/fork` (and `f` in the /rewind list) moves to
 the end of an earlier prompt of this branch, so that the next prompt starts a new branch and
-the one left stays in the tree. Either way the session is reopened on its new branch; a switch
-the checkpoints refuse (a file changed outside the agent) says why and moves nothing.
+the one left stays in the tree. Before files move, a dialog lists them; a file changed outside
+the agent is never overwritten (only the conversation may move then), and a switch the
+checkpoints refuse says why and moves nothing. Either way the session is reopened on its new
+branch.
 """
 
 from __future__ import annotations
@@ -126,9 +128,18 @@ async def _tree(app: TuiAgentApp) -> None:
         app.vm.add_marker("info", "no branches yet: the tree starts with your first prompt")
         return
     picked = await _ask(app, TreeDialog(tree))
-    if picked is not None:
-        turn, files = picked
-        await _switch(app, turn, files, f"now on branch {tree.branch_of(turn)}")
+    if picked is None:
+        return
+    turn, files = picked
+    if files:  # say which files change, and why some cannot, before anything moves
+        plan = await app.loop.switch_plan(turn)
+        if plan.files:
+            title = f"Switch to: {_first_line(typed_prompt(plan).text)}"
+            choice = await _ask(app, _choice(title, plan, "Switch"))
+            if choice is None:
+                return
+            files = choice == BOTH
+    await _switch(app, turn, files, f"now on branch {tree.branch_of(turn)}")
 
 
 async def _fork(app: TuiAgentApp) -> None:
@@ -145,15 +156,22 @@ async def _fork(app: TuiAgentApp) -> None:
 
 async def fork_at(app: TuiAgentApp, plan: RestorePlan) -> None:
     """Fork after the prompt of `plan` (its turn stays; what followed becomes a branch of its
-    own), asking first whether the files go back too when that would change any."""
+    own), asking first whether the files go back too."""
     switch = await app.loop.switch_plan(plan.turn)
-    options = [(CONVERSATION, "Fork here, keep the files as they are")]
-    if switch.files:
-        options.insert(0, (BOTH, "Fork here, and put the files back as they were then"))
     prompt = _first_line(typed_prompt(plan).text)
-    choice = await _ask(app, RestoreChoice(f"Fork after: {prompt}", switch, options))
+    choice = await _ask(app, _choice(f"Fork after: {prompt}", switch, "Fork here"))
     if choice is not None:
         await _switch(app, plan.turn, choice == BOTH, f"forked after: {prompt}")
+
+
+def _choice(title: str, plan: RestorePlan, verb: str) -> RestoreChoice:
+    """Files too, or the conversation only: a switch never overwrites what someone else
+    changed, so then only the conversation may move."""
+    options = [(CONVERSATION, f"{verb}, keep the files as they are")]
+    if plan.files and not plan.changed_outside:
+        options.insert(0, (BOTH, f"{verb}, and put the files back as they were there"))
+    outside = "A switch never overwrites them: the files stay as they are."
+    return RestoreChoice(title, plan, options, outside=outside)
 
 
 def _ready(app: TuiAgentApp, name: str) -> bool:
