@@ -18,18 +18,16 @@ from tui_agent.loop.session_tree import SessionTree
 from tui_agent.tools import WorkspaceError
 
 
-def _state_at(checkpoints: list[tuple[int, FileCheckpoint]], position: int) -> str | None:
-    """A file's digest at log `position`, from its checkpoints (position, record), in order:
-    what the last write before it left, else what the first one after it found."""
+def _state_at(
+    checkpoints: list[tuple[int, FileCheckpoint]], position: int
+) -> tuple[str | None, int | None]:
+    """A file's digest and permission bits at log `position`, from its checkpoints (position,
+    record), in order: what the last write before it left, else what the first one after it
+    found. A tool's write keeps the bits it found, so that record gives them either way."""
     before = [checkpoint for at, checkpoint in checkpoints if at < position]
     if before:
-        return before[-1].after
-    return checkpoints[0][1].before
-
-
-def _mode_at(checkpoints: list[tuple[int, FileCheckpoint]], position: int) -> int | None:
-    before = [checkpoint for at, checkpoint in checkpoints if at < position]
-    return (before[-1] if before else checkpoints[0][1]).mode
+        return before[-1].after, before[-1].mode
+    return checkpoints[0][1].before, checkpoints[0][1].mode
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ async def _switch(checkpoints: Checkpoints, turn: int) -> _Switch:
         by_file.setdefault(checkpoint.path, []).append((at, checkpoint))
     files, outside, refusals, targets = [], [], [], []
     for path, kept in by_file.items():
-        wanted = _state_at(kept, position)
+        wanted, mode = _state_at(kept, position)
         try:
             current = await checkpoints.digest(path)
         except WorkspaceError as error:
@@ -65,14 +63,9 @@ async def _switch(checkpoints: Checkpoints, turn: int) -> _Switch:
             refusals.append(f"{path} was changed outside the agent since it last wrote it")
         elif wanted is not None and not checkpoints.kept(wanted):
             refusals.append(f"{path}: its content on that branch was not kept")
-        mode = _mode_at(kept, position)
         targets.append(FileCheckpoint(call_id="", path=path, before=wanted, after=None, mode=mode))
-    on_target = set(tree.path(turn))
-    shell = tuple(
-        command
-        for number, command in timeline.shell
-        if number in set(tree.path(tree.tip)) - on_target
-    )
+    left = set(tree.path(tree.tip)) - set(tree.path(turn))  # the turns of the branch left
+    shell = tuple(command for number, command in timeline.shell if number in left)
     node = tree.nodes[turn]
     plan = RestorePlan(turn, node.prompt, node.draft, tuple(files), shell, tuple(outside))
     return _Switch(plan, tuple(targets), tuple(refusals))
