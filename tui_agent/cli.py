@@ -301,11 +301,12 @@ def _tui(config: LoopConfig, prompt: str | None) -> int:
 
 
 def _list_sessions(argv: list[str]) -> int:
-    from tui_agent.session import Session, list_sessions, session_cost
+    from tui_agent.session import Session, list_sessions, print_tree, session_cost
     from tui_agent.usage import usd
 
     parser = _Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
     parser.add_argument("--workspace", type=Path, default=None)
+    parser.add_argument("--tree", action="store_true", help="each session's branches beneath it")
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
@@ -321,5 +322,9 @@ def _list_sessions(argv: list[str]) -> int:
         cost = session_cost(session.events_path) if session is not None else None
         tokens = f"{cost.usage.total:,} tok" if cost is not None else ""
         money = "" if cost is None else usd(cost.cost_usd)
-        print(f"{info.session_id}  {tokens:>13}  {money:>13}  {info.title}")
+        line = f"{info.session_id}  {tokens:>13}  {money:>13}  {info.title}"
+        if args.tree and session is not None:
+            print_tree(session.events_path, line)
+        else:
+            print(line)
     return EXIT_OK

@@ -1,7 +1,10 @@
-"""`tui-agent export [SESSION_ID] [--format md|html|jsonl] [-o FILE]`: a session, written out.
+"""`tui-agent export [SESSION_ID] [--format md|html|jsonl] [--branch N] [-o FILE]`: a session,
+written out.
 
 Without an id it exports the latest session of the workspace (the current directory, or
-`--workspace`); Markdown goes to stdout unless `-o` names a file. Exit status 0 on success,
+`--workspace`); Markdown goes to stdout unless `-o` names a file. `--branch N` exports branch
+N of the session tree (`tui-agent sessions --tree` numbers them), by default the branch the
+session is on. Exit status 0 on success,
 2 when the arguments are wrong, there is no such session, or the file cannot be written.
 """
 
@@ -12,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tui_agent.context import EventLogError, read_log
-from tui_agent.session import FORMATS, Session, export_file, export_session
+from tui_agent.session import FORMATS, Session, export_file, export_session, on_branch
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -31,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("session_id", nargs="?", help="default: the latest of the workspace")
     parser.add_argument("--format", choices=FORMATS, default="md")
     parser.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
+    parser.add_argument("--branch", type=int, help="default: the one the session is on")
     parser.add_argument("--workspace", type=Path, default=None)
     return parser
 
@@ -40,11 +44,10 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         session = _session(args)
         if args.output is None:
-            sys.stdout.write(
-                export_session(read_log(session.events_path), args.format, session.dir / "tasks")
-            )
+            records = on_branch(read_log(session.events_path), args.branch)
+            sys.stdout.write(export_session(records, args.format, session.dir / "tasks"))
         else:
-            export_file(session.session_id, args.format, args.output)
+            export_file(session.session_id, args.format, args.output, branch=args.branch)
     except (_UsageError, ValueError, EventLogError, OSError) as exc:
         print(f"tui-agent export: {exc}", file=sys.stderr)
         return EXIT_USAGE

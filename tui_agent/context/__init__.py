@@ -8,6 +8,7 @@ into the messages the model is sent;
 `PrefixWatch` says when a request stops starting with the previous one (a cache miss).
 """
 
+from tui_agent.context._branches import Branches
 from tui_agent.context._compaction import (
     SUMMARY_INSTRUCTIONS,
     CompactionFailed,
@@ -50,6 +51,7 @@ from tui_agent.context._projection import (
 )
 from tui_agent.context._records import (
     FORMAT_VERSION,
+    BranchSwitch,
     Compaction,
     ContentPartDone,
     Entry,
@@ -86,6 +88,8 @@ __all__ = [
     "INTERRUPTED_TOOL_OUTPUT",
     "SUMMARY_INSTRUCTIONS",
     "SUMMARY_KEY",
+    "BranchSwitch",
+    "Branches",
     "Compaction",
     "CompactionFailed",
     "CompactionResult",

@@ -7,8 +7,9 @@ result saying the tool was interrupted, an assistant with neither calls nor subs
 content is dropped, and messages that arrived meanwhile (deferred, so they never split a tool
 exchange) follow it. `step.end{interrupted|error}` changes nothing: a failed attempt's partial
 stays open until the next step decides its fate. A `compaction` replaces everything before it.
-A `rewind` puts the history back as it was at the `turn.begin` it names (turns are counted from
-the start of the log, so a fold that must honour rewinds reads the whole log).
+A `rewind` puts the history back as it was at the `turn.begin` it names, a `branch.switch` as it
+was when the log last left the turn it names (turns are counted from the start of the log, so a
+fold that must honour either reads the whole log; see `Branches`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_agent.context._branches import Branches
 from tui_agent.context._bulk import gc_paused
 from tui_agent.context._log import EventLogError, parse_log
 from tui_agent.context._records import (
+    BranchSwitch,
     Compaction,
     ContentPartDone,
     Entry,
@@ -65,6 +68,7 @@ INTERRUPTED_TOOL_OUTPUT = (
 _UNSEALING = frozenset({FinishReason.INTERRUPTED, FinishReason.ERROR})
 _COMPACTION_LINE = b'{"type":"compaction"'
 _REWIND_LINE = b'{"type":"rewind"'
+_SWITCH_LINE = b'{"type":"branch.switch"'
 
 
 @dataclass
@@ -117,9 +121,10 @@ class Fold:
         self._committed: list[HistoryEntry] = []
         self._open: _OpenStep | None = None
         self._deferred: list[HistoryEntry] = []
-        # Per turn.begin: the committed list then and its length (it is only ever appended
-        # to, or replaced), so a rewind can cut back to it without copying at every turn.
-        self._turn_starts: list[tuple[list[HistoryEntry], int]] = []
+        # The committed list and its length at each turn's start and end (it is only ever
+        # appended to, or replaced), so a rewind or a switch can cut back to it without
+        # copying at every turn.
+        self._branches: Branches[tuple[list[HistoryEntry], int]] = Branches()
         self._reset(list(entries))
 
     @property
@@ -171,13 +176,11 @@ class Fold:
             case Compaction():
                 self._reset([summary_entry(record.summary, created_at=record.ts), *record.kept])
             case TurnBegin():
-                self.settle()
-                self._turn_starts.append((self._committed, len(self._committed)))
+                self._branches.begin(self._here())
             case Rewind():
-                if 0 <= record.turn < len(self._turn_starts):
-                    self.settle()
-                    entries, length = self._turn_starts[record.turn]
-                    self._committed = entries[:length]
+                self._move_to(self._branches.rewind(record.turn, self._here))
+            case BranchSwitch():
+                self._move_to(self._branches.switch(record.turn, self._here))
             case (
                 SessionMeta()
                 | TurnEnd()
@@ -189,6 +192,15 @@ class Fold:
                 | ErrorReported()
             ):
                 pass
+
+    def _here(self) -> tuple[list[HistoryEntry], int]:
+        self.settle()
+        return self._committed, len(self._committed)
+
+    def _move_to(self, found: tuple[list[HistoryEntry], int] | None) -> None:
+        if found is not None:
+            entries, length = found
+            self._committed = entries[:length]
 
     def _end_step(self, record: StepEnd) -> None:
         step = self._open
@@ -297,10 +309,11 @@ def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[H
     """The history of the session log at `path`: `fold(read_log(path))`, but cheaper.
 
     A compaction record replaces everything before it, so only the lines from the last one on
-    are parsed (unless the log holds a rewind, which may reach back past it). One collector
-    pause covers reading and folding: the records die as soon as the fold is done and are freed
-    by reference counting, never walked by the collector. Damaged lines are skipped, their
-    numbers added to `bad_lines`; a file that cannot be read raises `EventLogError`.
+    are parsed (unless the log holds a rewind or a branch switch, which may reach back past
+    it). One collector pause covers reading and folding: the records die as soon as the fold
+    is done and are freed by reference counting, never walked by the collector. Damaged lines
+    are skipped, their numbers added to `bad_lines`; a file that cannot be read raises
+    `EventLogError`.
     """
     path = Path(path)
     try:
@@ -309,7 +322,8 @@ def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[H
         return []
     except OSError as exc:
         raise EventLogError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    start = 0 if _REWIND_LINE in data else _last_compaction(data)
+    moves = _REWIND_LINE in data or _SWITCH_LINE in data
+    start = 0 if moves else _last_compaction(data)
     first_line = data.count(b"\n", 0, start) + 1
     with gc_paused():
         return fold(parse_log(data[start:], bad_lines, first_line=first_line))

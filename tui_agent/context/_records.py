@@ -230,6 +230,21 @@ class Rewind(_Record):
     durable: ClassVar[bool] = True
 
 
+class BranchSwitch(_Record):
+    """The conversation moves to the end of turn number `turn` (counted as in `Rewind`), on
+    whichever branch of the session tree it lies: the history becomes what it was when the
+    log last left that turn. `paths` are the workspace files put back as they were then (each
+    also has its `file.checkpoint` with call id "restore" just after this record, so the files
+    the branch left had are the ones before it); empty when only the conversation moved.
+    Nothing is deleted: the branch left stays in the log."""
+
+    type: Literal["branch.switch"] = "branch.switch"
+    turn: int
+    paths: tuple[str, ...] = ()
+
+    durable: ClassVar[bool] = True
+
+
 class TurnOutcome(BaseModel):
     """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
 
@@ -272,7 +287,8 @@ Record = Annotated[
     | ErrorReported
     | FileCheckpoint
     | FilesRestored
-    | Rewind,
+    | Rewind
+    | BranchSwitch,
     Field(discriminator="type"),
 ]
 

@@ -27,6 +27,7 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
+    from tui_agent.loop.session_tree import SessionTree
     from tui_agent.tools import Sandbox
 
 
@@ -263,6 +264,21 @@ class LoopApi(Protocol):
     async def rewind_conversation(self, turn: int) -> None:
         """Log that the conversation goes back to before turn `turn`; reopen the session to see
         it (the kernel's history only grows). Only idle."""
+        ...
+
+    async def session_tree(self) -> SessionTree:
+        """The turns of this session as a tree of branches, each turn priced."""
+        ...
+
+    async def switch_plan(self, turn: int) -> RestorePlan:
+        """What moving to the end of turn `turn` (on any branch) would do to the files."""
+        ...
+
+    async def switch_branch(self, turn: int, *, files: bool) -> tuple[str, ...]:
+        """Log that the conversation moves to the end of turn `turn` and, with `files`, put
+        the workspace files back as they were there; returns those restored. Reopen the
+        session to see it. Only idle; `RestoreRefused` (nothing moved) when a file may not
+        be put back."""
         ...
 
     async def settled(self) -> None:

@@ -6,7 +6,8 @@ once); afterwards `after` logs a `file.checkpoint` record naming the blob it kep
 file did not exist) and the digest of what the call left. The records sit in the log inside the
 turn that made them, so the log alone says what each prompt changed; no git is needed.
 
-`Timeline` reads a log back: the turns still in the conversation (a `rewind` removes some), what
+`Timeline` reads a log back: the turns still in the conversation (a `rewind` removes some, a
+`branch.switch` puts those of another branch in their place), what
 the files were at the start of each, the shell calls since (whose effects cannot be put back),
 and which files someone else changed after the agent last wrote them. Restoring to "before turn
 k" gives each file the content it had when turn k began: the `before` of the first checkpoint of
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.context import (
+    Branches,
+    BranchSwitch,
     EventLog,
     FileCheckpoint,
     FilesRestored,
@@ -38,10 +41,9 @@ from tui_agent.context import (
 )
 from tui_agent.loop.api import RestorePlan
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.session_tree import RESTORE_CALL
 from tui_agent.tools import Workspace, WorkspaceError, save_file
 from tui_agent.vocab import PromptDraft
-
-RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
 
 
 @dataclass
@@ -64,19 +66,23 @@ class Timeline:
     @classmethod
     def of(cls, records: Sequence[Record]) -> Timeline:
         timeline = cls()
+        every: list[_Turn] = []
+        branches: Branches[None] = Branches()
         number = -1
         for at, record in enumerate(records):
             match record:
                 case TurnBegin():
-                    number += 1
+                    number = branches.begin(None)
                     timeline.begins.append(at)
-                    timeline.turns.append(_Turn(number))
+                    every.append(_Turn(number))
                 case Prompt():
-                    if timeline.turns and not timeline.turns[-1].prompt:
-                        timeline.turns[-1].prompt = record.message.text
-                        timeline.turns[-1].draft = record.draft
+                    if every and not every[-1].prompt:
+                        every[-1].prompt = record.message.text
+                        every[-1].draft = record.draft
                 case Rewind():
-                    timeline.turns = [t for t in timeline.turns if t.number < record.turn]
+                    branches.rewind(record.turn, lambda: None)
+                case BranchSwitch():
+                    branches.switch(record.turn, lambda: None)
                 case FileCheckpoint():
                     timeline.checkpoints.append((at, number, record))
                 case FilesRestored():
@@ -85,12 +91,14 @@ class Timeline:
                     timeline.shell.append((number, _command(record.call.arguments)))
                 case _:
                     pass
+        timeline.turns = [every[turn] for turn in branches.path()]
         return timeline
 
     def undo_target(self) -> int | None:
-        """The last turn whose file changes are not undone yet."""
+        """The last turn of this branch whose file changes are not undone yet."""
+        on_branch = {turn.number for turn in self.turns}
         for at, number, checkpoint in reversed(self.checkpoints):
-            if checkpoint.call_id == RESTORE_CALL:
+            if checkpoint.call_id == RESTORE_CALL or number not in on_branch:
                 continue
             undone = any(later > at and turn <= number for later, turn in self.undone_from)
             if not undone:
@@ -168,8 +176,12 @@ class Checkpoints:
 
     # -- plans and restores ------------------------------------------------------------------
     async def timeline(self) -> Timeline:
+        return Timeline.of(await self.records())
+
+    async def records(self) -> list[Record]:
+        """The session's log as written so far."""
         await self.log.drain()
-        return Timeline.of(await read_log_async(self.log.path))
+        return await read_log_async(self.log.path)
 
     async def plan(self, timeline: Timeline, turn: int) -> RestorePlan:
         targets = timeline.targets(turn)
@@ -198,22 +210,45 @@ class Checkpoints:
         timeline = await self.timeline()
         plan = await self.plan(timeline, turn)
         targets = timeline.targets(turn)
-        refusals = await asyncio.to_thread(self._check, [targets[path] for path in plan.files])
+        await self.put_back([targets[path] for path in plan.files])
+        restored = FilesRestored(turn=turn, paths=plan.files)
+        await self.record(restored)
+        return restored
+
+    async def put_back(
+        self, targets: Sequence[FileCheckpoint], *, opening: Record | None = None
+    ) -> None:
+        """Give each target's file the content its `before` names (None: no such file), with
+        the permission bits of its `mode`; each write is itself checkpointed. Every file and
+        blob is checked first: if one is refused, nothing is written. `opening` is logged once
+        the checks pass, before the first write."""
+        refusals = await asyncio.to_thread(self._check, targets)
         if refusals:
             raise RestoreRefused("nothing was restored: " + "; ".join(refusals))
-        for path in plan.files:
-            kept = await asyncio.to_thread(self._keep, path)
-            await asyncio.to_thread(self._put_back, targets[path])
-            self._journal.write(_checkpoint(RESTORE_CALL, path, kept, targets[path].before))
-        restored = FilesRestored(turn=turn, paths=plan.files)
-        self._journal.write(restored)
-        await self.log.drain()
-        return restored
+        if opening is not None:
+            self._journal.write(opening)
+        for target in targets:
+            kept = await asyncio.to_thread(self._keep, target.path)
+            await asyncio.to_thread(self._put_back, target)
+            self._journal.write(_checkpoint(RESTORE_CALL, target.path, kept, target.before))
 
     async def rewind(self, turn: int) -> None:
         """The conversation goes back to just before turn `turn` (the log keeps everything)."""
-        self._journal.write(Rewind(turn=turn))
+        await self.record(Rewind(turn=turn))
+
+    async def record(self, record: Record) -> None:
+        """Log `record` and wait until it is written."""
+        self._journal.write(record)
         await self.log.drain()
+
+    async def digest(self, path: str) -> str | None:
+        """The SHA-256 of a workspace file now (None: no such file); `WorkspaceError` when it
+        is not a file the agent may read."""
+        return await asyncio.to_thread(self._digest, path)
+
+    def kept(self, blob: str) -> bool:
+        """Whether the checkpoint folder holds content `blob` (checked again on restoring)."""
+        return bool(_BLOB_NAME.fullmatch(blob)) and (self.folder / blob).is_file()
 
     # -- files -------------------------------------------------------------------------------
     def _shown(self, path: str) -> str | None:

@@ -10,7 +10,8 @@ a call they stopped, the "interrupted" and "turn failed" markers) and the same t
 (turn started, step completed, tool started and finished, drained, turn finished, compacted,
 usage), so observers rebuild their state through the very code that built it live; it also
 totals the usage the resumed loop carries on from. A `rewind` drops the events of the turns it
-undoes; `files.restored` becomes the notice /undo and /rewind showed; a `!command` becomes the
+undoes, a `branch.switch` puts back those of the branch it moves to (`Branches` keeps each turn's
+events); `files.restored` becomes the notice /undo and /rewind showed; a `!command` becomes the
 call named `!` the app drew for it.
 """
 
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tui_agent.context import (
+    Branches,
+    BranchSwitch,
     Compaction,
     ContentPartDone,
     Entry,
@@ -68,8 +71,9 @@ class _Step:
 
 
 @dataclass(frozen=True)
-class _TurnMark:
-    at: int  # index into the events where the turn began
+class _Mark:
+    events: list[ev.LoopEvent]  # only ever appended to, or replaced: its first `at` stay
+    at: int
     context_tokens: int
 
 
@@ -81,7 +85,7 @@ class _Replayer:
         self.context_tokens = 0
         self.turn_id = 0
         self.begin = TurnBegin(turn_id=0, ts=0.0)  # the turn whose records come now
-        self.turns: list[_TurnMark] = []
+        self.branches: Branches[_Mark] = Branches()
         self.opening: list[HistoryEntry] | None = None  # a turn's first entries, not yet shown
         self.step: _Step | None = None
         self.calls: dict[str, ToolCall] = {}
@@ -92,7 +96,7 @@ class _Replayer:
             case TurnBegin():
                 self.turn_id = record.turn_id
                 self.begin = record
-                self.turns.append(_TurnMark(len(self.events), self.context_tokens))
+                self.branches.begin(self._here())
                 self.opening = []
             case Prompt():
                 self._entry(HistoryEntry(message=record.message, meta=_PROMPT), ts=record.ts)
@@ -129,7 +133,12 @@ class _Replayer:
                 self.usage = self.usage + record.usage
                 self._usage_changed(record.ts)
             case Rewind():
-                self._rewind(record.turn, record.ts)
+                self._move_to(self.branches.rewind(record.turn, self._here), record.ts)
+            case BranchSwitch():
+                self._move_to(self.branches.switch(record.turn, self._here), record.ts)
+                notice = transcript.branch_switched(record)
+                if notice is not None:
+                    self.events.append(notice)
             case _:
                 # A standalone record (a retry, restored files...) shows as its own event.
                 event = transcript.event_of(record, self.turn_id)
@@ -193,11 +202,13 @@ class _Replayer:
             transcript.usage_changed(self.usage, self.context_tokens, self.window, ts=ts)
         )
 
-    def _rewind(self, turn: int, ts: float) -> None:
-        if not 0 <= turn < len(self.turns):
+    def _here(self) -> _Mark:
+        return _Mark(self.events, len(self.events), self.context_tokens)
+
+    def _move_to(self, mark: _Mark | None, ts: float) -> None:
+        if mark is None:
             return
-        mark = self.turns[turn]
-        del self.events[mark.at :]
+        self.events = mark.events[: mark.at]
         self.opening = None
         self.step = None
         self.context_tokens = mark.context_tokens

@@ -27,6 +27,7 @@ from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
 from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan, SubagentRun
+from tui_agent.loop.branches import switch_branch, switch_plan
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.hooks import Disposable, OrderedHookSlot
@@ -35,6 +36,7 @@ from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
 from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
+from tui_agent.loop.session_tree import SessionTree
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
@@ -320,6 +322,16 @@ class AgentLoopService:
 
     async def rewind_conversation(self, turn: int) -> None:
         await self._restorer(idle=True).rewind(turn)
+
+    async def session_tree(self) -> SessionTree:
+        records = await self._restorer().records()
+        return SessionTree.of(records).price(self._policy.ledger.metering.pricer.cost)
+
+    async def switch_plan(self, turn: int) -> RestorePlan:
+        return await switch_plan(self._restorer(), turn)
+
+    async def switch_branch(self, turn: int, *, files: bool) -> tuple[str, ...]:
+        return (await switch_branch(self._restorer(idle=True), turn, files=files)).paths
 
     def _restorer(self, *, idle: bool = False) -> Checkpoints:
         if self._checkpoints is None:

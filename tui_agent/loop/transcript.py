@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from tui_agent.context import (
+    BranchSwitch,
     Compaction,
     Entry,
     FilesRestored,
@@ -202,6 +203,15 @@ def files_restored(record: FilesRestored, turn_id: int = 0) -> ev.Notice:
         text = "no files needed restoring: they were already as before"
     else:
         text = "restored " + ", ".join(sorted(record.paths))
+    return ev.Notice(level="info", text=text, ts=record.ts)
+
+
+def branch_switched(record: BranchSwitch) -> ev.Notice | None:
+    """What a switch in the session tree that moved files says (and a resumed session shows
+    again); one that moved only the conversation shows as the branch's transcript itself."""
+    if not record.paths:
+        return None
+    text = "switched branch: restored " + ", ".join(sorted(record.paths))
     return ev.Notice(level="info", text=text, ts=record.ts)
 
 

@@ -107,6 +107,7 @@ __all__ = [
     "clipboard_image",
     "export_file",
     "export_session",
+    "grow",
     "image_attachment",
     "image_from_bytes",
     "images_of",
@@ -118,11 +119,14 @@ __all__ = [
     "load_custom_commands",
     "load_image",
     "load_instructions",
+    "logged_tree",
     "mentioned_paths",
     "new_session_id",
+    "on_branch",
     "open_loop",
     "parse_config",
     "pasted_image_path",
+    "print_tree",
     "provider_for_model",
     "read_mentions",
     "resolve",
@@ -130,9 +134,19 @@ __all__ = [
     "session_cost",
     "split_attachments",
     "status_line_command",
+    "text_tree",
+    "turn_label",
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._branches import (
+        grow,
+        logged_tree,
+        on_branch,
+        print_tree,
+        text_tree,
+        turn_label,
+    )
     from tui_agent.session._costs import session_cost
     from tui_agent.session._export import (
         FORMATS,
@@ -158,6 +172,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._open import open_loop
 
         return open_loop
+    if name in ("grow", "logged_tree", "on_branch", "print_tree", "text_tree", "turn_label"):
+        from tui_agent.session import _branches
+
+        return getattr(_branches, name)
     if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
         from tui_agent.session import _export
 

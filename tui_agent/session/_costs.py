@@ -50,20 +50,24 @@ def logged_cost(
 ) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
     """A logged session's replayed events with their costs (see `loop.costs.priced`), and what
     it spent, each step priced for its model."""
+    return priced(events, session_pricer(records))
+
+
+def session_pricer(records: Sequence[Record]) -> Pricer:
+    """The prices of the model a logged session names (with config.toml's overrides)."""
     meta = next((r for r in records if isinstance(r, SessionMeta)), None)
     if meta is None or not meta.model:
-        return priced(events, Pricer("", provider="scripted"))
+        return Pricer("", provider="scripted")
     try:
         settings = load_config()
     except ConfigError:
         settings = Config()  # a broken file is said where it matters: when a loop opens
-    pricer = Pricer(
+    return Pricer(
         meta.model,
         provider=meta.provider or "",
         base_url=meta.api_host,
         override=price_override(settings, meta.model),
     )
-    return priced(events, pricer)
 
 
 def session_cost(log: Path) -> CostLine | None:

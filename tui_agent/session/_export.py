@@ -27,6 +27,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop.costs import CostLine
 from tui_agent.loop.replay import replay
 from tui_agent.session._attachments import Attachment, attachments_of
+from tui_agent.session._branches import on_branch
 from tui_agent.session._costs import logged_cost
 from tui_agent.session._images import IMAGE_TYPES
 from tui_agent.session._sessions import Session
@@ -437,13 +438,16 @@ def _html_parts(parts: list[_Part]) -> list[str]:
 # ---------------------------------------------------------------- entry point
 
 
-def export_file(session_id: str, fmt: ExportFormat, path: Path) -> Path:
-    """Write the session `session_id` to `path` (what /export does); returns the path written.
-    Raises `ValueError` for an unknown session, `OSError` when the file cannot be written."""
+def export_file(
+    session_id: str, fmt: ExportFormat, path: Path, *, branch: int | None = None
+) -> Path:
+    """Write the session `session_id` (its branch number `branch`, by default the one it is on)
+    to `path` (what /export does); returns the path written. Raises `ValueError` for an
+    unknown session or branch, `OSError` when the file cannot be written."""
     session = Session.open(session_id)
     if session is None:
         raise ValueError(f"no session {session_id!r}")
-    records = read_log(session.events_path)
+    records = on_branch(read_log(session.events_path), branch)
     path.write_text(export_session(records, fmt, session.dir / "tasks"), encoding="utf-8")
     return path
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.session import CustomCommand
 from tui_agent.ui import slash_commands as slash
+from tui_agent.ui import tree_view
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
@@ -101,6 +102,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "rewind", "", "Go back to before an earlier prompt (Esc Esc)", slash.rewind_command
     ),
+    SlashCommand("fork", "", "Start a new branch after an earlier prompt", tree_view.fork_command),
+    SlashCommand("tree", "", "The session's branches; switch to one", tree_view.tree_command),
     SlashCommand(
         "export", "[md|html|jsonl] [FILE]", "Write this session to a file", slash.export_command
     ),
@@ -168,7 +171,7 @@ KEYS_HELP = """\
 Enter           send (while a turn runs: queue it; the queue enters the next turn together)
 Ctrl+S          steer: join the running turn at its next drain point
 Esc             cancel the turn (again: force); idle: clear the input (Ctrl+Z or Up: back)
-Esc Esc         on an empty input: rewind to an earlier prompt
+Esc Esc         on an empty input: rewind to an earlier prompt (f there: fork after it)
 Ctrl+C          with a selection: copy it; else cancel the turn, or clear (twice in 2 s: quit)
 Ctrl+Q          quit
 Shift+Enter, Alt+Enter, Ctrl+J   newline

@@ -35,6 +35,7 @@ from tui_agent.vocab import (
 if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
     from tui_agent.loop.costs import CostReport
+    from tui_agent.loop.session_tree import SessionTree
 
 
 class OpeningLoop:
@@ -175,6 +176,15 @@ class OpeningLoop:
 
     async def rewind_conversation(self, turn: int) -> None:
         await (await self._real()).rewind_conversation(turn)
+
+    async def session_tree(self) -> SessionTree:
+        return await (await self._real()).session_tree()
+
+    async def switch_plan(self, turn: int) -> RestorePlan:
+        return await (await self._real()).switch_plan(turn)
+
+    async def switch_branch(self, turn: int, *, files: bool) -> tuple[str, ...]:
+        return await (await self._real()).switch_branch(turn, files=files)
 
     async def settled(self) -> None:
         await (await self._real()).settled()

@@ -1,10 +1,12 @@
-"""The dialogs of /rewind and /undo: pick an earlier prompt, then choose what to restore.
+"""The dialogs of /rewind, /fork and /undo: pick an earlier prompt, then choose what to restore.
 
 `RewindPicker` lists the prompts still in the conversation (the latest highlighted) and returns
-the chosen `RestorePlan`. `RestoreChoice` shows what a restore would do (the files it puts back,
-those someone else changed since, the shell calls it cannot undo) and returns the chosen option's
-id, or None when the person backs out. Both name a prompt as the person typed it
-(`typed_prompt`): the words, mentions and paste chips, never the files attached to it.
+the chosen `RestorePlan` with what to do there: rewind to before it (Enter), or fork after it
+(`f`, or Enter when it was opened for /fork). `RestoreChoice` shows what a restore would do
+(the files it puts back, those someone else changed since, the shell calls it cannot undo) and
+returns the chosen option's id, or None when the person backs out. Both name a prompt as the
+person typed it (`typed_prompt`): the words, mentions and paste chips, never the files attached
+to it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tui_agent.session import split_attachments
 from tui_agent.vocab import PromptDraft
 
 BOTH, CONVERSATION, CODE = "both", "conversation", "code"
+REWIND, FORK = "rewind", "fork"
 
 
 def typed_prompt(plan: RestorePlan) -> PromptDraft:
@@ -37,18 +40,25 @@ def _first_line(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-class RewindPicker(ModalScreen[RestorePlan | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+class RewindPicker(ModalScreen[tuple[str, RestorePlan] | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("f", "fork", "Fork here"),
+    ]
 
-    def __init__(self, plans: list[RestorePlan]) -> None:
+    def __init__(self, plans: list[RestorePlan], *, fork: bool = False) -> None:
         super().__init__(id="rewind")
         self.plans = plans
+        self.fork = fork
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-box"):
-            yield Static(
-                "Rewind to just before a prompt (Enter picks, Esc closes)", classes="title"
+            title = (
+                "Fork after a prompt: it stays, what followed becomes a branch (Enter picks)"
+                if self.fork
+                else "Rewind to just before a prompt (Enter picks, f forks after it, Esc closes)"
             )
+            yield Static(title, classes="title")
             options = []
             for index, plan in enumerate(self.plans):
                 label = Text(f"❯ {_first_line(typed_prompt(plan).text)}")
@@ -57,7 +67,7 @@ class RewindPicker(ModalScreen[RestorePlan | None]):
                     facts.append(f"{len(plan.files)} file{'s' * (len(plan.files) != 1)}")
                 if plan.shell:
                     facts.append(f"{len(plan.shell)} shell call{'s' * (len(plan.shell) != 1)}")
-                if facts:
+                if facts and not self.fork:  # what a rewind to before it would undo
                     label.append("  " + " · ".join(facts), style="dim")
                 options.append(Option(label, id=str(index)))
             picker = OptionList(*options)
@@ -65,7 +75,12 @@ class RewindPicker(ModalScreen[RestorePlan | None]):
             yield picker
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.plans[int(event.option.id or 0)])
+        self.dismiss((FORK if self.fork else REWIND, self.plans[int(event.option.id or 0)]))
+
+    def action_fork(self) -> None:
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is not None:
+            self.dismiss((FORK, self.plans[highlighted]))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -74,11 +89,19 @@ class RewindPicker(ModalScreen[RestorePlan | None]):
 class RestoreChoice(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
-    def __init__(self, title: str, plan: RestorePlan, options: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        plan: RestorePlan,
+        options: list[tuple[str, str]],
+        *,
+        outside: str = "Restoring overwrites those changes.",
+    ) -> None:
         super().__init__(id="restore")
         self.heading = title
         self.plan = plan
         self.options = options
+        self.outside = outside  # what happens to the files changed outside the agent
 
     @classmethod
     def for_rewind(cls, plan: RestorePlan) -> RestoreChoice:
@@ -112,7 +135,7 @@ class RestoreChoice(ModalScreen[str | None]):
                 changed = ", ".join(plan.changed_outside)
                 yield Static(
                     f"Changed by someone else since the agent wrote them: {changed}. "
-                    "Restoring overwrites those changes.",
+                    + self.outside,
                     classes="warning",
                 )
             if plan.shell:

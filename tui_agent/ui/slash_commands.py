@@ -22,6 +22,7 @@ from tui_agent.ui.cost_view import cost_text
 from tui_agent.ui.rewind_screen import (
     CODE,
     CONVERSATION,
+    FORK,
     RestoreChoice,
     RewindPicker,
     typed_prompt,
@@ -240,7 +241,13 @@ async def _rewind(app: TuiAgentApp) -> None:
     if not plans:
         app.vm.add_marker("info", "nothing to rewind: no prompts yet")
         return
-    plan = await _ask(app, RewindPicker(plans))
+    picked = await _ask(app, RewindPicker(plans))
+    if picked is not None and picked[0] == FORK:
+        from tui_agent.ui.tree_view import fork_at  # it builds on this module's helpers
+
+        await fork_at(app, picked[1])
+        return
+    plan = picked[1] if picked is not None else None
     choice = await _ask(app, RestoreChoice.for_rewind(plan)) if plan is not None else None
     if plan is None or choice is None:
         return
