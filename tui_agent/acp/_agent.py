@@ -25,6 +25,7 @@ from acp import schema as acp
 
 from tui_agent.acp._files import ClientFiles, offers_files
 from tui_agent.acp._prompt import prompt_text
+from tui_agent.acp._terminal import ClientTerminal, offers_terminal
 from tui_agent.acp._translate import Translator, Update, text_block
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import ApprovalDecision, LoopApi
@@ -73,6 +74,7 @@ class AcpAgent:
         self._version = version
         self._client: Client | None = None
         self._client_files = False  # the client offered fs/read_text_file and write_text_file
+        self._client_terminal = False  # the client offered terminal/*
         self._sessions: dict[str, _Session] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -82,6 +84,7 @@ class AcpAgent:
         self, protocol_version: int, client_capabilities: Any = None, **_: Any
     ) -> acp.InitializeResponse:
         self._client_files = offers_files(client_capabilities)
+        self._client_terminal = offers_terminal(client_capabilities)
         return acp.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=acp.AgentCapabilities(
@@ -142,6 +145,7 @@ class AcpAgent:
         if not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"{workspace} is not a directory"})
         files = ClientFiles(self._client) if self._client_files else None
+        terminal = ClientTerminal(self._client) if self._client_terminal else None
         config = LoopConfig(
             workspace=workspace.resolve(),
             provider=self._defaults.provider,
@@ -155,6 +159,7 @@ class AcpAgent:
             mcp_servers=_mcp_servers(mcp_servers or (), workspace.resolve()),
             workspace_mcp=False,  # the client says which MCP servers this session has
             editor_files=files,
+            editor_terminal=terminal,
         )
         try:
             loop = await open_loop(config)
@@ -164,6 +169,9 @@ class AcpAgent:
             files.session_id = loop.info.session_id
         await loop.mcp_started()  # the first prompt already sees the servers' tools
         session = _Session(loop, self._client)
+        if terminal is not None:
+            terminal.session_id = session.id
+            terminal.shown = session.show_terminal
         self._sessions[session.id] = session
         return session
 
@@ -226,6 +234,9 @@ class _Session:
         with contextlib.suppress(Exception):
             await self._sender
 
+    def show_terminal(self, call_id: str, terminal_id: str) -> None:
+        self._updates.put_nowait(self._translator.terminal(call_id, terminal_id))
+
     def _on_event(self, event: ev.LoopEvent) -> None:
         if isinstance(event, ev.ApprovalRequested):
             task = asyncio.create_task(self._ask(event))
@@ -244,11 +255,7 @@ class _Session:
             try:
                 answer = await self._client.request_permission(
                     session_id=self.id,
-                    tool_call=acp.ToolCallUpdate(
-                        tool_call_id=request.call_id,
-                        title=f"{request.name}: {request.summary}"[:200],
-                        raw_input={"preview": request.preview} if request.preview else None,
-                    ),
+                    tool_call=self._translator.permission(request),
                     options=PERMISSION_OPTIONS,
                 )
                 decision = self._decision(answer, request.rule)
