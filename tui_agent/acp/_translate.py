@@ -26,6 +26,9 @@ Update = (
     | acp.ToolCallProgress
     | acp.AgentPlanUpdate
     | acp.CurrentModeUpdate
+    | acp.AvailableCommandsUpdate
+    | acp.UsageUpdate
+    | acp.ConfigOptionUpdate
 )
 
 Content = acp.ContentToolCallContent | acp.FileEditToolCallContent | acp.TerminalToolCallContent
@@ -64,6 +67,8 @@ class Translator:
                 yield self.tool_end(event.id, event.output, event.status)
             case ev.PlanUpdated():
                 yield plan_update(event.todos)
+            case ev.UsageChanged():
+                yield usage_update(event)
             case ev.ModeChanged():
                 yield acp.CurrentModeUpdate(
                     session_update="current_mode_update", current_mode_id=event.mode
@@ -212,6 +217,17 @@ def plan_update(todos: Sequence[PlanItem]) -> acp.AgentPlanUpdate:
             acp.PlanEntry(content=item.content, priority="medium", status=item.status)
             for item in todos
         ],
+    )
+
+
+def usage_update(usage: ev.UsageChanged) -> acp.UsageUpdate:
+    """The context window's fill, and what the session cost when its price is known."""
+    cost = None if usage.cost_usd is None else acp.Cost(amount=usage.cost_usd, currency="USD")
+    return acp.UsageUpdate(
+        session_update="usage_update",
+        used=usage.context_tokens,
+        size=usage.context_window,
+        cost=cost,
     )
 
 
