@@ -46,9 +46,7 @@ def said(client: RecordingClient) -> str:
     return client.text()
 
 
-async def test_the_commands_are_offered_with_the_users_own(
-    tmp_path: Path, workspace: Path
-) -> None:
+async def test_the_commands_are_offered_with_the_users_own(tmp_path: Path, workspace: Path) -> None:
     commands = workspace / ".tui-agent" / "commands"
     commands.mkdir(parents=True)
     (commands / "review.md").write_text(
@@ -149,9 +147,10 @@ async def test_without_a_key_the_client_is_asked_to_authenticate_and_may_pick_th
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     client = RecordingClient()
-    async with spawn_agent_process(
-        client, sys.executable, "-m", "tui_agent", "acp", env=env
-    ) as (conn, _):
+    async with spawn_agent_process(client, sys.executable, "-m", "tui_agent", "acp", env=env) as (
+        conn,
+        _,
+    ):
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
         assert [m.id for m in init.auth_methods] == ["api-key", "demo"]
         with pytest.raises(RequestError) as refused:
