@@ -117,6 +117,24 @@ async def test_the_model_is_a_config_option_and_a_switch_keeps_the_conversation(
     assert "first" in str(server.requests[1]["messages"])
 
 
+async def test_a_model_without_a_key_is_refused_and_the_session_keeps_its_model(
+    workspace: Path,
+) -> None:
+    client = RecordingClient()
+    with scripted_openai_server([{"text": "Still here."}]) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.base_url}
+        async with spawn_agent_process(
+            client, sys.executable, "-m", "tui_agent", "acp", "--model", "m", env=env
+        ) as (conn, _):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            command = text_block("/model claude-sonnet-4-5")
+            await conn.prompt(session_id=session.session_id, prompt=[command])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
+    assert "Model unchanged: claude-sonnet-4-5: no key for it" in said(client)
+    assert [r["model"] for r in server.requests] == ["m"]
+
+
 def png(width: int, height: int) -> str:
     buffer = io.BytesIO()
     Image.new("RGB", (width, height), "red").save(buffer, format="PNG")

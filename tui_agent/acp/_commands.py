@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from acp import RequestError
 from acp import schema as acp
 
 from tui_agent.loop.api import LoopApi
@@ -54,7 +55,11 @@ async def _compact(host: Host, arg: str) -> str:
 async def _model(host: Host, arg: str) -> str:
     if not arg:
         return f"Model: {host.loop.info.model} (/model NAME switches)"
-    await host.set_model(arg)
+    try:
+        await host.set_model(arg)
+    except RequestError as error:
+        reasons = error.data.values() if isinstance(error.data, dict) else [error]
+        return "Model unchanged: " + "; ".join(str(reason) for reason in reasons)
     return f"Model: {host.loop.info.model}"
 
 

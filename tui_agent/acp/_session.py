@@ -16,7 +16,7 @@ from typing import Any
 from acp import Client, RequestError
 from acp import schema as acp
 
-from tui_agent.acp._commands import Command, commands_update, invocation
+from tui_agent.acp._commands import Command, Invocation, commands_update, invocation
 from tui_agent.acp._prompt import prompt_images, prompt_text
 from tui_agent.acp._translate import Translator, Update, plan_update, text_block, usage_update
 from tui_agent.loop import events as ev
@@ -136,14 +136,8 @@ class Session:
         text = prompt_text(blocks)
         images = await prompt_images(blocks, self.loop.info.provider)
         call = invocation(text, self.commands)
-        if call is not None and call.command is not None and call.command.run is not None:
-            self._say(await call.command.run(self, call.arguments))
-            await self._flushed()
-            return acp.PromptResponse(stop_reason="end_turn")
-        if call is not None and call.command is None:
-            self._say(call.refusal(self.commands))
-            await self._flushed()
-            return acp.PromptResponse(stop_reason="end_turn")
+        if call is not None and (call.command is None or call.command.run is not None):
+            return await self._answer(call)
         if call is not None and call.command is not None and call.command.expand is not None:
             text = call.command.expand(call.arguments)
         if not text.strip() and not images:
@@ -165,6 +159,13 @@ class Session:
         if result.stop_reason in ("content_filter", "refusal"):
             return acp.PromptResponse(stop_reason="refusal")
         return acp.PromptResponse(stop_reason="max_tokens" if result.truncated else "end_turn")
+
+    async def _answer(self, call: Invocation) -> acp.PromptResponse:
+        """A built-in command's answer, or an unknown one refused: no model involved."""
+        run = call.command.run if call.command is not None else None
+        self._say(await run(self, call.arguments) if run else call.refusal(self.commands))
+        await self._flushed()
+        return acp.PromptResponse(stop_reason="end_turn")
 
     async def close(self) -> None:
         self._unsubscribe()
