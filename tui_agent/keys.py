@@ -64,6 +64,12 @@ def configure(patterns: Iterable[str], names: Iterable[str] = ()) -> None:
         _held[name] = os.environ.pop(name)
 
 
+def names() -> tuple[str, ...]:
+    """The key variables known by name: those taken out of this environment and the provider
+    and `api_key_env` ones, for a process someone else starts for us (`env -u` each)."""
+    return tuple(sorted({*_names, *_held}))
+
+
 def lookup(name: str) -> str | None:
     """A key's value (or any variable's), whether held here or still in the environment."""
     return _held.get(name) or os.environ.get(name) or None

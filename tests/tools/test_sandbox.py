@@ -19,6 +19,7 @@ from tui_agent.cli import _config, _parser
 from tui_agent.context import EventLog
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
+from tui_agent.loop.reports import status_text
 from tui_agent.session import LoopConfig, _open, open_loop, run_user_shell
 from tui_agent.session._config import Config, ConfigError, parse_config
 from tui_agent.session._open import sandbox_policy
@@ -33,7 +34,6 @@ from tui_agent.tools import (
     default_registry,
     open_sandbox,
 )
-from tui_agent.ui.slash_commands import status_text
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.vocab import AbortSignal, ToolResult
 

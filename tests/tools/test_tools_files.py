@@ -311,3 +311,18 @@ def test_paging_matches_a_plain_split_for_any_chunk_size(
             return
         shown = files_module._read_window(workspace, path, "f.txt", offset, limit)
     assert shown.split("\n\n[Showing")[0].split("\n") == expected
+
+
+async def test_the_proposed_change_is_the_whole_file_before_and_after_and_writes_nothing(
+    workspace: Workspace,
+) -> None:
+    path = put(workspace, "a.txt", "one\ntwo\n")
+    edit = EditFileArgs(path="a.txt", old_string="two", new_string="three")
+    change = await EditFile(workspace).proposed_change(edit)
+    assert change is not None and change.path == str(path)
+    assert (change.before, change.after) == ("one\ntwo\n", "one\nthree\n")
+    fresh = await WriteFile(workspace).proposed_change(WriteFileArgs(path="b.txt", content="new"))
+    assert fresh is not None and (fresh.before, fresh.after) == (None, "new")
+    missing = EditFileArgs(path="a.txt", old_string="absent", new_string="x")
+    assert await EditFile(workspace).proposed_change(missing) is None
+    assert path.read_text() == "one\ntwo\n" and not (workspace.root / "b.txt").exists()

@@ -1,57 +1,40 @@
 """Our loop behind the Agent Client Protocol: one `AgentLoopService` per ACP session.
 
-`AcpAgent` answers the client's requests (`initialize`, `session/new`, `session/load`,
-`session/prompt`, `session/cancel`, `session/set_mode`); each `_Session` follows its loop's
-events and sends them, in order, as `session/update` notifications through one sender task, so
-a prompt's answer is sent only after every update of its turn. The approval modes are the
-session modes (plan, ask, auto-edit, yolo; a change from either side is a
-`current_mode_update`). Approvals become `session/request_permission`; "reject always" is
-remembered for the session's rule; a plan from `exit_plan_mode` is a permission request whose
-options accept it in auto-edit or ask mode, or keep planning.
+`AcpAgent` answers the client's requests (`initialize`, `authenticate`, `session/new`,
+`session/load`, `session/list`, `session/prompt`, `session/cancel`, `session/set_mode`,
+`session/set_config_option`); each `Session` (`_session`) follows its loop. The approval modes
+are the session modes (plan, ask, auto-edit, yolo; a change from either side is a
+`current_mode_update`); the model is the session's one config option. With no key configured
+the client is asked to authenticate, and the built-in demo is one of the methods.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, Client, RequestError
 from acp import schema as acp
 
+from tui_agent.acp._commands import available, custom_commands
 from tui_agent.acp._files import ClientFiles, offers_files
-from tui_agent.acp._prompt import prompt_text
-from tui_agent.acp._translate import Translator, Update, text_block
-from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalDecision, LoopApi
-from tui_agent.session import LoopConfig, LoopSetupError, client_server, open_loop
-from tui_agent.vocab import ApprovalMode
+from tui_agent.acp._models import missing_key, model_choices
+from tui_agent.acp._session import MODES, Session
+from tui_agent.acp._terminal import ClientTerminal, offers_terminal
+from tui_agent.loop.api import LoopApi
+from tui_agent.session import (
+    LoopConfig,
+    LoopSetupError,
+    client_server,
+    list_sessions,
+    open_loop,
+)
 
 log = logging.getLogger(__name__)
-
-MODES: tuple[tuple[ApprovalMode, str, str], ...] = (
-    ("plan", "Plan", "Read-only: research, then present a plan to accept"),
-    ("ask", "Ask", "Ask before edits and commands"),
-    ("auto-edit", "Auto-edit", "Edit files and run sandboxed commands without asking"),
-    ("yolo", "Yolo", "Run every tool call without asking"),
-)
-PERMISSION_OPTIONS = [
-    acp.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-    acp.PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
-    acp.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
-    acp.PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
-]
-PLAN_OPTIONS = [
-    acp.PermissionOption(
-        option_id="auto-edit", name="Yes, and auto-accept edits", kind="allow_always"
-    ),
-    acp.PermissionOption(option_id="ask", name="Yes, and ask before edits", kind="allow_once"),
-    acp.PermissionOption(option_id="keep_planning", name="No, keep planning", kind="reject_once"),
-]
 
 
 @dataclass(frozen=True)
@@ -67,13 +50,34 @@ class AcpDefaults:
     sandbox: Literal["workspace-write", "read-only", "off"] | None = None
 
 
+AUTH_METHODS = [
+    acp.AuthMethodAgent(
+        id="api-key",
+        name="Set an API key",
+        description=(
+            "Set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment your editor starts "
+            "tui-agent with (Zed: agent_servers.tui-agent.env), or configure a provider in "
+            "config.toml; then start a new session."
+        ),
+    ),
+    acp.AuthMethodAgent(
+        id="demo",
+        name="Built-in demo",
+        description="No model: a scripted demo of what the agent does, to try it without a key.",
+    ),
+]
+SESSIONS_PAGE = 50
+
+
 class AcpAgent:
     def __init__(self, defaults: AcpDefaults, version: str) -> None:
         self._defaults = defaults
         self._version = version
         self._client: Client | None = None
         self._client_files = False  # the client offered fs/read_text_file and write_text_file
-        self._sessions: dict[str, _Session] = {}
+        self._client_terminal = False  # the client offered terminal/*
+        self._demo = False  # the client chose the built-in demo (the "demo" auth method)
+        self._sessions: dict[str, Session] = {}
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -82,35 +86,71 @@ class AcpAgent:
         self, protocol_version: int, client_capabilities: Any = None, **_: Any
     ) -> acp.InitializeResponse:
         self._client_files = offers_files(client_capabilities)
+        self._client_terminal = offers_terminal(client_capabilities)
         return acp.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=acp.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=acp.PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=acp.McpCapabilities(http=True, sse=False),
+                session_capabilities=acp.SessionCapabilities(list=acp.SessionListCapabilities()),
             ),
+            auth_methods=AUTH_METHODS if self._missing_key() else [],
             agent_info=acp.Implementation(
                 name="tui-agent", title="tui-agent", version=self._version
             ),
         )
 
-    async def authenticate(self, method_id: str, **_: Any) -> None:
-        return None  # keys come from the environment or config.toml, as for the command line
+    async def authenticate(self, method_id: str, **_: Any) -> acp.AuthenticateResponse:
+        if method_id == "demo":
+            self._demo = True
+        elif method_id != "api-key":
+            raise RequestError.invalid_params({"methodId": f"unknown method {method_id!r}"})
+        elif reason := self._missing_key():  # a key set in config.toml since counts at once
+            raise RequestError.auth_required({"reason": reason, "how": AUTH_METHODS[0].description})
+        return acp.AuthenticateResponse()
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> acp.NewSessionResponse:
         session = await self._open(cwd, resume=None, mcp_servers=mcp_servers)
-        return acp.NewSessionResponse(session_id=session.id, modes=session.modes())
+        session.announce()
+        return acp.NewSessionResponse(
+            session_id=session.id, modes=session.modes(), config_options=session.options()
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> acp.LoadSessionResponse:
         session = await self._open(cwd, resume=session_id, mcp_servers=mcp_servers)
         await session.replay()
-        return acp.LoadSessionResponse(modes=session.modes())
+        session.announce()
+        return acp.LoadSessionResponse(modes=session.modes(), config_options=session.options())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> acp.ListSessionsResponse:
+        """The sessions of a workspace (the default one without `cwd`), latest first, in
+        pages; the cursor is where the next page starts."""
+        workspace = Path(cwd) if cwd else (self._defaults.workspace or Path.cwd())
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        found = list_sessions(workspace)
+        page = found[start : start + SESSIONS_PAGE]
+        more = start + SESSIONS_PAGE < len(found)
+        return acp.ListSessionsResponse(
+            sessions=[
+                acp.SessionInfo(
+                    session_id=info.session_id,
+                    cwd=str(info.workspace),
+                    title=info.title or None,
+                    updated_at=datetime.fromtimestamp(info.last_active, UTC).isoformat(),
+                )
+                for info in page
+            ],
+            next_cursor=str(start + SESSIONS_PAGE) if more else None,
+        )
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> acp.PromptResponse:
         return await self._session(session_id).prompt(prompt)
@@ -127,6 +167,16 @@ class AcpAgent:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
         session.loop.set_approval_mode(mode)
 
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> acp.SetSessionConfigOptionResponse:
+        """The one option is the session's model (`session/set_model` is not in the schema)."""
+        session = self._session(session_id)
+        if config_id != "model" or not isinstance(value, str):
+            raise RequestError.invalid_params({"configId": f"no option {config_id!r}"})
+        await session.set_model(value)
+        return acp.SetSessionConfigOptionResponse(config_options=session.options())
+
     async def close(self) -> None:
         """The client is gone: cancel every running turn and seal every log."""
         sessions, self._sessions = list(self._sessions.values()), {}
@@ -135,13 +185,16 @@ class AcpAgent:
 
     async def _open(
         self, cwd: str, *, resume: str | None, mcp_servers: list[Any] | None = None
-    ) -> _Session:
+    ) -> Session:
         if self._client is None:
             raise RequestError.internal_error({"reason": "no client connection"})
+        if not self._demo and (reason := self._missing_key()):
+            raise RequestError.auth_required({"reason": reason})
         workspace = Path(cwd) if cwd else (self._defaults.workspace or Path.cwd())
         if not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"{workspace} is not a directory"})
         files = ClientFiles(self._client) if self._client_files else None
+        terminal = ClientTerminal(self._client) if self._client_terminal else None
         config = LoopConfig(
             workspace=workspace.resolve(),
             provider=self._defaults.provider,
@@ -155,170 +208,59 @@ class AcpAgent:
             mcp_servers=_mcp_servers(mcp_servers or (), workspace.resolve()),
             workspace_mcp=False,  # the client says which MCP servers this session has
             editor_files=files,
+            editor_terminal=terminal,
         )
-        try:
-            loop = await open_loop(config)
-        except LoopSetupError as exc:
-            raise RequestError.invalid_params({"reason": str(exc)}) from exc
+        loop = await _opened(config)
         if files is not None:
             files.session_id = loop.info.session_id
-        await loop.mcp_started()  # the first prompt already sees the servers' tools
-        session = _Session(loop, self._client)
+        config = replace(config, resume=loop.info.session_id)
+
+        async def reopen(model: str | None) -> LoopApi:
+            return await self._reopen(replace(config, model=model), loop.info.demo)
+
+        session = Session(
+            loop,
+            self._client,
+            reopen,
+            available(custom_commands(workspace)),
+            model=self._defaults.model,
+            model_choices=lambda current: model_choices(
+                current, self._defaults.provider, self._defaults.base_url
+            ),
+        )
+        if terminal is not None:
+            terminal.session_id = session.id
+            terminal.shown = session.show_terminal
         self._sessions[session.id] = session
         return session
 
-    def _session(self, session_id: str) -> _Session:
+    async def _reopen(self, config: LoopConfig, demo: bool) -> LoopApi:
+        loop = await _opened(config)
+        if loop.info.demo and not demo:  # no key for that model's provider: not a silent demo
+            await loop.close()
+            raise RequestError.invalid_params({"model": f"{config.model}: no key for it"})
+        return loop
+
+    def _missing_key(self) -> str | None:
+        defaults = self._defaults
+        if defaults.script is not None or defaults.provider == "scripted":
+            return None  # the scripted provider was asked for by name
+        return missing_key(defaults.provider, defaults.model, defaults.base_url)
+
+    def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
             raise RequestError.invalid_params({"sessionId": f"unknown session {session_id!r}"})
         return session
 
 
-class _Session:
-    def __init__(self, loop: LoopApi, client: Client) -> None:
-        self.loop = loop
-        self.id = loop.info.session_id
-        self._client = client
-        self._translator = Translator(loop.info.workspace)
-        self._updates: asyncio.Queue[Update | None] = asyncio.Queue()
-        self._sender = asyncio.create_task(self._send_updates(), name=f"acp-updates:{self.id}")
-        self._rejected: set[str] = set()  # rules the user rejected "always" in this session
-        self._asking: set[asyncio.Task[None]] = set()
-        self._unsubscribe = loop.subscribe(self._on_event)
-
-    def modes(self) -> acp.SessionModeState:
-        return acp.SessionModeState(
-            current_mode_id=self.loop.info.approval_mode,
-            available_modes=[acp.SessionMode(id=m, name=n, description=d) for m, n, d in MODES],
-        )
-
-    async def replay(self) -> None:
-        for update in self._translator.history(self.loop.history()):
-            self._updates.put_nowait(update)
-        await self._flushed()
-
-    async def prompt(self, blocks: Sequence[Any]) -> acp.PromptResponse:
-        text = prompt_text(blocks)
-        if not text.strip():
-            raise RequestError.invalid_params({"prompt": "the prompt is empty"})
-        handle = await self.loop.submit(text)
-        result = await handle.result()
-        await self._flushed()
-        if result.type == "cancelled":
-            return acp.PromptResponse(stop_reason="cancelled")
-        if result.type == "failed":
-            error = result.error or {}
-            if error.get("code") == "loop.max_steps_exceeded":
-                return acp.PromptResponse(stop_reason="max_turn_requests")
-            raise RequestError.internal_error(
-                {"code": error.get("code"), "message": error.get("message")}
-            )
-        if result.stop_reason in ("content_filter", "refusal"):
-            return acp.PromptResponse(stop_reason="refusal")
-        return acp.PromptResponse(stop_reason="max_tokens" if result.truncated else "end_turn")
-
-    async def close(self) -> None:
-        self._unsubscribe()
-        for task in list(self._asking):
-            task.cancel()
-        await self.loop.close()  # cancels a running turn (every call paired) and seals the log
-        self._updates.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await self._sender
-
-    def _on_event(self, event: ev.LoopEvent) -> None:
-        if isinstance(event, ev.ApprovalRequested):
-            task = asyncio.create_task(self._ask(event))
-            self._asking.add(task)
-            task.add_done_callback(self._asking.discard)
-        for update in self._translator.event(event):
-            self._updates.put_nowait(update)
-
-    async def _ask(self, request: ev.ApprovalRequested) -> None:
-        if request.kind == "plan":
-            await self._ask_plan(request)
-            return
-        decision: ApprovalDecision = "deny"
-        if request.rule not in self._rejected:
-            await self._flushed()  # the client knows the call before it is asked about it
-            try:
-                answer = await self._client.request_permission(
-                    session_id=self.id,
-                    tool_call=acp.ToolCallUpdate(
-                        tool_call_id=request.call_id,
-                        title=f"{request.name}: {request.summary}"[:200],
-                        raw_input={"preview": request.preview} if request.preview else None,
-                    ),
-                    options=PERMISSION_OPTIONS,
-                )
-                decision = self._decision(answer, request.rule)
-            except ConnectionError:
-                _client_left(request)
-            except Exception:  # a client that cannot answer denies; the model is told
-                log.exception("session/request_permission failed")
-        await self.loop.answer_approval(request.request_id, decision)
-
-    async def _ask_plan(self, request: ev.ApprovalRequested) -> None:
-        mode: ApprovalMode | None = None
-        await self._flushed()
-        try:
-            answer = await self._client.request_permission(
-                session_id=self.id,
-                tool_call=acp.ToolCallUpdate(
-                    tool_call_id=request.call_id,
-                    title="Accept this plan?",
-                    kind="switch_mode",
-                    content=[
-                        acp.ContentToolCallContent(
-                            type="content", content=text_block(request.preview)
-                        )
-                    ],
-                ),
-                options=PLAN_OPTIONS,
-            )
-            outcome = answer.outcome
-            if isinstance(outcome, acp.AllowedOutcome) and outcome.option_id in (
-                "auto-edit",
-                "ask",
-            ):
-                mode = "auto-edit" if outcome.option_id == "auto-edit" else "ask"
-        except ConnectionError:
-            _client_left(request)
-        except Exception:  # a client that cannot answer keeps the model planning
-            log.exception("session/request_permission for a plan failed")
-        if mode is None:
-            await self.loop.answer_approval(request.request_id, "deny")
-        else:
-            await self.loop.answer_approval(request.request_id, "once", mode=mode)
-
-    def _decision(self, answer: acp.RequestPermissionResponse, rule: str) -> ApprovalDecision:
-        outcome = answer.outcome
-        if not isinstance(outcome, acp.AllowedOutcome):
-            return "deny"  # the client cancelled the question (its prompt was cancelled)
-        if outcome.option_id == "reject_always":
-            self._rejected.add(rule)
-        return {"allow_once": "once", "allow_always": "always"}.get(outcome.option_id, "deny")  # type: ignore[return-value]
-
-    async def _send_updates(self) -> None:
-        while (update := await self._updates.get()) is not None:
-            try:
-                await self._client.session_update(session_id=self.id, update=update)
-            except ConnectionError:
-                pass  # the client went away; the agent closes the loop, which seals the log
-            except Exception:
-                log.exception("session/update failed")
-            finally:
-                self._updates.task_done()
-        self._updates.task_done()
-
-    async def _flushed(self) -> None:
-        await self._updates.join()
-
-
-def _client_left(request: ev.ApprovalRequested) -> None:
-    # The SDK fails every pending request with ConnectionError once the client's input ends:
-    # an expected end, worth one line (no traceback); the agent then closes every session.
-    log.warning("the client left before answering whether to run %s; denied", request.name)
+async def _opened(config: LoopConfig) -> LoopApi:
+    try:
+        loop = await open_loop(config)
+    except LoopSetupError as exc:
+        raise RequestError.invalid_params({"reason": str(exc)}) from exc
+    await loop.mcp_started()  # the first prompt already sees the servers' tools
+    return loop
 
 
 def _mcp_servers(servers: Sequence[Any], workspace: Path) -> tuple[Any, ...]:

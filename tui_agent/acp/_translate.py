@@ -16,7 +16,7 @@ from acp import schema as acp
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.tool_facts import tool_facts
-from tui_agent.vocab import HistoryEntry, PlanItem, ToolStatus, tool_status
+from tui_agent.vocab import FileChange, HistoryEntry, PlanItem, ToolStatus, tool_status
 
 Update = (
     acp.UserMessageChunk
@@ -26,7 +26,12 @@ Update = (
     | acp.ToolCallProgress
     | acp.AgentPlanUpdate
     | acp.CurrentModeUpdate
+    | acp.AvailableCommandsUpdate
+    | acp.UsageUpdate
+    | acp.ConfigOptionUpdate
 )
+
+Content = acp.ContentToolCallContent | acp.FileEditToolCallContent | acp.TerminalToolCallContent
 
 OUTPUT_CAP = 20_000  # characters of a call's output sent to the client
 
@@ -35,6 +40,10 @@ class Translator:
     def __init__(self, workspace: str) -> None:
         self._workspace = Path(workspace)
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._cards: dict[str, acp.ToolCallStart] = {}  # what the client shows for each call
+        self._changes: dict[str, FileChange] = {}  # what an approved edit was shown to change
+        self._terminals: dict[str, str] = {}  # the client's terminal a command runs in
+        self._live: dict[str, str] = {}  # a running call's output so far (no terminal)
 
     def event(self, event: ev.LoopEvent) -> Iterator[Update]:
         match event:
@@ -52,10 +61,14 @@ class Translator:
                 yield acp.ToolCallProgress(
                     session_update="tool_call_update", tool_call_id=event.id, status="in_progress"
                 )
+            case ev.ToolUpdated() if event.id not in self._terminals:
+                yield self._live_output(event.id, event.text)
             case ev.ToolFinished():
                 yield self.tool_end(event.id, event.output, event.status)
             case ev.PlanUpdated():
                 yield plan_update(event.todos)
+            case ev.UsageChanged():
+                yield usage_update(event)
             case ev.ModeChanged():
                 yield acp.CurrentModeUpdate(
                     session_update="current_mode_update", current_mode_id=event.mode
@@ -92,7 +105,7 @@ class Translator:
         self._calls[call_id] = (name, args)
         path = args.get("path")
         facts = tool_facts(name)
-        return acp.ToolCallStart(
+        card = self._cards[call_id] = acp.ToolCallStart(
             session_update="tool_call",
             tool_call_id=call_id,
             title=facts.title(name, args),
@@ -103,16 +116,68 @@ class Translator:
             else None,
             raw_input=args,
         )
+        return card
+
+    def permission(self, request: ev.ApprovalRequested) -> acp.ToolCallUpdate:
+        """The call a permission request asks about: the card the client already shows
+        (title, kind, input unchanged) with what the call would do, an edit's diff before the
+        file is written."""
+        card = self._cards.get(request.call_id)
+        content: list[Content] = []
+        if request.change is not None:
+            self._changes[request.call_id] = request.change
+            content.append(_file_diff(request.change))
+        elif request.preview and request.preview != request.summary:
+            content.append(
+                acp.ContentToolCallContent(type="content", content=text_block(request.preview))
+            )
+        return acp.ToolCallUpdate(
+            tool_call_id=request.call_id,
+            title=card.title if card else f"{request.name}: {request.summary}"[:200],
+            kind=card.kind if card else None,
+            raw_input=card.raw_input if card else None,
+            locations=card.locations if card else None,
+            content=content or None,
+        )
+
+    def terminal(self, call_id: str, terminal_id: str) -> acp.ToolCallProgress:
+        """The call's card shows the client's terminal, which streams the command's output."""
+        self._terminals[call_id] = terminal_id
+        return acp.ToolCallProgress(
+            session_update="tool_call_update",
+            tool_call_id=call_id,
+            content=[acp.TerminalToolCallContent(type="terminal", terminal_id=terminal_id)],
+        )
+
+    def _live_output(self, call_id: str, text: str) -> acp.ToolCallProgress:
+        """A command's output so far (an update replaces the card's content): its end."""
+        output = (self._live.get(call_id, "") + text)[-OUTPUT_CAP:]
+        self._live[call_id] = output
+        return acp.ToolCallProgress(
+            session_update="tool_call_update",
+            tool_call_id=call_id,
+            content=[acp.ContentToolCallContent(type="content", content=text_block(output))],
+        )
 
     def tool_end(self, call_id: str, output: str, status: ToolStatus) -> acp.ToolCallProgress:
-        """ACP knows only completed and failed: a denied or stopped call did not complete."""
+        """ACP knows only completed and failed: a denied or stopped call did not complete. A
+        command run in the client's terminal keeps showing it (released, its output stays)."""
         failed = status != "done"
         name, args = self._calls.get(call_id, ("", {}))
-        content: list[acp.ContentToolCallContent | acp.FileEditToolCallContent] = []
-        diff = None if failed else self._diff(name, args)
+        self._live.pop(call_id, None)
+        content: list[Content] = []
+        terminal_id = self._terminals.pop(call_id, None)
+        if terminal_id is not None:
+            content.append(acp.TerminalToolCallContent(type="terminal", terminal_id=terminal_id))
+        change = self._changes.pop(call_id, None)
+        self._cards.pop(call_id, None)
+        if failed:
+            diff = None
+        else:
+            diff = _file_diff(change) if change is not None else self._diff(name, args)
         if diff is not None:
             content.append(diff)
-        if output and (diff is None or failed):
+        if output and (diff is None or failed) and terminal_id is None:
             shown = output if len(output) <= OUTPUT_CAP else output[:OUTPUT_CAP] + "\n[…cut]"
             content.append(acp.ContentToolCallContent(type="content", content=text_block(shown)))
         return acp.ToolCallProgress(
@@ -152,6 +217,23 @@ def plan_update(todos: Sequence[PlanItem]) -> acp.AgentPlanUpdate:
             acp.PlanEntry(content=item.content, priority="medium", status=item.status)
             for item in todos
         ],
+    )
+
+
+def usage_update(usage: ev.UsageChanged) -> acp.UsageUpdate:
+    """The context window's fill, and what the session cost when its price is known."""
+    cost = None if usage.cost_usd is None else acp.Cost(amount=usage.cost_usd, currency="USD")
+    return acp.UsageUpdate(
+        session_update="usage_update",
+        used=usage.context_tokens,
+        size=usage.context_window,
+        cost=cost,
+    )
+
+
+def _file_diff(change: FileChange) -> acp.FileEditToolCallContent:
+    return acp.FileEditToolCallContent(
+        type="diff", path=change.path, old_text=change.before, new_text=change.after
     )
 
 

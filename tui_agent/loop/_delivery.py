@@ -140,6 +140,7 @@ class ApprovalQueue:
                 rules=request.rules,
                 sandboxed=request.sandboxed,
                 why=request.why,
+                change=request.change,
             )
         )
         try:

@@ -11,7 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tui_agent.vocab import ApprovalMode, PlanItem, TokenUsage, ToolStatus, tool_status
+from tui_agent.vocab import (
+    ApprovalMode,
+    FileChange,
+    PlanItem,
+    TokenUsage,
+    ToolStatus,
+    tool_status,
+)
 
 
 class _Event(BaseModel):
@@ -169,6 +176,7 @@ class ApprovalRequested(_Event):
     rules: tuple[str, ...] = ()  # the rules "always" adds (`rule` shows them joined)
     sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
     why: str = ""  # why it asks when the mode alone would not (a rule, leaving the sandbox)
+    change: FileChange | None = None  # an edit's or write's file, whole, before and after
 
 
 class ApprovalResolved(_Event):

@@ -66,6 +66,7 @@ from tui_agent.tools import (
     Approvals,
     BatchExecutor,
     EditorFiles,
+    EditorTerminal,
     ExitPlanMode,
     Rule,
     RuleStore,
@@ -124,6 +125,7 @@ async def build_loop(
     options: LoopOptions = LoopOptions(),
     extra_tools: Sequence[Tool[Any]] = (),
     editor_files: EditorFiles | None = None,
+    editor_terminal: EditorTerminal | None = None,
     subagent_options: SubagentOptions = SubagentOptions(),
     depth: int = 0,
     tool_names: Sequence[str] | None = None,
@@ -180,7 +182,7 @@ async def build_loop(
     if parent is None:
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
-        tools = (*default_registry(root, editor_files, sandbox), *extra_tools)
+        tools = (*default_registry(root, editor_files, sandbox, editor_terminal), *extra_tools)
         scheduler = ToolScheduler()
     else:
         tools, scheduler = parent.tools, parent.scheduler

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from tui_agent.tools import EditorFiles
+    from tui_agent.tools import EditorFiles, EditorTerminal
     from tui_agent.tools.mcp import McpServerConfig
     from tui_agent.vocab import ApprovalMode
 
@@ -38,3 +38,4 @@ class LoopConfig:
     mcp_servers: tuple[McpServerConfig, ...] = ()
     workspace_mcp: bool = True
     editor_files: EditorFiles | None = None  # a front end's files (ACP): read and written there
+    editor_terminal: EditorTerminal | None = None  # an editor's terminals (ACP), for commands

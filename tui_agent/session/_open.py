@@ -203,6 +203,7 @@ async def _build(
         ),
         mcp_servers=mcp.servers,
         editor_files=config.editor_files,
+        editor_terminal=config.editor_terminal,
         mcp_trust=WorkspaceTrust(config.workspace, yolo=config.yolo),
         on_close=(unlock,),
         mcp_problems=mcp.problems,

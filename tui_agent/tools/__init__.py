@@ -47,6 +47,7 @@ from tui_agent.tools._sandbox import (
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
 from tui_agent.tools._shell import Shell, ShellArgs, command_prefix
+from tui_agent.tools._terminal import EditorTerminal
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._walk import walk_files
 from tui_agent.tools._web import WebFetch, WebTimeouts
@@ -75,6 +76,7 @@ __all__ = [
     "Decision",
     "EditFile",
     "EditorFiles",
+    "EditorTerminal",
     "Effect",
     "ExitPlanMode",
     "FileAccess",

@@ -28,7 +28,14 @@ from typing import Any, Literal
 
 from tui_agent.tools._base import Tool
 from tui_agent.tools._rules import Rule, Ruleset, RuleStore, Verdict, parse_rule
-from tui_agent.vocab import APPROVAL_MODES, ApprovalMode, RuleScope, ToolResult, error_result
+from tui_agent.vocab import (
+    APPROVAL_MODES,
+    ApprovalMode,
+    FileChange,
+    RuleScope,
+    ToolResult,
+    error_result,
+)
 
 __all__ = ["APPROVAL_MODES", "ApprovalMode", "ApprovalRequest", "Approvals", "Decision"]
 
@@ -58,6 +65,7 @@ class ApprovalRequest:
     kind: RequestKind = "tool"
     sandboxed: bool | None = None  # a command: whether it would run inside the sandbox
     why: str = ""  # why this call asks when the mode alone would not have asked
+    change: FileChange | None = None  # an edit's or write's file, whole, before and after
 
     @classmethod
     def trust(cls, what: str, question: str, listing: str) -> ApprovalRequest:
@@ -199,6 +207,7 @@ class Approvals:
                 rules=rules,
                 sandboxed=tool.runs_sandboxed(args) if tool.name == "shell" else None,
                 why=why,
+                change=await tool.proposed_change(args),
             )
             on_waiting()
             decision = await self._ask(request)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._workspace import Workspace
-from tui_agent.vocab import AbortSignal, ToolFacts, ToolResult, ToolSpec, ToolUpdate
+from tui_agent.vocab import AbortSignal, FileChange, ToolFacts, ToolResult, ToolSpec, ToolUpdate
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -94,6 +94,11 @@ class Tool(ABC, Generic[ArgsT]):
     async def preview(self, args: ArgsT) -> str:
         """What the user approves: a diff for edits, the command for a shell call."""
         return self.describe(args)
+
+    async def proposed_change(self, args: ArgsT) -> FileChange | None:
+        """The file change this call would make, whole texts before and after (edits and
+        writes), for a front end that draws the diff itself; None for every other tool."""
+        return None
 
     def written_paths(self, args: ArgsT) -> tuple[str, ...]:
         """The files this call writes, as the model named them, so that their prior content can

@@ -29,7 +29,7 @@ from tui_agent.tools._files import (
 )
 from tui_agent.tools._rules import path_rule_matches
 from tui_agent.tools._workspace import Workspace, WorkspaceError
-from tui_agent.vocab import ToolFacts, ToolResult, error_result
+from tui_agent.vocab import FileChange, ToolFacts, ToolResult, error_result
 
 # --- write_file --------------------------------------------------------------------------------
 
@@ -89,11 +89,24 @@ class WriteFile(Tool[WriteFileArgs]):
 
     async def preview(self, args: WriteFileArgs) -> str:
         try:
-            path = self.workspace.resolve(args.path, write=True)
-            before = await asyncio.to_thread(_existing_text, self.workspace, path, args.path)
+            change = await self._change(args)
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
-        return await asyncio.to_thread(unified_diff, before or "", args.content, args.path)
+        return await asyncio.to_thread(unified_diff, change.before or "", change.after, args.path)
+
+    async def proposed_change(self, args: WriteFileArgs) -> FileChange | None:
+        try:
+            return await self._change(args)
+        except (WorkspaceError, _Refused, OSError):
+            return None  # the preview says why; the call fails with it when it runs
+
+    async def _change(self, args: WriteFileArgs) -> FileChange:
+        path = self.workspace.resolve(args.path, write=True)
+        if self.files is not None:  # the text the write would replace is the editor's
+            before = await self.files.read_text(path)
+        else:
+            before = await asyncio.to_thread(_existing_text, self.workspace, path, args.path)
+        return FileChange(path=str(path), before=before, after=args.content)
 
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -225,6 +238,14 @@ class EditFile(Tool[EditFileArgs]):
         except (WorkspaceError, _Refused, OSError) as error:
             return f"{args.path}: {error}"
         return await asyncio.to_thread(unified_diff, edit.before, edit.after, args.path)
+
+    async def proposed_change(self, args: EditFileArgs) -> FileChange | None:
+        try:
+            edit = await self._plan(args)
+            path = self.workspace.resolve(args.path, write=True)
+        except (WorkspaceError, _Refused, OSError):
+            return None  # `check` has refused the call before anyone is asked
+        return FileChange(path=str(path), before=edit.before, after=edit.after)
 
     async def _plan(self, args: EditFileArgs) -> _Edit:
         """The edit the call would make now, changing nothing; raises what refuses it."""

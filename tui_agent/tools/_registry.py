@@ -16,6 +16,7 @@ from tui_agent.tools._plan_mode import ExitPlanMode
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox
 from tui_agent.tools._search import Glob, Grep
 from tui_agent.tools._shell import Shell
+from tui_agent.tools._terminal import EditorTerminal
 from tui_agent.tools._todo import TodoWrite
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolSpec
@@ -86,11 +87,14 @@ BUILTIN_TOOLS: tuple[type[Tool[Any]], ...] = (
 
 
 def default_registry(
-    workspace: Workspace, files: EditorFiles | None = None, sandbox: Sandbox = UNSANDBOXED
+    workspace: Workspace,
+    files: EditorFiles | None = None,
+    sandbox: Sandbox = UNSANDBOXED,
+    terminal: EditorTerminal | None = None,
 ) -> ToolRegistry:
     """The six built-in tools, confined to `workspace`; with `files`, the file tools read and
     write through an editor (its unsaved buffers included) instead of the disk; commands run
-    in `sandbox`."""
+    in `sandbox`, in the editor's `terminal` when there is one."""
     return ToolRegistry(
         [
             ReadFile(workspace, files),
@@ -98,6 +102,6 @@ def default_registry(
             EditFile(workspace, files),
             Glob(workspace),
             Grep(workspace),
-            Shell(workspace, sandbox),
+            Shell(workspace, sandbox, terminal),
         ]
     )

@@ -42,6 +42,7 @@ from tui_agent.tools._groups import spawn_group, terminate_group
 from tui_agent.tools._results import spill_path, spilled
 from tui_agent.tools._rules import command_parts, shell_rule_matches
 from tui_agent.tools._sandbox import UNSANDBOXED, Sandbox, looks_denied, retry_hint
+from tui_agent.tools._terminal import EditorTerminal
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import ToolFacts, ToolResult, ToolUpdate
 
@@ -251,9 +252,15 @@ class Shell(Tool[ShellArgs]):
     Args = ShellArgs
     read_only: ClassVar[bool] = False
 
-    def __init__(self, workspace: Workspace, sandbox: Sandbox = UNSANDBOXED) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        sandbox: Sandbox = UNSANDBOXED,
+        terminal: EditorTerminal | None = None,
+    ) -> None:
         self.workspace = workspace
         self.sandbox = sandbox
+        self.terminal = terminal  # a front end's terminals, where commands run when given
 
     def accesses(self, args: ShellArgs) -> ToolAccesses:
         return ToolAccesses.all()
@@ -287,6 +294,9 @@ class Shell(Tool[ShellArgs]):
     async def execute(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
         sandboxed = self.runs_sandboxed(args)
         sandbox = self.sandbox if sandboxed else UNSANDBOXED
+        # A background command outlives its call, and so would the editor's terminal card.
+        if self.terminal is not None and not args.background:
+            return await self._in_terminal(self.terminal, args, sandbox, ctx)
         process = await spawn_group(
             sandbox.argv(args.command, self.workspace.root),
             stdin=asyncio.subprocess.DEVNULL,
@@ -350,6 +360,49 @@ class Shell(Tool[ShellArgs]):
         finally:
             out.discard()
             err.discard()
+
+    async def _in_terminal(
+        self, terminal: EditorTerminal, args: ShellArgs, sandbox: Sandbox, ctx: ToolContext
+    ) -> ToolResult:
+        """The command in the front end's terminal, which shows its output as it comes."""
+        unset = [word for name in keys.names() for word in ("-u", name)]
+        argv = ["env", *unset, *sandbox.argv(args.command, self.workspace.root)]
+        env = sandbox.environment({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+        try:
+            terminal_id = await terminal.create(ctx.call_id, argv, self.workspace.root, env)
+        except OSError as error:
+            return ToolResult(output=f"The editor did not run the command: {error}", is_error=True)
+        timeout = args.timeout_s or DEFAULT_TIMEOUT_S
+        exited = asyncio.ensure_future(terminal.wait_for_exit(terminal_id))
+        aborted = asyncio.ensure_future(ctx.signal.wait())
+        try:
+            finished, _ = await asyncio.wait(
+                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if exited not in finished:
+                await terminal.kill(terminal_id)
+            printed = await terminal.output(terminal_id)
+        finally:  # whatever happened (even our own cancellation): the editor ends the process
+            exited.cancel()
+            aborted.cancel()
+            with contextlib.suppress(OSError, ConnectionError):
+                await terminal.release(terminal_id)
+        text = ("[… the editor kept only the end …]\n" if printed.truncated else "") + printed.text
+        if exited not in finished and ctx.signal.aborted:
+            raise ToolAborted(text)
+        code = printed.exit_code
+        if printed.signal is not None:  # as the tool's own run says it: a negative code
+            number = signals.Signals.__members__.get(printed.signal)
+            code = -number.value if number is not None else None
+        timed_out = timeout if not finished else None
+        report = _report(text, "", _status(code, timed_out))
+        if sandbox.active and code != 0 and looks_denied(report):
+            report += retry_hint(self.sandbox)
+        return ToolResult(
+            output=report,
+            is_error=timed_out is not None or code != 0,
+            display={"command": args.command, "exit_code": code},
+        )
 
     @staticmethod
     async def _pump(

@@ -1,5 +1,5 @@
 """What the built-in slash commands do: one function per command, `(app, arg) -> None`, and the
-texts they show (`/status`, `/mcp`, `/permissions`).
+text `/mcp` shows (`/status`, `/permissions` and `/cost` show `loop.reports`' texts).
 
 The table that names them, with their help, is `commands.COMMANDS`. A command that would cancel
 a running turn asks first (`confirmed`): it goes ahead when it is sent again within
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from textual.screen import Screen
 
-from tui_agent.loop.api import LoopApi, LoopInfo, PermissionRule
+from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import McpServerInfo
+from tui_agent.loop.reports import cost_text, permissions_text, status_text
 from tui_agent.ui.context_view import context_of
-from tui_agent.ui.cost_view import cost_text
 from tui_agent.ui.rewind_screen import (
     CODE,
     CONVERSATION,
@@ -341,20 +341,6 @@ async def _reopen(app: TuiAgentApp, reopen: Callable[[str], Awaitable[LoopApi]])
 # ------------------------------------------------------------ what they show
 
 
-def status_text(info: LoopInfo) -> str:
-    """What `/status` shows: the session's settings, the commands' sandbox in full."""
-    sandbox = info.sandbox.summary() if info.sandbox is not None else "Sandbox: not known yet"
-    return "\n".join(
-        (
-            f"Model: {info.provider}/{info.model}" + (" (built-in demo)" if info.demo else ""),
-            f"Approval mode: {info.approval_mode}",
-            sandbox,
-            f"Session: {info.session_id}",
-            f"Workspace: {info.workspace}",
-        )
-    )
-
-
 MCP_STATES = {
     "off": "off (enabled = false)",
     "skipped": "not started",
@@ -388,20 +374,4 @@ def mcp_text(servers: Sequence[McpServerInfo]) -> str:
         if server.error:
             lines.append("    " + server.error.replace("\n", "\n    "))
     lines.append("/mcp reconnect NAME restarts a server.")
-    return "\n".join(lines)
-
-
-def permissions_text(rules: Sequence[PermissionRule]) -> str:
-    """What `/permissions` shows: each rule, numbered, with where it comes from."""
-    if not rules:
-        return (
-            'No permission rules. Answer an approval with "always", or add rules to '
-            "[permissions] allow/ask/deny in config.toml or to .tui-agent/settings.json "
-            '("permissions": {"allow": [...]}); Claude Code\'s .claude/settings.json is read too.'
-        )
-    lines = ["Permission rules (deny wins, then ask, then allow, then the mode):"]
-    for number, rule in enumerate(rules, 1):
-        note = "" if rule.active else "  (not trusted yet: asked when it would allow a call)"
-        lines.append(f"{number:>3}. {rule.effect:<5} {rule.text}   {rule.source}{note}")
-    lines.append("/permissions remove N removes one (from its file too).")
     return "\n".join(lines)

@@ -46,7 +46,9 @@ from tui_agent.vocab.stream import (
 )
 from tui_agent.vocab.tools import (
     Delivery,
+    FileChange,
     Spill,
+    TerminalOutput,
     ToolFacts,
     ToolKind,
     ToolResult,
@@ -69,6 +71,7 @@ __all__ = [
     "Delivery",
     "EntryMeta",
     "ErrorCode",
+    "FileChange",
     "Finish",
     "FinishReason",
     "Finished",
@@ -90,6 +93,7 @@ __all__ = [
     "Spill",
     "StreamEvent",
     "StreamFailed",
+    "TerminalOutput",
     "TextDelta",
     "TextPart",
     "ThinkDelta",

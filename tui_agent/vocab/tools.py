@@ -26,6 +26,27 @@ ToolKind = Literal[
 ]
 
 
+class FileChange(_Frozen):
+    """What an edit or a write would do to one file, before it runs: its whole text before
+    (None: the file does not exist yet) and after. The approval question carries it, so a
+    front end that shows diffs itself (an editor over ACP) can show it before the write."""
+
+    path: str  # absolute
+    before: str | None
+    after: str
+
+
+@dataclass(frozen=True)
+class TerminalOutput:
+    """What a command printed in a front end's terminal (`tools.EditorTerminal`), and how it
+    ended."""
+
+    text: str
+    truncated: bool  # the editor kept only the end of it
+    exit_code: int | None  # None while running, or when a signal ended it
+    signal: str | None  # the signal that ended it (`SIGKILL`)
+
+
 @dataclass(frozen=True)
 class ToolFacts:
     """How a tool is presented, declared by the tool class itself (`Tool.facts`), so that adding

@@ -1,4 +1,7 @@
-"""`/cost`: what the session has spent, as a small table (from the loop's `CostReport`).
+"""What `/status`, `/permissions` and `/cost` show, as text: the app and the ACP agent (where
+an editor sends them as commands) show the same.
+
+`/cost` is what the session has spent, as a small table (from the loop's `CostReport`).
 
 Rows: the session, the running (or last) turn, each sub-agent; columns: input tokens, of them
 cache reads and cache writes, output tokens, USD ("-" where the model has no price). Then the
@@ -8,6 +11,9 @@ input) and the budgets. Narrow enough for the transcript beside the side column.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from tui_agent.loop.api import LoopInfo, PermissionRule
 from tui_agent.loop.costs import CostLine, CostReport
 from tui_agent.usage import usd
 
@@ -65,3 +71,33 @@ def _k(tokens: int) -> str:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def status_text(info: LoopInfo) -> str:
+    """What `/status` shows: the session's settings, the commands' sandbox in full."""
+    sandbox = info.sandbox.summary() if info.sandbox is not None else "Sandbox: not known yet"
+    return "\n".join(
+        (
+            f"Model: {info.provider}/{info.model}" + (" (built-in demo)" if info.demo else ""),
+            f"Approval mode: {info.approval_mode}",
+            sandbox,
+            f"Session: {info.session_id}",
+            f"Workspace: {info.workspace}",
+        )
+    )
+
+
+def permissions_text(rules: Sequence[PermissionRule]) -> str:
+    """What `/permissions` shows: each rule, numbered, with where it comes from."""
+    if not rules:
+        return (
+            'No permission rules. Answer an approval with "always", or add rules to '
+            "[permissions] allow/ask/deny in config.toml or to .tui-agent/settings.json "
+            '("permissions": {"allow": [...]}); Claude Code\'s .claude/settings.json is read too.'
+        )
+    lines = ["Permission rules (deny wins, then ask, then allow, then the mode):"]
+    for number, rule in enumerate(rules, 1):
+        note = "" if rule.active else "  (not trusted yet: asked when it would allow a call)"
+        lines.append(f"{number:>3}. {rule.effect:<5} {rule.text}   {rule.source}{note}")
+    lines.append("/permissions remove N removes one (from its file too).")
+    return "\n".join(lines)
