@@ -26,6 +26,7 @@ from tui_agent.context._records import (
     ErrorReported,
     FileCheckpoint,
     FilesRestored,
+    HookRan,
     Notification,
     Prompt,
     Record,
@@ -187,6 +188,7 @@ class Fold:
                 | FileCheckpoint()
                 | FilesRestored()
                 | ErrorReported()
+                | HookRan()
             ):
                 pass
 

@@ -14,7 +14,8 @@ servers need approval: `mcp_trust` knows the ones already approved, and an inter
 asks the user through the approval queue. Permission `rules` go to the approvals; a project's
 allow rules the person has not trusted yet are asked about the same way when one of them would
 allow a call, and `rule_store` writes what the person keeps. `exit_plan_mode` is wired to the
-approvals here.
+approvals here. The person's hook commands (`user_hooks`) go around every tool call in the
+executor and on the service's slots (`userhooks.attach`); a sub-agent's loop fires them too.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from tui_agent.loop.service import (
     mcp_server_infos,
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
+from tui_agent.loop.userhooks import LoopHooks, ToolHookGate, UserHooks, attach
 from tui_agent.tools import (
     PLAN_MODE_PROMPT,
     UNSANDBOXED,
@@ -141,6 +143,8 @@ async def build_loop(
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
     metering: Metering | None = None,
+    user_hooks: UserHooks | None = None,
+    trust_asked: bool = False,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -150,7 +154,8 @@ async def build_loop(
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
-    steps and holds the budgets (a sub-agent shares its parent's)."""
+    steps and holds the budgets (a sub-agent shares its parent's). `trust_asked`: the front end
+    asked about the workspace's servers and allow rules at start-up, so nothing asks again."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -171,12 +176,14 @@ async def build_loop(
         rules,
         ask=policy.approvals.ask if interactive else None,
         store=rule_store,
+        ask_trust=not trust_asked,
     )
     # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
     mcp = shared_mcp if tool_names is None else None
     owned_mcp = None
     if shared_mcp is None and (mcp_servers or mcp_problems):
-        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, interactive)
+        asks = interactive and not trust_asked
+        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, asks)
     if parent is None:
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
@@ -205,10 +212,20 @@ async def build_loop(
             mcp=mcp,
             checkpoints=checkpoints,
             metering=metering,
+            user_hooks=user_hooks,
         )
     subagents = Subagents(Path(log.path).parent / "tasks")
     registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
     system = system_prompt(registry.names)
+    hooks: LoopHooks | None = None
+    if user_hooks is not None:
+        hooks = user_hooks.bind(
+            session_id=info.session_id,
+            transcript_path=Path(log.path),
+            mode=lambda: shared_approvals.mode,
+            publish=policy.publish,
+            write=journal.write,
+        )
     executor = BatchExecutor(
         registry,
         root,
@@ -219,6 +236,7 @@ async def build_loop(
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
         report=policy.report_error,
+        hooks=ToolHookGate(hooks) if hooks is not None else None,
     )
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
     build_request = _request_builder(
@@ -242,6 +260,12 @@ async def build_loop(
         clock=time.time,
     )
     policy.attach(engine)
+    session_end: list[Callable[[], Awaitable[None]]] = []
+
+    async def end_session() -> None:  # before the log closes: the hooks' runs are logged
+        for end in session_end:
+            await end()
+
     service = AgentLoopService(
         info=info,
         engine=engine,
@@ -254,6 +278,7 @@ async def build_loop(
         approvals=shared_approvals if approvals is None else None,
         forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
         on_close=(
+            end_session,
             _closer(runner, executor, owned_mcp, log, provider if owns_provider else None),
             *on_close,
         ),
@@ -261,6 +286,7 @@ async def build_loop(
         checkpoints=checkpoints if depth == 0 else None,
         transcript=shown,
         next_request=lambda: build_request(engine.history),
+        user_hooks=user_hooks,
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
@@ -268,6 +294,9 @@ async def build_loop(
     service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
     if plan := plan_in(history):
         service.set_plan(plan)
+    if hooks is not None:
+        end = attach(service, hooks, subagent=depth > 0, resumed=bool(history))
+        session_end.extend([end] if end is not None else [])
     await service.start()
     if owned_mcp is not None:
         owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns
@@ -313,6 +342,7 @@ class _Children:
     mcp: McpServers | None
     checkpoints: Checkpoints | None
     metering: Metering  # prices and budgets: a sub-agent spends from its parent's
+    user_hooks: UserHooks | None
 
     async def spawn(self, call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
         info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
@@ -346,6 +376,7 @@ class _Children:
             shared_mcp=self.mcp,
             checkpoints=self.checkpoints,
             metering=self.metering,
+            user_hooks=self.user_hooks,
         )
 
 

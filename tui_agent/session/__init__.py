@@ -63,6 +63,7 @@ from tui_agent.session._resolve import (
     resolve,
 )
 from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new_session_id
+from tui_agent.session._trust import RepositoryItems, TrustLine
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -90,9 +91,11 @@ __all__ = [
     "PromptHistory",
     "ProviderConfig",
     "ProviderKind",
+    "RepositoryItems",
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "TrustLine",
     "attach",
     "attachments_of",
     "build_system_prompt",
@@ -118,6 +121,7 @@ __all__ = [
     "pasted_image_path",
     "provider_for_model",
     "read_mentions",
+    "repository_prompt",
     "resolve",
     "run_user_shell",
     "session_cost",
@@ -135,6 +139,7 @@ if TYPE_CHECKING:
     )
     from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
+    from tui_agent.session._repository import repository_prompt
 
 
 def __getattr__(name: str) -> Any:
@@ -150,6 +155,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._open import open_loop
 
         return open_loop
+    if name == "repository_prompt":  # it reads the hooks through the loop layer
+        from tui_agent.session._repository import repository_prompt
+
+        return repository_prompt
     if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
         from tui_agent.session import _export
 

@@ -52,6 +52,7 @@ from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
+from tui_agent.ui.trust_screen import ask_trust
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.welcome import DEMO_NOTICE, welcome_text
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
@@ -164,6 +165,7 @@ class TuiAgentApp(App[None]):
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
         try:
+            await ask_trust(self)
             loop = await opening.open()
         except LoopSetupError as exc:
             self.setup_error = str(exc)
