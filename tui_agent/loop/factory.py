@@ -14,8 +14,7 @@ servers need approval: `mcp_trust` knows the ones already approved, and an inter
 asks the user through the approval queue. Permission `rules` go to the approvals; a project's
 allow rules the person has not trusted yet are asked about the same way when one of them would
 allow a call, and `rule_store` writes what the person keeps. `exit_plan_mode` is wired to the
-approvals here. The person's hook commands (`user_hooks`) go around every tool call in the
-executor and on the service's slots (`userhooks.attach`); a sub-agent's loop fires them too.
+approvals here. The person's hook commands (`user_hooks`) go around tool calls and on the slots.
 """
 
 from __future__ import annotations
@@ -59,8 +58,8 @@ from tui_agent.loop.service import (
     is_context_overflow,
     mcp_server_infos,
 )
-from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
-from tui_agent.loop.userhooks import LoopHooks, ToolHookGate, UserHooks, attach
+from tui_agent.loop.subagent import SUBAGENT_PROMPT, Parent, SubagentOptions, Subagents, Task
+from tui_agent.loop.userhooks import ToolHookGate, UserHooks, attach
 from tui_agent.tools import (
     PLAN_MODE_PROMPT,
     UNSANDBOXED,
@@ -86,29 +85,6 @@ if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path 
     from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
-
-
-@dataclass(frozen=True)
-class SubagentOptions:
-    """How deep `task` may nest (1: the main agent delegates, its children cannot) and how many
-    steps a child's turn may take."""
-
-    max_depth: int = 1
-    max_steps: int = 50
-
-
-@dataclass(frozen=True)
-class Parent:
-    """What a sub-agent's loop takes from its parent's, besides the approvals, MCP servers and
-    checkpoints: the same objects, never new ones built from defaults. The parent's tool
-    instances (so the child's are configured like the parent's: editor buffers, the shell's
-    settings), its scheduler (so the child's calls are conflict-checked against the parent's
-    and every other sub-agent's, and two of them never edit one file at once), and the id of
-    the top-level `task` call, under which the person is asked about the child's calls."""
-
-    tools: tuple[Tool[Any], ...]
-    scheduler: ToolScheduler
-    task_call_id: str
 
 
 async def build_loop(
@@ -217,15 +193,9 @@ async def build_loop(
     subagents = Subagents(Path(log.path).parent / "tasks")
     registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
     system = system_prompt(registry.names)
-    hooks: LoopHooks | None = None
-    if user_hooks is not None:
-        hooks = user_hooks.bind(
-            session_id=info.session_id,
-            transcript_path=Path(log.path),
-            mode=lambda: shared_approvals.mode,
-            publish=policy.publish,
-            write=journal.write,
-        )
+    hooks = (user_hooks or UserHooks((), workspace)).bind(
+        info.session_id, Path(log.path), lambda: shared_approvals.mode, policy.publish, journal
+    )
     executor = BatchExecutor(
         registry,
         root,
@@ -236,7 +206,7 @@ async def build_loop(
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
         report=policy.report_error,
-        hooks=ToolHookGate(hooks) if hooks is not None else None,
+        hooks=ToolHookGate(hooks),
     )
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
     build_request = _request_builder(
@@ -260,12 +230,6 @@ async def build_loop(
         clock=time.time,
     )
     policy.attach(engine)
-    session_end: list[Callable[[], Awaitable[None]]] = []
-
-    async def end_session() -> None:  # before the log closes: the hooks' runs are logged
-        for end in session_end:
-            await end()
-
     service = AgentLoopService(
         info=info,
         engine=engine,
@@ -278,7 +242,7 @@ async def build_loop(
         approvals=shared_approvals if approvals is None else None,
         forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
         on_close=(
-            end_session,
+            hooks.close,  # before the log closes: the hooks' runs are logged
             _closer(runner, executor, owned_mcp, log, provider if owns_provider else None),
             *on_close,
         ),
@@ -294,9 +258,7 @@ async def build_loop(
     service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
     if plan := plan_in(history):
         service.set_plan(plan)
-    if hooks is not None:
-        end = attach(service, hooks, subagent=depth > 0, resumed=bool(history))
-        session_end.extend([end] if end is not None else [])
+    attach(service, hooks, subagent=depth > 0, resumed=bool(history))
     await service.start()
     if owned_mcp is not None:
         owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns

@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from tui_agent.context import HookRan, Record
 from tui_agent.loop import events as ev
+from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.userhooks._process import HookRun, run_command
 from tui_agent.loop.userhooks._spec import HookEvent, HookSpec
 from tui_agent.loop.userhooks._verdict import Verdict, failure, read_run
@@ -80,14 +81,15 @@ class UserHooks:
 
     def bind(
         self,
-        *,
         session_id: str,
         transcript_path: Path,
         mode: Callable[[], ApprovalMode],
         publish: Callable[[ev.LoopEvent], None],
-        write: Callable[[Record], None],
+        journal: Journal,
     ) -> LoopHooks:
-        return LoopHooks(self, session_id, transcript_path, mode, publish, write)
+        """The hooks as the loop of `session_id` fires them: its approval `mode` (for
+        `permission_mode`), its event stream and its log."""
+        return LoopHooks(self, session_id, transcript_path, mode, publish, journal.write)
 
 
 class LoopHooks:
@@ -108,6 +110,12 @@ class LoopHooks:
         self._mode = mode
         self._publish = publish
         self._write = write
+        self.on_close: Callable[[], Awaitable[None]] | None = None  # set by `attach`
+
+    async def close(self) -> None:
+        """The loop is closing (its log still open): a top-level loop's `SessionEnd`."""
+        if self.on_close is not None:
+            await self.on_close()
 
     @property
     def workspace(self) -> Path:

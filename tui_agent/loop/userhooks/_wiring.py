@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from tui_agent.loop import events as ev
@@ -170,18 +170,18 @@ class _Session:
         await self._hooks.fire("SessionEnd", {"reason": "other"}, ("other",))
 
 
-def attach(
-    service: Slots, hooks: LoopHooks, *, subagent: bool, resumed: bool
-) -> Callable[[], Awaitable[None]] | None:
-    """Register the hooks on `service`; returns what runs as a top-level loop closes (its
-    `SessionEnd`); a sub-agent's loop has no session events of its own."""
+def attach(service: Slots, hooks: LoopHooks, *, subagent: bool, resumed: bool) -> None:
+    """Register the hooks on `service` (nothing when none is configured); a top-level loop's
+    `SessionEnd` runs from `hooks.close`; a sub-agent's loop has no session events of its own."""
+    if not hooks.hooks.specs:
+        return
     stop: HookEvent = "SubagentStop" if subagent else "Stop"
     if hooks.has(stop):  # otherwise a turn's end is not held up at all
         service.on_turn_stop.register("user-hooks", _stop_handler(hooks, stop))
     if hooks.has("PreCompact"):
         service.on_before_compact.register("user-hooks", _compact_handler(hooks))
     if subagent:
-        return None
+        return
     session = _Session(hooks, "resume" if resumed else "startup")
     service.on_before_submit_prompt.register("user-hooks", session.on_prompt)
     unsubscribe = service.subscribe(session.on_event)
@@ -190,4 +190,4 @@ def attach(
         unsubscribe()
         await session.close()
 
-    return close
+    hooks.on_close = close
