@@ -125,10 +125,10 @@ def _group(event: str, group: Any, source: str, project: bool) -> list[HookSpec]
         raise ValueError(problem)
     specs = []
     for hook in group["hooks"]:
+        if isinstance(hook, dict) and hook.get("type", "command") != "command":
+            raise ValueError(f"hooks of type {hook['type']!r} are not supported, only commands")
         if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
             raise ValueError('each hook must be {"type": "command", "command": "..."}')
-        if hook.get("type", "command") != "command":
-            raise ValueError(f"hooks of type {hook['type']!r} are not supported, only commands")
         timeout = hook.get("timeout")
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
