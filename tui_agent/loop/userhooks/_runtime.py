@@ -145,7 +145,7 @@ class LoopHooks:
             "hook_event_name": event,
             **fields,
         }
-        data = json.dumps(payload).encode()
+        data = json.dumps(payload).encode() + b"\n"  # a line: `read` in a shell hook takes it
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(self.workspace)}
         runs = await asyncio.gather(
             *(run_command(spec, data, self.workspace, env) for spec in chosen.values())
