@@ -117,7 +117,11 @@ class McpItems:
         self._trust = trust
 
     def pending(self) -> list[TrustLine]:
-        return [TrustLine("server", s.name, s.describe()) for s in self._pending]
+        # `describe` begins with the name, which the prompt shows already.
+        return [
+            TrustLine("server", s.name, s.describe().removeprefix(f"{s.name}: "))
+            for s in self._pending
+        ]
 
     def trust(self) -> None:
         self._trust.remember(self._pending)
