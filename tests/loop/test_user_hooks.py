@@ -370,3 +370,32 @@ async def test_a_sub_agents_end_fires_subagent_stop(hooked: Maker, tmp_path: Pat
 
     assert [e["last_assistant_message"] for e in recorded(sub_log)] == ["child done"]
     assert [e["last_assistant_message"] for e in recorded(top_log)] == ["parent done"]
+
+
+async def test_a_waiting_approval_fires_notification(hooked: Maker, tmp_path: Path) -> None:
+    command, log = recorder(tmp_path)
+    steps = [calls(("shell", {"command": "echo hi"})), text("ok")]
+    service, _, seen = await hooked(
+        steps, [hook("Notification", command, "permission_prompt")], mode="ask", interactive=True
+    )
+    handle = await service.submit("go")
+    asked = await _approval(seen)
+    while not recorded(log):  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    await service.answer_approval(asked.request_id, "once")
+    await handle.result()
+
+    [note] = recorded(log)
+    assert note["notification_type"] == "permission_prompt"
+    assert note["message"] == "tui-agent needs your permission to use shell"
+
+
+async def test_a_pre_compact_exit_2_keeps_the_history(hooked: Maker, tmp_path: Path) -> None:
+    command, _ = recorder(tmp_path, "block")
+    service, model, seen = await hooked([text("First.")], [hook("PreCompact", command, "manual")])
+    await (await service.submit("hello")).result()
+    await service.compact()
+
+    assert len(model.requests) == 1  # no summary was asked for
+    assert not any(isinstance(event, ev.Compacted) for event in seen)
+    assert any("Compaction was blocked: blocked: PreCompact" in t for t in notices(seen))
