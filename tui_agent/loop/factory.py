@@ -206,7 +206,7 @@ async def build_loop(
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
         report=policy.report_error,
-        hooks=ToolHookGate(hooks),
+        hooks=ToolHookGate(hooks) if user_hooks and user_hooks.specs else None,
     )
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
     build_request = _request_builder(
