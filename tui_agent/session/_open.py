@@ -4,10 +4,11 @@
 opens or creates the session (`--continue`, `--resume`, `--fork` for a copy) and takes its
 one-writer lock, folds its event log back into history (repairing what a crash left open,
 skipping damaged lines with a notice), builds the provider and the system prompt with the
-workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
-and the permission rules (`config.toml`, Claude Code's and the project's settings files), and
-hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
-drive the machines.
+workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`),
+the permission rules and the hook commands (`config.toml`, Claude Code's and the project's
+settings files: `session._repository.read_setup`), says which of the repository's items were
+skipped for want of trust, and hands everything to `loop.factory.build_loop`. It must run
+inside the event loop that will drive the machines.
 """
 
 from __future__ import annotations
