@@ -92,3 +92,35 @@ def test_a_project_hook_waits_for_trust_and_asks_again_after_a_change(
         run_cli(server, workspace, "-p", "fourth", "--yolo")
     assert [entry["prompt"] for entry in recorded(log)] == ["second", "fourth"]
     assert "the build command is make" in json.dumps(server.requests[0]["messages"])
+
+
+def test_each_event_of_a_headless_run_fires_once_with_its_json(
+    workspace: Path, tmp_path: Path
+) -> None:
+    command, log = recorder(tmp_path)
+    events = [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "SubagentStop",  # the sub-agent ends inside the `task` call
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ]
+    tables = "".join(f'[[hooks.{event}]]\ncommand = """{command}"""\n' for event in events)
+    (Path(os.environ["TUI_AGENT_HOME"]) / "config.toml").write_text(tables)
+    task = {"name": "task", "arguments": {"description": "look", "prompt": "look around"}}
+    steps = [{"tool_calls": [task]}, {"text": "Nothing here."}, {"text": "All done."}]
+    with scripted_openai_server(steps) as server:
+        done = run_cli(server, workspace, "-p", "delegate", timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    got = recorded(log)
+    assert [entry["hook_event_name"] for entry in got] == events
+    assert all(entry["cwd"] == str(workspace) for entry in got)
+    by_event = {entry["hook_event_name"]: entry for entry in got}
+    assert by_event["PreToolUse"]["tool_name"] == "Task"
+    assert by_event["PreToolUse"]["tool_input"]["prompt"] == "look around"
+    assert by_event["SubagentStop"]["last_assistant_message"] == "Nothing here."
+    assert by_event["Stop"]["last_assistant_message"] == "All done."
+    assert by_event["SessionEnd"]["reason"] == "other"

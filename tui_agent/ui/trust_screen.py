@@ -29,6 +29,8 @@ KIND_TITLES = {
     "server": "MCP servers (.mcp.json): started as programs",
     "hook": "Hooks: commands run on agent events",
     "allow rule": "Allow rules: tool calls that would run without asking",
+    "skill": "Skills: instructions the model may load",
+    "command": "Commands: prompts (and the commands in them) run by name",
 }
 
 
