@@ -61,12 +61,11 @@ def test_a_claude_code_guard_script_works_unchanged(workspace: Path, tmp_path: P
     assert stop["hook_event_name"] == "Stop" and stop["last_assistant_message"] == "I could not."
 
 
-def test_a_project_hook_waits_for_trust_and_asks_again_after_a_change(
+def test_an_untrusted_project_hook_is_skipped_and_named_and_yolo_runs_it(
     workspace: Path, tmp_path: Path
 ) -> None:
-    command, log = recorder(tmp_path)
-    project = workspace / ".claude" / "settings.json"
-    _settings(project, {"UserPromptSubmit": _group(command)})
+    command, log = recorder(tmp_path, "context")
+    _settings(workspace / ".claude" / "settings.json", {"UserPromptSubmit": _group(command)})
 
     with scripted_openai_server([{"text": "one"}]) as server:
         untrusted = run_cli(server, workspace, "-p", "first")
@@ -75,23 +74,29 @@ def test_a_project_hook_waits_for_trust_and_asks_again_after_a_change(
     assert "Not trusted, so skipped: hook UserPromptSubmit" in untrusted.stderr
     assert "--yolo" in untrusted.stderr
 
-    trust_all(read_setup(LoopConfig(workspace=workspace)).items())  # as the app's prompt does
     with scripted_openai_server([{"text": "two"}]) as server:
-        trusted = run_cli(server, workspace, "-p", "second")
+        run_cli(server, workspace, "-p", "second", "--yolo")
     assert [entry["prompt"] for entry in recorded(log)] == ["second"]
+    assert "the build command is make" in json.dumps(server.requests[0]["messages"])
+
+
+def test_a_trusted_project_hook_runs_until_it_changes(workspace: Path, tmp_path: Path) -> None:
+    command, log = recorder(tmp_path)
+    project = workspace / ".claude" / "settings.json"
+    _settings(project, {"UserPromptSubmit": _group(command)})
+    trust_all(read_setup(LoopConfig(workspace=workspace)).items())  # as the app's prompt does
+
+    with scripted_openai_server([{"text": "one"}]) as server:
+        trusted = run_cli(server, workspace, "-p", "first")
+    assert [entry["prompt"] for entry in recorded(log)] == ["first"]
     assert "Not trusted" not in trusted.stderr
 
     changed, _ = recorder(tmp_path, "context")
     _settings(project, {"UserPromptSubmit": _group(changed)})
-    with scripted_openai_server([{"text": "three"}]) as server:
-        again = run_cli(server, workspace, "-p", "third")
+    with scripted_openai_server([{"text": "two"}]) as server:
+        again = run_cli(server, workspace, "-p", "second")
     assert len(recorded(log)) == 1
     assert "Not trusted, so skipped: hook UserPromptSubmit" in again.stderr
-
-    with scripted_openai_server([{"text": "four"}]) as server:
-        run_cli(server, workspace, "-p", "fourth", "--yolo")
-    assert [entry["prompt"] for entry in recorded(log)] == ["second", "fourth"]
-    assert "the build command is make" in json.dumps(server.requests[0]["messages"])
 
 
 def test_each_event_of_a_headless_run_fires_once_with_its_json(
