@@ -22,6 +22,7 @@ from tui_agent.loop.api import (
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.loop.userhooks import HookInfo
 from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
@@ -69,6 +70,7 @@ class FakeLoop:
     images: list[tuple[ImagePart, ...]] = field(default_factory=list)  # per submit, in order
     closed: bool = False
     mcp: tuple[McpServerInfo, ...] = ()
+    hook_infos: tuple[HookInfo, ...] = ()
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     cost_report: CostReport | None = None
@@ -185,6 +187,9 @@ class FakeLoop:
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         return self.mcp
+
+    def hooks(self) -> tuple[HookInfo, ...]:
+        return self.hook_infos
 
     def costs(self) -> CostReport | None:
         return self.cost_report

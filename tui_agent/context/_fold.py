@@ -29,6 +29,7 @@ from tui_agent.context._records import (
     ErrorReported,
     FileCheckpoint,
     FilesRestored,
+    HookRan,
     Notification,
     Prompt,
     Record,
@@ -190,6 +191,7 @@ class Fold:
                 | FileCheckpoint()
                 | FilesRestored()
                 | ErrorReported()
+                | HookRan()
             ):
                 pass
 

@@ -195,6 +195,19 @@ class ErrorReported(_Record):
     text: str
 
 
+class HookRan(_Record):
+    """A user's hook command ran (`event`, the command as written, its exit code or None when
+    it timed out or could not start, how long it took, what came of it). Never its environment
+    or its output. Not part of history: folding skips it."""
+
+    type: Literal["hook.ran"] = "hook.ran"
+    event: str
+    command: str
+    exit_code: int | None
+    duration_s: float
+    outcome: str
+
+
 class FileCheckpoint(_Record):
     """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
     `checkpoints/` folder holding the prior content (None: the file did not exist) and `mode`
@@ -285,6 +298,7 @@ Record = Annotated[
     | UsageAdded
     | UserCommand
     | ErrorReported
+    | HookRan
     | FileCheckpoint
     | FilesRestored
     | Rewind

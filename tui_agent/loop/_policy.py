@@ -1,6 +1,6 @@
 """The loop's private turn policy: what the engine calls back, and the state it keeps.
 
-One piece (539 lines): every callback below reads and writes the same turn state (the active
+One piece (570 lines): every callback below reads and writes the same turn state (the active
 turn, its prompts, the gate's hooks, the error handlers' continuation); split, one turn's state
 would be shared by several modules. Its parts that hold no turn state live beside it
 (`_turn.py`, `_delivery.py`, `costs.py`).
@@ -8,7 +8,8 @@ would be shared by several modules. Its parts that hold no turn state live besid
 `TurnPolicy` is built first (before the engine, before the service) and is the engine's
 `EngineListener`: it binds kernel turns to loop turns and their prompts, runs the step gate
 (before every attempt: the previous step's `on_did_finish_step` chain to its end, then the
-`on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the tool side channel
+`on_will_begin_step` hooks), the `on_before_submit_prompt` hooks, the `on_turn_stop` hooks (which
+may keep an ending turn going), the tool side channel
 (`delivery` steers, `stop_turn`), the error-handler chain with `retry()`, and settles each
 turn's prompt handles right after observers saw its end. It owns the commands that change that
 state (submit, steer, cancel, close, `apply_compaction`). It also holds what the service's
@@ -51,6 +52,7 @@ from tui_agent.loop.hooks import (
     PromptContext,
     StepBeginContext,
     StepDoneContext,
+    StopContext,
 )
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
 from tui_agent.usage import Pricer
@@ -121,6 +123,7 @@ class TurnPolicy:
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
         self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
+        self.on_turn_stop: OrderedHookSlot[StopContext] = OrderedHookSlot()
         self.error_handlers: OrderedRegistry[LoopErrorHandler] = OrderedRegistry()
         self._engine: Engine | None = None
 
@@ -433,7 +436,33 @@ class TurnPolicy:
                 turn.continuing = True  # the next machine turn belongs to this loop turn
                 self._spawn(self._run_error_handler(turn, facts, handler))
                 return
-        self._settle(turn, self._outcome(turn, facts))
+        result = self._outcome(turn, facts)
+        if isinstance(result, Completed) and not turn.stop_requested and self.on_turn_stop.ids:
+            turn.continuing = True  # until the handlers have had their say
+            self._spawn(self._before_stop(turn, facts.turn_id, result))
+            return
+        self._settle(turn, result)
+
+    async def _before_stop(self, turn: Turn, turn_id: int, result: Completed) -> None:
+        ctx = StopContext(turn_id, turn.last_text, turn.stop_continued)
+        try:
+            await self.on_turn_stop.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a stop hook cannot fail the turn
+            self.publish(ev.Notice(level="warning", text=f"on_turn_stop hook failed: {exc}"))
+            ctx.continue_with = None
+        if ctx.continue_with and not self.closed and turn.abort_reason is None:
+            turn.stop_continued = True
+            await self.engine.notify(
+                HistoryEntry(
+                    message=user_message(ctx.continue_with),
+                    meta=EntryMeta(source="notify", created_at=self._clock()),
+                )
+            )
+            return
+        turn.continuing = False
+        self._settle(turn, result)
 
     # -- settling ----------------------------------------------------------------------------
     def _outcome(self, turn: Turn, facts: TurnFacts) -> LoopRunResult:

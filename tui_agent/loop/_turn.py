@@ -60,6 +60,7 @@ class Turn:
     failed_step: TurnError | None = None
     abort_reason: str | None = None
     continuing: bool = False  # an error handler asked for a retry; the next machine turn binds
+    stop_continued: bool = False  # an `on_turn_stop` handler kept the turn going
     last_text: str = ""
     after_step: asyncio.Task[None] | None = None  # the last step's `on_did_finish_step` hooks
 

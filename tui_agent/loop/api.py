@@ -28,6 +28,7 @@ from tui_agent.vocab import (
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
     from tui_agent.loop.session_tree import SessionTree
+    from tui_agent.loop.userhooks import HookInfo
     from tui_agent.tools import Sandbox
 
 
@@ -287,6 +288,10 @@ class LoopApi(Protocol):
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         """The MCP servers' states now (`McpServersChanged` events follow every change)."""
+        ...
+
+    def hooks(self) -> tuple[HookInfo, ...]:
+        """The configured hook commands (a project's untrusted ones too) and their last runs."""
         ...
 
     async def mcp_started(self) -> None:

@@ -14,7 +14,7 @@ servers need approval: `mcp_trust` knows the ones already approved, and an inter
 asks the user through the approval queue. Permission `rules` go to the approvals; a project's
 allow rules the person has not trusted yet are asked about the same way when one of them would
 allow a call, and `rule_store` writes what the person keeps. `exit_plan_mode` is wired to the
-approvals here.
+approvals here. The person's hook commands (`user_hooks`) go around tool calls and on the slots.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ from tui_agent.loop.service import (
     is_context_overflow,
     mcp_server_infos,
 )
-from tui_agent.loop.subagent import SUBAGENT_PROMPT, Subagents, Task
+from tui_agent.loop.subagent import SUBAGENT_PROMPT, Parent, SubagentOptions, Subagents, Task
+from tui_agent.loop.userhooks import ToolHookGate, UserHooks, attach
 from tui_agent.tools import (
     PLAN_MODE_PROMPT,
     UNSANDBOXED,
@@ -85,29 +86,6 @@ if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path 
     from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
 
 COMPACT_AT = 0.85  # of the model's context window, checked before every step
-
-
-@dataclass(frozen=True)
-class SubagentOptions:
-    """How deep `task` may nest (1: the main agent delegates, its children cannot) and how many
-    steps a child's turn may take."""
-
-    max_depth: int = 1
-    max_steps: int = 50
-
-
-@dataclass(frozen=True)
-class Parent:
-    """What a sub-agent's loop takes from its parent's, besides the approvals, MCP servers and
-    checkpoints: the same objects, never new ones built from defaults. The parent's tool
-    instances (so the child's are configured like the parent's: editor buffers, the shell's
-    settings), its scheduler (so the child's calls are conflict-checked against the parent's
-    and every other sub-agent's, and two of them never edit one file at once), and the id of
-    the top-level `task` call, under which the person is asked about the child's calls."""
-
-    tools: tuple[Tool[Any], ...]
-    scheduler: ToolScheduler
-    task_call_id: str
 
 
 async def build_loop(
@@ -143,6 +121,8 @@ async def build_loop(
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
     metering: Metering | None = None,
+    user_hooks: UserHooks | None = None,
+    trust_asked: bool = False,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -152,7 +132,8 @@ async def build_loop(
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
-    steps and holds the budgets (a sub-agent shares its parent's)."""
+    steps and holds the budgets (a sub-agent shares its parent's). `trust_asked`: the front end
+    asked about the workspace's servers and allow rules at start-up, so nothing asks again."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -173,12 +154,14 @@ async def build_loop(
         rules,
         ask=policy.approvals.ask if interactive else None,
         store=rule_store,
+        ask_trust=not trust_asked,
     )
     # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
     mcp = shared_mcp if tool_names is None else None
     owned_mcp = None
     if shared_mcp is None and (mcp_servers or mcp_problems):
-        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, interactive)
+        asks = interactive and not trust_asked
+        mcp = owned_mcp = _mcp_servers(policy, mcp_servers, mcp_trust, mcp_problems, asks)
     if parent is None:
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
@@ -207,10 +190,14 @@ async def build_loop(
             mcp=mcp,
             checkpoints=checkpoints,
             metering=metering,
+            user_hooks=user_hooks,
         )
     subagents = Subagents(Path(log.path).parent / "tasks")
     registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
     system = system_prompt(registry.names)
+    hooks = (user_hooks or UserHooks((), workspace)).bind(
+        info.session_id, Path(log.path), lambda: shared_approvals.mode, policy.publish, journal
+    )
     executor = BatchExecutor(
         registry,
         root,
@@ -221,6 +208,7 @@ async def build_loop(
         checkpointer=checkpoints,
         approval_call_id=parent.task_call_id if parent else None,
         report=policy.report_error,
+        hooks=ToolHookGate(hooks) if user_hooks and user_hooks.specs else None,
     )
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
     build_request = _request_builder(
@@ -256,6 +244,7 @@ async def build_loop(
         approvals=shared_approvals if approvals is None else None,
         forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
         on_close=(
+            hooks.close,  # before the log closes: the hooks' runs are logged
             _closer(runner, executor, owned_mcp, log, provider if owns_provider else None),
             *on_close,
         ),
@@ -263,6 +252,7 @@ async def build_loop(
         checkpoints=checkpoints if depth == 0 else None,
         transcript=shown,
         next_request=lambda: build_request(engine.history),
+        user_hooks=user_hooks,
     )
     service.register_loop_error_handler(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
@@ -270,6 +260,7 @@ async def build_loop(
     service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
     if plan := plan_in(history):
         service.set_plan(plan)
+    attach(service, hooks, subagent=depth > 0, resumed=bool(history))
     await service.start()
     if owned_mcp is not None:
         owned_mcp.start()  # last: its first notices reach whoever subscribes as this returns
@@ -315,6 +306,7 @@ class _Children:
     mcp: McpServers | None
     checkpoints: Checkpoints | None
     metering: Metering  # prices and budgets: a sub-agent spends from its parent's
+    user_hooks: UserHooks | None
 
     async def spawn(self, call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
         info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
@@ -348,6 +340,7 @@ class _Children:
             shared_mcp=self.mcp,
             checkpoints=self.checkpoints,
             metering=self.metering,
+            user_hooks=self.user_hooks,
         )
 
 

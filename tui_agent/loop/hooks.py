@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from tui_agent.vocab import AbortSignal, FinishReason, HistoryEntry, Message, TokenUsage, TurnError
 
@@ -139,6 +139,26 @@ class PromptContext:
 
     message: Message
     block: bool = False
+
+
+@dataclass
+class StopContext:
+    """`on_turn_stop`, when a turn would end with the model's answer: a handler that sets
+    `continue_with` keeps the turn going with that text as the model's next input."""
+
+    turn_id: int
+    last_text: str
+    continued: bool  # the turn goes on already because a handler asked it to
+    continue_with: str | None = None
+
+
+@dataclass
+class CompactContext:
+    """`on_before_compact`, before a summary replaces history: `block` keeps it as it is."""
+
+    trigger: Literal["manual", "auto"]
+    block: bool = False
+    reason: str = ""
 
 
 @dataclass

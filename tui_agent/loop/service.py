@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from tui_agent.context import CompactionFailed, CompactionResult, UserCommand
 from tui_agent.loop import events as ev
@@ -30,7 +30,7 @@ from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, Resto
 from tui_agent.loop.branches import switch_branch, switch_plan
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import CostReport
-from tui_agent.loop.hooks import Disposable, OrderedHookSlot
+from tui_agent.loop.hooks import CompactContext, Disposable, OrderedHookSlot, StopContext
 from tui_agent.loop.hooks import ErrorContext as ErrorContext
 from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
@@ -57,6 +57,7 @@ from tui_agent.vocab import (
 )
 
 if TYPE_CHECKING:
+    from tui_agent.loop.userhooks import HookInfo, UserHooks
     from tui_agent.tools.mcp import McpServers
 
 Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
@@ -89,6 +90,7 @@ class AgentLoopService:
         checkpoints: Checkpoints | None = None,
         transcript: tuple[ev.LoopEvent, ...] = (),
         next_request: Callable[[], LLMRequest] | None = None,
+        user_hooks: UserHooks | None = None,
     ) -> None:
         self._info = info
         self._next_request = next_request  # what the next step would send (/context)
@@ -107,12 +109,15 @@ class AgentLoopService:
         self._mcp = mcp
         self._checkpoints = checkpoints
         self._transcript = transcript  # a resumed session's events so far
+        self._user_hooks = user_hooks
         # The hook slots are the policy's: it runs them; callers register here.
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = policy.on_will_begin_step
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = policy.on_did_finish_step
         self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = (
             policy.on_before_submit_prompt
         )
+        self.on_turn_stop: OrderedHookSlot[StopContext] = policy.on_turn_stop
+        self.on_before_compact: OrderedHookSlot[CompactContext] = OrderedHookSlot()
 
     async def start(self) -> None:
         await self.engine.start()
@@ -289,11 +294,15 @@ class AgentLoopService:
         if self._compactor is None:
             self._publish(ev.Notice(level="warning", text="Compaction is not available."))
             return
-        await self.compact_history(self.engine.history)  # a failure says so itself
+        # A failure says so itself.
+        await self.compact_history(self.engine.history, trigger="manual")
 
     # -- MCP servers ---------------------------------------------------------------------------
     def mcp_servers(self) -> tuple[ev.McpServerInfo, ...]:
         return mcp_server_infos(self._mcp)
+
+    def hooks(self) -> tuple[HookInfo, ...]:
+        return self._user_hooks.infos() if self._user_hooks is not None else ()
 
     async def mcp_started(self) -> None:
         """Resolves when every MCP server is up or has failed (each within its start-up time)."""
@@ -363,10 +372,19 @@ class AgentLoopService:
         return self._policy.error_handlers.register(handler.id, handler, before=before, after=after)
 
     # -- compaction --------------------------------------------------------------------------
-    async def compact_history(self, history: Sequence[HistoryEntry]) -> bool:
+    async def compact_history(
+        self, history: Sequence[HistoryEntry], *, trigger: Literal["manual", "auto"] = "auto"
+    ) -> bool:
         """Summarise what the model sees of `history` (the kernel's, which only grows) and
-        overlay the result on it; False when there is no compactor or nothing was compacted."""
+        overlay the result on it; False when there is no compactor, an `on_before_compact`
+        handler blocked it, or nothing was compacted."""
         if self._compactor is None:
+            return False
+        before = CompactContext(trigger)
+        await self.on_before_compact.run(before)
+        if before.block:
+            text = f"Compaction was blocked: {before.reason or 'by a hook'}"
+            self._publish(ev.Notice(level="warning", text=text))
             return False
         outcome = await self._compactor(self.view(history))
         if isinstance(outcome, CompactionFailed):

@@ -20,8 +20,9 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -29,7 +30,7 @@ from tui_agent.context import read_log
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi, SubagentRun
 from tui_agent.loop.replay import replay
-from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext
+from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolArgs, ToolContext, ToolScheduler
 from tui_agent.vocab import ToolFacts, ToolResult, ToolUpdate, error_result
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -42,6 +43,29 @@ other agent's conversation: everything you know about the job is in the message 
 on it with your tools until it is done, then answer with a complete, self-contained report: \
 what you found or changed (with paths), and anything left open. That final message is all the \
 other agent will see."""
+
+
+@dataclass(frozen=True)
+class SubagentOptions:
+    """How deep `task` may nest (1: the main agent delegates, its children cannot) and how many
+    steps a child's turn may take."""
+
+    max_depth: int = 1
+    max_steps: int = 50
+
+
+@dataclass(frozen=True)
+class Parent:
+    """What a sub-agent's loop takes from its parent's, besides the approvals, MCP servers and
+    checkpoints: the same objects, never new ones built from defaults. The parent's tool
+    instances (so the child's are configured like the parent's: editor buffers, the shell's
+    settings), its scheduler (so the child's calls are conflict-checked against the parent's
+    and every other sub-agent's, and two of them never edit one file at once), and the id of
+    the top-level `task` call, under which the person is asked about the child's calls."""
+
+    tools: tuple[Tool[Any], ...]
+    scheduler: ToolScheduler
+    task_call_id: str
 
 
 class TaskArgs(ToolArgs):

@@ -68,6 +68,7 @@ from tui_agent.session._status_line import (
     StatusLineProblem,
     status_line_command,
 )
+from tui_agent.session._trust import RepositoryItems, TrustLine
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -95,11 +96,13 @@ __all__ = [
     "PromptHistory",
     "ProviderConfig",
     "ProviderKind",
+    "RepositoryItems",
     "ResolvedModel",
     "Session",
     "SessionInfo",
     "StatusLineCommand",
     "StatusLineProblem",
+    "TrustLine",
     "attach",
     "attachments_of",
     "build_system_prompt",
@@ -129,6 +132,7 @@ __all__ = [
     "print_tree",
     "provider_for_model",
     "read_mentions",
+    "repository_prompt",
     "resolve",
     "run_user_shell",
     "session_cost",
@@ -157,6 +161,7 @@ if TYPE_CHECKING:
     )
     from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
+    from tui_agent.session._repository import repository_prompt
 
 
 def __getattr__(name: str) -> Any:
@@ -176,6 +181,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session import _branches
 
         return getattr(_branches, name)
+    if name == "repository_prompt":  # it reads the hooks through the loop layer
+        from tui_agent.session._repository import repository_prompt
+
+        return repository_prompt
     if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
         from tui_agent.session import _export
 

@@ -47,6 +47,11 @@
     args = ["mcp-server-git"]
     tool_timeout_s = 60
 
+    [[hooks.PreToolUse]]               # a hook command, trusted (see session/_hooks.py)
+    matcher = "Bash|edit_file"         # Claude Code's tool names or ours; "" or "*": every tool
+    command = "~/bin/check-call"       # gets Claude Code's JSON on stdin
+    timeout = 30                       # seconds (default 60)
+
 A missing file is an empty configuration. A bad one raises `ConfigError`, whose message names
 the file, and the line (TOML syntax) or the key (a bad value).
 """
@@ -158,6 +163,14 @@ class StatusLineTable(_Table):
     padding: int = Field(default=0, ge=0, le=8)
 
 
+class HookTable(_Table):
+    """One `[[hooks.EVENT]]` entry (`session._hooks` checks the event and the matcher)."""
+
+    matcher: str = ""
+    command: str = Field(min_length=1)
+    timeout: PositiveFloat | None = None
+
+
 class Config(_Table):
     default_model: str | None = None
     approval_mode: ApprovalMode = "ask"
@@ -180,6 +193,7 @@ class Config(_Table):
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
     web: WebTable = Field(default_factory=WebTable)
+    hooks: dict[str, list[HookTable]] = Field(default_factory=dict)
 
 
 def load_config(path: Path | str | None = None) -> Config:

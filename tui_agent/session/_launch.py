@@ -39,3 +39,6 @@ class LoopConfig:
     workspace_mcp: bool = True
     editor_files: EditorFiles | None = None  # a front end's files (ACP): read and written there
     editor_terminal: EditorTerminal | None = None  # an editor's terminals (ACP), for commands
+    # The front end put the start-up trust prompt (the app): what the person did not trust
+    # then is skipped, never asked about again while the loop runs.
+    trust_asked: bool = False

@@ -4,10 +4,11 @@
 opens or creates the session (`--continue`, `--resume`, `--fork` for a copy) and takes its
 one-writer lock, folds its event log back into history (repairing what a crash left open,
 skipping damaged lines with a notice), builds the provider and the system prompt with the
-workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`)
-and the permission rules (`config.toml`, Claude Code's and the project's settings files), and
-hands everything to `loop.factory.build_loop`. It must run inside the event loop that will
-drive the machines.
+workspace's instructions, reads the MCP servers (`config.toml` and the workspace's `.mcp.json`),
+the permission rules and the hook commands (`config.toml`, Claude Code's and the project's
+settings files: `session._repository.read_setup`), says which of the repository's items were
+skipped for want of trust, and hands everything to `loop.factory.build_loop`. It must run
+inside the event loop that will drive the machines.
 """
 
 from __future__ import annotations
@@ -34,14 +35,16 @@ from tui_agent.loop.factory import build_loop
 from tui_agent.loop.journal import LogJournal
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
-from tui_agent.session._config import Config, ConfigError, load_config
+from tui_agent.loop.userhooks import UserHooks
+from tui_agent.session._config import Config, ConfigError
 from tui_agent.session._costs import api_host, price_override
 from tui_agent.session._instructions import build_system_prompt, load_instructions
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
-from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
+from tui_agent.session._mcp import McpSetup, WorkspaceTrust
 from tui_agent.session._paths import AppPaths
-from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust, load_permissions
+from tui_agent.session._permissions import PermissionSetup, RuleFiles
+from tui_agent.session._repository import WorkspaceSetup, pending, read_setup, skipped_notice
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.tools import (
@@ -60,17 +63,9 @@ from tui_agent.vocab import ApprovalMode
 
 async def open_loop(config: LoopConfig) -> AgentLoopService:
     try:
-        config_file = AppPaths.from_env().config_file
-        settings = load_config(config_file)
-        mcp = load_mcp_servers(
-            settings,
-            config_file,
-            config.workspace,
-            given=config.mcp_servers,
-            workspace_file=config.workspace_mcp,
-        )
-        trust = RuleTrust(config.workspace, trust_all=config.yolo)
-        permissions = load_permissions(settings, config_file, config.workspace, trust)
+        setup = read_setup(config)
+        settings, config_file, mcp = setup.settings, setup.config_file, setup.mcp
+        trust, permissions = setup.rule_trust, setup.permissions
         resolved = resolve(
             settings,
             provider=config.provider,
@@ -111,6 +106,7 @@ async def open_loop(config: LoopConfig) -> AgentLoopService:
             sandbox,
             (permissions, rule_files),
             unlock,
+            setup,
         )
     except BaseException:
         opened.lock.release()
@@ -147,6 +143,7 @@ async def _build(
     sandbox: Sandbox,
     rules: tuple[PermissionSetup, RuleFiles],
     unlock: Callable[[], Awaitable[None]],
+    setup: WorkspaceSetup,
 ) -> AgentLoopService:
     session, records = opened.session, opened.records
     # Folding and replaying a long session's log takes a while: off the (UI's) event loop.
@@ -167,6 +164,7 @@ async def _build(
             )
         )
     instructions = load_instructions(config.workspace)
+    skipped = pending(setup.items())  # what the person did not trust (or was not asked about)
     return await build_loop(
         provider=provider,
         info=LoopInfo(
@@ -181,6 +179,8 @@ async def _build(
             notices=(
                 *opened.notices,
                 *rules[0].problems,
+                *setup.hooks.problems,
+                *([skipped_notice(skipped, headless=not config.interactive)] if skipped else []),
                 *([sandbox.summary()] if sandbox.unavailable else []),
             ),
             sandbox=sandbox,
@@ -211,6 +211,8 @@ async def _build(
         rule_store=rules[1],
         extra_tools=web_tools(settings),
         metering=metering(config, settings, resolved),
+        user_hooks=UserHooks(setup.hooks.specs, config.workspace),
+        trust_asked=config.trust_asked,
     )
 
 

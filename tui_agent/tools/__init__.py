@@ -15,12 +15,14 @@ from tui_agent.tools._approvals import (
     Approvals,
     Ask,
     Decision,
+    HookDecision,
 )
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff
 from tui_agent.tools._edits import EditFile, WriteFile
-from tui_agent.tools._executor import BatchExecutor, CallContext, Checkpointer
+from tui_agent.tools._executor import BatchExecutor, CallContext, CallHooks, Checkpointer
 from tui_agent.tools._files import EditorFiles, ReadFile, ReadFileArgs, save_file
+from tui_agent.tools._groups import end_group, spawn_group, terminate_group
 from tui_agent.tools._groups import kill_all as kill_tool_processes
 from tui_agent.tools._plan_mode import PLAN_MODE_PROMPT, ExitPlanMode
 from tui_agent.tools._registry import BUILTIN_TOOLS, ToolRegistry, default_registry
@@ -72,6 +74,7 @@ __all__ = [
     "Ask",
     "BatchExecutor",
     "CallContext",
+    "CallHooks",
     "Checkpointer",
     "Decision",
     "EditFile",
@@ -84,6 +87,7 @@ __all__ = [
     "Glob",
     "GlobArgs",
     "Grep",
+    "HookDecision",
     "ReadFile",
     "ReadFileArgs",
     "Rule",
@@ -114,6 +118,7 @@ __all__ = [
     "command_prefix",
     "conflict",
     "default_registry",
+    "end_group",
     "kill_tool_processes",
     "normalize_path",
     "open_sandbox",
@@ -123,6 +128,8 @@ __all__ = [
     "rg_files",
     "rg_path",
     "save_file",
+    "spawn_group",
+    "terminate_group",
     "unified_diff",
     "walk_files",
 ]

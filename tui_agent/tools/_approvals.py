@@ -37,7 +37,14 @@ from tui_agent.vocab import (
     error_result,
 )
 
-__all__ = ["APPROVAL_MODES", "ApprovalMode", "ApprovalRequest", "Approvals", "Decision"]
+__all__ = [
+    "APPROVAL_MODES",
+    "ApprovalMode",
+    "ApprovalRequest",
+    "Approvals",
+    "Decision",
+    "HookDecision",
+]
 
 RequestKind = Literal["tool", "plan", "trust"]
 
@@ -105,6 +112,16 @@ class Decision:
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
+@dataclass(frozen=True)
+class HookDecision:
+    """What the person's `PreToolUse` hooks said of a call: "allow" spares the question the mode
+    alone would ask (never a deny or ask rule's, nor leaving the sandbox), "ask" asks even where
+    nothing else would; "deny" is refused by the executor before approvals see it."""
+
+    effect: Literal["allow", "ask", "deny"]
+    reason: str = ""
+
+
 class Approvals:
     def __init__(
         self,
@@ -113,6 +130,7 @@ class Approvals:
         ask: Ask | None = None,
         *,
         store: RuleStore | None = None,
+        ask_trust: bool = True,
     ) -> None:
         self._mode = mode
         self.ruleset = Ruleset()
@@ -120,7 +138,8 @@ class Approvals:
             self.ruleset.add(rule if isinstance(rule, Rule) else parse_rule(rule))
         self._ask = ask
         self._store = store  # the settings files (None: rules live only in this session)
-        self._trust_refused = False  # the person declined the project's allow rules
+        # The person declined the project's allow rules (or was asked at start-up already).
+        self._trust_refused = not ask_trust
         self._mode_listeners: list[Callable[[ApprovalMode], None]] = []
         self._asking = asyncio.Lock()
 
@@ -154,8 +173,18 @@ class Approvals:
             return False
         return self._why_ask(tool, args, verdict) is None
 
-    def _why_ask(self, tool: Tool[Any], args: Any, verdict: Verdict) -> str | None:
+    def _why_ask(
+        self, tool: Tool[Any], args: Any, verdict: Verdict, hook: HookDecision | None = None
+    ) -> str | None:
         """None when the call runs; otherwise why it asks ("" when the mode is the reason)."""
+        why = self._why_rules_ask(tool, args, verdict)
+        if hook is not None and hook.effect == "allow" and why == "":
+            return None
+        if hook is not None and hook.effect == "ask" and why is None:
+            return "a hook asks" + (f": {hook.reason}" if hook.reason else "")
+        return why
+
+    def _why_rules_ask(self, tool: Tool[Any], args: Any, verdict: Verdict) -> str | None:
         if tool.leaves_sandbox(args):
             return "it asks to run outside the sandbox"
         if verdict.unreadable and self._mode != "yolo":
@@ -171,7 +200,12 @@ class Approvals:
     # ------------------------------------------------------------------ one call
 
     async def review(
-        self, tool: Tool[Any], args: Any, call_id: str, on_waiting: Callable[[], None]
+        self,
+        tool: Tool[Any],
+        args: Any,
+        call_id: str,
+        on_waiting: Callable[[], None],
+        hook: HookDecision | None = None,
     ) -> ToolResult | None:
         """None when the call may run; otherwise the result that replaces it."""
         verdict = self.ruleset.decide(tool, args)
@@ -183,14 +217,15 @@ class Approvals:
             )
         if self._mode == "plan" and not tool.plan_safe(args):
             return error_result(PLAN_REFUSAL.format(name=tool.name))
-        why = self._why_ask(tool, args, verdict)
+        why = self._why_ask(tool, args, verdict, hook)
         if why is None:
             return None
         if self._ask is None:
             return error_result(self._headless_denial(tool, args, why))
         async with self._asking:
             verdict = self.ruleset.decide(tool, args)
-            why = self._why_ask(tool, args, verdict)  # an "always" given while this call waited
+            # An "always" given while this call waited counts.
+            why = self._why_ask(tool, args, verdict, hook)
             if why == "" and await self._trust_project(tool, args, on_waiting):
                 return None
             if why is None:

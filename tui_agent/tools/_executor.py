@@ -21,6 +21,11 @@ A sub-agent's executor shares its parent's scheduler (its calls are ordered agai
 parent's and every sibling's) and asks about its calls under the id of the `task` call that
 runs it (`approval_call_id`): the call the person sees, and may stop, in the parent's tools.
 
+The person's hooks (`CallHooks`, the loop's `PreToolUse` and `PostToolUse`) run inside the
+call's scheduler slot: `before` once the tool's own check passed and before approval (a "deny"
+refuses the call, "allow" and "ask" go to the approvals), `after` once the tool ended and
+before the slot is freed (a formatter a hook runs on the file the call wrote is not raced).
+
 An observer of a call's progress (`on_update`) that raises never fails the call it watches; its
 first failure per call goes to `report` (the loop makes it an error notice; by default: the log).
 """
@@ -39,7 +44,7 @@ from pydantic import BaseModel, ValidationError
 
 from tui_agent.tools import _results
 from tui_agent.tools._accesses import ToolAccesses
-from tui_agent.tools._approvals import Approvals
+from tui_agent.tools._approvals import Approvals, HookDecision
 from tui_agent.tools._base import Tool, ToolAborted, ToolContext
 from tui_agent.tools._registry import ToolRegistry
 from tui_agent.tools._scheduler import ToolScheduler
@@ -69,6 +74,20 @@ class Checkpointer(Protocol):
     async def before(self, call_id: str, paths: Sequence[str]) -> None: ...
 
     async def after(self, call_id: str, paths: Sequence[str]) -> None: ...
+
+
+class CallHooks(Protocol):
+    """Programs the person configured around every call (the loop's user hooks)."""
+
+    async def before(
+        self, name: str, args: dict[str, Any], call_id: str
+    ) -> HookDecision | ToolResult | None:
+        """None: no opinion; a `ToolResult`: the call is refused with it."""
+        ...
+
+    async def after(
+        self, name: str, args: dict[str, Any], call_id: str, result: ToolResult
+    ) -> ToolResult: ...
 
 
 @dataclass(frozen=True)
@@ -160,8 +179,10 @@ class BatchExecutor:
         checkpointer: Checkpointer | None = None,
         approval_call_id: str | None = None,
         report: Report = _log_failure,
+        hooks: CallHooks | None = None,
     ) -> None:
         self.registry = registry
+        self._hooks = hooks
         self._report = report
         self.checkpointer = checkpointer
         self.workspace = workspace
@@ -309,12 +330,19 @@ class BatchExecutor:
         problem = await tool.check(args)  # before asking: nobody approves a call bound to fail
         if problem is not None:
             return error_result(problem)
+        hook = None
+        if self._hooks is not None:
+            said = await self._hooks.before(name, args.model_dump(mode="json"), run.call.id)
+            if isinstance(said, ToolResult):
+                return _results.denied(said)
+            hook = said
         try:
             denial = await self.approvals.review(
                 tool,
                 args,
                 self._approval_call_id or run.call.id,
                 lambda: run.context.on_state("awaiting_approval"),
+                hook,
             )
         except Exception as error:
             return error_result(f'Asking the user to approve "{name}" failed: {error}')
@@ -331,8 +359,13 @@ class BatchExecutor:
         run.task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
         await asyncio.wait(_futures(run.task, run.detached), return_when=asyncio.FIRST_COMPLETED)
         if run.task.done():
+            result = self._outcome(run)
+            if self._hooks is not None:
+                result = await self._hooks.after(
+                    name, args.model_dump(mode="json"), run.call.id, result
+                )
             # Marked before the slot is released, so the calls it frees see the stop.
-            return run.batch.note(run.index, self._outcome(run))
+            return run.batch.note(run.index, result)
         return _DETACHED
 
     async def _execute(self, tool: Tool[Any], args: BaseModel, ctx: ToolContext) -> ToolResult:

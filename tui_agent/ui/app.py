@@ -9,11 +9,10 @@ becomes an error notice (a line in the transcript, a toast, the log), never a cr
 silent loss. Loop calls run as tasks so no handler waits on the loop. The footer greys what does
 not apply (`check_action`).
 
-The parts: `MainScreen` composes the layout; `prompt_flow` (Enter, completion, mentions, `!`,
-the editor, a held queued prompt), `approvals`, `notifications`, `commands` and
-`slash_commands` (the slash commands as a table of objects). `key_actions` (what Esc,
-Ctrl+C and the copy keys do, and when the footer offers them); the app keeps the bindings and
-routes each action and widget message to its part.
+The parts: `MainScreen` composes the layout; `trust_screen` (asked before the first loop
+opens), `prompt_flow` (Enter, completion, mentions, `!`, the editor, a held queued prompt),
+`approvals`, `notifications`, `commands` and `slash_commands` (a table of objects), `key_actions`
+(Esc, Ctrl+C, the copy keys); the app keeps the bindings and routes each action to its part.
 """
 
 from __future__ import annotations
@@ -52,6 +51,7 @@ from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
+from tui_agent.ui.trust_screen import ask_trust
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.welcome import DEMO_NOTICE, welcome_text
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
@@ -167,6 +167,7 @@ class TuiAgentApp(App[None]):
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
         try:
+            await ask_trust(self)
             loop = await opening.open()
         except LoopSetupError as exc:
             self.setup_error = str(exc)

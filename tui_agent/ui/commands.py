@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from tui_agent.session import CustomCommand
 from tui_agent.ui import slash_commands as slash
 from tui_agent.ui import tree_view
+from tui_agent.ui.hooks_view import show_hooks
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
@@ -86,6 +87,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)", slash.open_inspector),
     SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error", slash.mcp),
+    SlashCommand("hooks", "", "Hook commands: where from, trusted or not, last run", show_hooks),
     SlashCommand(
         "status", "", "Model, approval mode, sandbox, session and workspace", slash.status
     ),

@@ -12,7 +12,9 @@ command line builds this object before it decides whether to load the UI.
 `turn_end_notice` says how to tell the user that a turn ended or an approval waits while the
 terminal was not focused (`bell+desktop`, `bell`, `desktop` or `off`, from config.toml); None,
 as in tests: never. `terminal_lost` is called when the terminal hangs up (the command line
-quits as for SIGHUP); None: the app quits as for Ctrl+Q.
+quits as for SIGHUP); None: the app quits as for Ctrl+Q. `repository` reads what the
+workspace brings that the person has not trusted yet, and how to trust it all, for the start-up
+trust prompt (None: nothing to ask, as in tests).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from tui_agent.loop.api import LoopApi
-from tui_agent.session import StatusLineCommand
+from tui_agent.session import StatusLineCommand, TrustLine
+
+Repository = tuple[list[TrustLine], Callable[[], None]]  # the pending items, and "trust them all"
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class SessionHooks:
     switch_model: Callable[[str, str], Awaitable[LoopApi]] | None = None
     turn_end_notice: Callable[[], str] | None = None
     terminal_lost: Callable[[], None] | None = None
+    repository: Callable[[], Awaitable[Repository | None]] | None = None
 
 
 @dataclass(frozen=True)

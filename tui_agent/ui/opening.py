@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
     from tui_agent.loop.costs import CostReport
     from tui_agent.loop.session_tree import SessionTree
+    from tui_agent.loop.userhooks import HookInfo
 
 
 class OpeningLoop:
@@ -87,6 +88,9 @@ class OpeningLoop:
         return None
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
+        return ()
+
+    def hooks(self) -> tuple[HookInfo, ...]:
         return ()
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.session import LoopConfig
-from tui_agent.ui.hooks import Appearance, SessionHooks, SessionSummary
+from tui_agent.ui.hooks import Appearance, Repository, SessionHooks, SessionSummary
 from tui_agent.ui.opening import OpeningLoop
 
 if TYPE_CHECKING:
@@ -40,8 +40,14 @@ async def _run(config: LoopConfig, prompt: str | None) -> int:
     from tui_agent.ui.app import TuiAgentApp
 
     quitting = _Quitting()
-    opening = OpeningLoop(_starting(config), lambda: _open(config))
-    hooks = replace(session_hooks(config), terminal_lost=quitting.hang_up)
+    # The app asks about what the workspace brings before it opens the loop (`repository`).
+    asked = replace(config, trust_asked=True)
+    opening = OpeningLoop(_starting(config), lambda: _open(asked))
+    hooks = replace(
+        session_hooks(asked),
+        terminal_lost=quitting.hang_up,
+        repository=lambda: asyncio.to_thread(_repository, config),
+    )
     app = TuiAgentApp(opening, initial_prompt=prompt, hooks=hooks, appearance=_appearance())
     quitting.watch(app)
     try:
@@ -116,6 +122,12 @@ def _load_open_loop() -> Callable[[LoopConfig], Awaitable[LoopApi]]:
     from tui_agent.session import open_loop
 
     return open_loop
+
+
+def _repository(config: LoopConfig) -> Repository | None:
+    from tui_agent.session import repository_prompt
+
+    return repository_prompt(config)
 
 
 def _starting(config: LoopConfig) -> LoopInfo:
