@@ -141,6 +141,7 @@ async def build_loop(
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
     metering: Metering | None = None,
+    replace_tools: Sequence[Tool[Any]] | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -150,7 +151,8 @@ async def build_loop(
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
-    steps and holds the budgets (a sub-agent shares its parent's)."""
+    steps and holds the budgets (a sub-agent shares its parent's). `replace_tools` stand in for the
+    built-in ones and for the loop's own of the same names (a rerun's recorded tools)."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -181,6 +183,8 @@ async def build_loop(
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
         tools = (*default_registry(root, editor_files, sandbox), *extra_tools)
+        if replace_tools is not None:
+            tools = tuple(replace_tools)
         scheduler = ToolScheduler()
     else:
         tools, scheduler = parent.tools, parent.scheduler
@@ -361,17 +365,20 @@ def _registry(
     """The shared tools, the loop's own plan tools and `task` (below the depth limit), limited
     to `tool_names` when given, with the MCP servers' tools as a source."""
     registry = ToolRegistry(tools)
-    registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
+
+    def own(tool: Tool[Any]) -> None:
+        if tool.name not in registry:  # a rerun's recorded tool of that name stands in
+            registry.register(tool)
+
+    own(TodoWrite(policy.set_plan))  # the plan is each loop's own
 
     async def present_plan(plan: str, call_id: str) -> str:
         policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
         return await approvals.present_plan(plan, call_id)
 
-    registry.register(ExitPlanMode(present_plan))
+    own(ExitPlanMode(present_plan))
     if children is not None:
-        registry.register(
-            Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names)
-        )
+        own(Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names))
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     if mcp is not None:
