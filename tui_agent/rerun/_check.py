@@ -27,6 +27,12 @@ class Verdict:
     records: int  # in the log
     divergence: Divergence | None = None
     unreplayable: str | None = None
+    unreplayable_at: int | None = None  # the record (from 0) the rerun cannot reproduce
+
+    @property
+    def at(self) -> int | None:
+        """Where the log and the rerun part (from 0), whichever way they do."""
+        return self.divergence.index if self.divergence is not None else self.unreplayable_at
 
     @property
     def ok(self) -> bool:
@@ -73,7 +79,7 @@ async def check_log(records: Sequence[Record], workdir: Path | None = None) -> V
     try:
         conductor = Conductor(records, workdir)
     except Unreplayable as exc:
-        return Verdict(len(records), unreplayable=str(exc))
+        return Verdict(len(records), unreplayable=str(exc), unreplayable_at=exc.index)
     return Verdict(len(records), await conductor.run())
 
 

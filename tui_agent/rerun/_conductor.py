@@ -332,7 +332,8 @@ class Conductor:
         if self._feeding.locked():
             return False  # an input being issued (a /compact) runs the model: not again
         async with self._feeding:
-            while self._inputs and self._inputs[0].after <= self.position:
+            # An input due where a life ends is the next process's first.
+            while self._inputs and self._inputs[0].after <= self.position < self._life.end:
                 if self.divergence is not None:
                     break
                 item = self._inputs.pop(0)

@@ -31,6 +31,7 @@ from tui_agent.context import (
     TurnBegin,
     TurnEnd,
 )
+from tui_agent.loop._policy import CONTINUE_AFTER_RETRY  # the loop's own notice, not an input
 from tui_agent.vocab import (
     Finish,
     Finished,
@@ -191,7 +192,8 @@ class _Reader:
         self.tool_calls: dict[str, ToolCall] = {}
         self.inputs: list[Input] = []
         self.lives = [Life(0)]
-        self.turn: TurnBegin | None = None  # the open turn
+        self.turn: TurnBegin | None = None  # the last turn begun, while any is open
+        self.open: set[int] = set()  # turns begun and not ended
         self.turn_at = 0
         self.last_turn_begin: int | None = None  # in this life
         self.queued_after = 0  # when the prompts queued for the open turn were entered
@@ -201,7 +203,7 @@ class _Reader:
     def read(self) -> Script:
         for index, record in enumerate(self.records):
             self.apply(index, record)
-        if self.turn is not None:
+        if self.open:
             self._crash(len(self.records))
         self.lives[-1].end = len(self.records)
         hangs: dict[str, Stop] = {}
@@ -217,7 +219,7 @@ class _Reader:
     def apply(self, index: int, record: Record) -> None:
         match record:
             case TurnBegin():
-                if self.turn is not None or record.turn_id <= self.last_turn_id:
+                if record.turn_id <= self.last_turn_id:  # a new process counts from 0
                     self._crash(index)
                 self._turn_begins(index, record)
             case Prompt():
@@ -229,7 +231,7 @@ class _Reader:
                 self.inputs.append(
                     Input(self._when(index, record), "steer", record.entry.message.text)
                 )
-            case Notification():
+            case Notification() if record.entry.message.text != CONTINUE_AFTER_RETRY:
                 self.inputs.append(
                     Input(self._when(index, record), "notify", record.entry.message.text)
                 )
@@ -286,6 +288,7 @@ class _Reader:
     def _turn_begins(self, index: int, record: TurnBegin) -> None:
         queued = len(record.prompt_ids) > 1 and self.last_turn_begin is not None
         self.turn, self.turn_at, self.last_turn_id = record, index, record.turn_id
+        self.open.add(record.turn_id)
         # Several prompts open a turn only when they waited in the queue: the person entered
         # them while the turn before ran.
         last = self.last_turn_begin
@@ -304,6 +307,9 @@ class _Reader:
         )
 
     def _turn_ends(self, index: int, record: TurnEnd) -> None:
+        # A turn retried after an overflow goes on as a new kernel turn, and its end names the
+        # first one's id: any end closes every turn open.
+        self.open.clear()
         self.turn = None
         last = self.turn_calls[-1] if self.turn_calls else None
         result = record.result
@@ -321,12 +327,13 @@ class _Reader:
 
     def _crash(self, index: int) -> None:
         life = self.lives[-1]
-        life.end, life.crashed = index, self.turn is not None
+        life.end, life.crashed = index, bool(self.open)
         for call in self.turn_calls:
-            if call.end is None and call.error is None and self.turn is not None:
+            if call.end is None and call.error is None and self.open:
                 call.stop = "crash"
         self.lives.append(Life(index))
         self.turn = None
+        self.open = set()
         self.last_turn_begin = None
         self.turn_calls = []
 
