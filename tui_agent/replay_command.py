@@ -126,6 +126,6 @@ def _check_all(workspace: Path) -> int:
         rows.append((info.session_id, str(records), result))
     width = max(len(row[0]) for row in rows) if rows else 7
     print(f"{'session':<{width}}  {'records':>7}  result")
-    for session_id, records, result in rows:
-        print(f"{session_id:<{width}}  {records:>7}  {result}")
+    for session_id, count, result in rows:
+        print(f"{session_id:<{width}}  {count:>7}  {result}")
     return EXIT_DIFFERS if failed else EXIT_OK

@@ -10,6 +10,17 @@ shows the rerun in the app, paced by the person.
 
 from tui_agent.rerun._check import Verdict, check_log, check_path
 from tui_agent.rerun._conductor import Conductor, Divergence, Pace
+from tui_agent.rerun._pace import SPEEDS, PlayerPace
 from tui_agent.rerun._script import Unreplayable
 
-__all__ = ["Conductor", "Divergence", "Pace", "Unreplayable", "Verdict", "check_log", "check_path"]
+__all__ = [
+    "SPEEDS",
+    "Conductor",
+    "Divergence",
+    "Pace",
+    "PlayerPace",
+    "Unreplayable",
+    "Verdict",
+    "check_log",
+    "check_path",
+]

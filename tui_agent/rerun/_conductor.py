@@ -46,11 +46,13 @@ from tui_agent.rerun._tools import Cue, recorded_tools
 
 CONTEXT_WINDOW = 200_000  # only the usage bar reads it: the rerun compacts where the log did
 STALL_S = 30.0  # no record for this long while nothing is due: the rerun is stuck
+_YIELDS = 20  # turns of the event loop a settled loop is given to show it is not done
 
 
 class Pace(Protocol):
-    async def beat(self, record: Record | None) -> None:
-        """Before the next recorded thing happens; `record` is the log's next record."""
+    async def beat(self, position: int, record: Record | None) -> None:
+        """Before the next recorded thing happens: the rerun has written `position` records,
+        `record` is the log's next."""
         ...
 
     async def sleep(self, seconds: float) -> None:
@@ -59,7 +61,7 @@ class Pace(Protocol):
 
 
 class _Flat:
-    async def beat(self, record: Record | None) -> None:
+    async def beat(self, position: int, record: Record | None) -> None:
         return None
 
     async def sleep(self, seconds: float) -> None:
@@ -108,7 +110,9 @@ class Conductor:
         self.position = 0
         self.divergence: Divergence | None = None
         self.service: AgentLoopService | None = None
+        # The player follows the lives: a loop built, a loop about to close.
         self.on_service: Callable[[AgentLoopService], None] = lambda service: None
+        self.on_closing: Callable[[AgentLoopService], None] = lambda service: None
         self._expected, self._got = Normaliser(), Normaliser()
         self._calls = list(self.script.model_calls)
         self._inputs = list(self.script.inputs)
@@ -116,6 +120,8 @@ class Conductor:
         self._crashed = asyncio.Event()
         self._feeding = asyncio.Lock()
         self._cancelled = False  # this turn's cancel was issued
+        self._streaming = 0  # the model's answers under way (the loop may look settled)
+        self._settling: asyncio.Future[None] | None = None
         self._log: _ObservedLog | None = None
         self._life = Life(0, len(self.records))
         self._tasks: set[asyncio.Task[None]] = set()
@@ -126,6 +132,7 @@ class Conductor:
         for number, life in enumerate(lives):
             self._life = life
             self._crashed = asyncio.Event()
+            self._settling = None
             service = await self._build(number, life)
             try:
                 await self._drive(life, last=number == len(lives) - 1)
@@ -210,21 +217,27 @@ class Conductor:
 
     async def _drive(self, life: Life, *, last: bool) -> None:
         while self.divergence is None:
+            if self._feeding.locked():  # an input on its way (paced, or a /compact running)
+                async with self._feeding:
+                    continue
             if await self.feed():
                 continue
             if self.position >= life.end and (life.crashed or self._crashed.is_set()):
                 return
-            assert self.service is not None
-            settled = asyncio.ensure_future(self.service.settled())
+            settled = self._settled()
             changed = asyncio.ensure_future(self._changed.wait())
             done, _ = await asyncio.wait(
                 {settled, changed}, timeout=self.stall_s, return_when=asyncio.FIRST_COMPLETED
             )
-            settled.cancel()
             changed.cancel()
             if changed in done:
                 continue
+            if settled in done and self._streaming:
+                await self._changed.wait()  # an answer (a compaction's) is still streaming
+                continue
             if settled in done and await self.feed():
+                continue
+            if settled in done and not await self._still_settled():
                 continue
             if self.position >= life.end:
                 if settled in done:
@@ -233,11 +246,31 @@ class Conductor:
             why = "the loop stopped" if settled in done else "the rerun stalled"
             self._diverge(None, why)
 
+    def _settled(self) -> asyncio.Future[None]:
+        """`service.settled()`, one at a time and never cancelled: it gathers the loop's own
+        tasks (error handlers), and cancelling it would cancel them."""
+        assert self.service is not None
+        if self._settling is None or self._settling.done():
+            self._settling = asyncio.ensure_future(self.service.settled())
+        return self._settling
+
+    async def _still_settled(self) -> bool:
+        """Whether the loop is still at rest after everything ready to run has run: an error
+        handler's task (a compaction after an overflow) starts a moment after the turn that
+        failed has settled."""
+        assert self.service is not None
+        position = self.position
+        for _ in range(_YIELDS):
+            await asyncio.sleep(0)
+        await self._settled()
+        return self.position == position and not self._streaming
+
     async def _end(self, service: AgentLoopService) -> None:
         """Ends a life's loop; what it writes while dying is not compared (a crash, or the
         run's end)."""
         if self._log is not None:
             self._log.observe = lambda record: None
+        self.on_closing(service)
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(Exception):
@@ -289,18 +322,29 @@ class Conductor:
 
     # -- the stage the recorded model and tools act on -----------------------------------------
     def next_call(self) -> ModelCall | None:
-        return self._calls.pop(0) if self._calls else None
+        if not self._calls:
+            return None
+        self._streaming += 1
+        return self._calls.pop(0)
+
+    def call_ended(self) -> None:
+        self._streaming -= 1
+        self._poke()
 
     async def beat(self) -> None:
         await self.feed()
-        await self.pace.beat(self._next_record())
+        await self._beat()
 
     async def reached(self, count: int) -> None:
         """Until the rerun has written `count` records of the log (forever once it diverged:
-        the run then closes the loop)."""
+        the run then closes the loop), then at the player's pace."""
         while self.position < count or self.divergence is not None:
             await self._changed.wait()
         await self.feed()
+        await self._beat()
+
+    async def _beat(self) -> None:
+        await self.pace.beat(self.position, self._next_record())
 
     async def halt(self, stop: Stop, call_id: str | None) -> None:
         """The log shows the run stopped here. Issued from a task of its own: the stop
@@ -316,11 +360,11 @@ class Conductor:
             self._crashed.set()
             self._poke()
         elif stop == "stop_call" and call_id is not None:
-            await self.pace.beat(self._next_record())
+            await self._beat()
             await service.cancel_tool(call_id)
         elif not self._cancelled:
             self._cancelled = True
-            await self.pace.beat(self._next_record())
+            await self._beat()
             await service.cancel()
 
     async def forever(self) -> None:
@@ -337,7 +381,7 @@ class Conductor:
                 if self.divergence is not None:
                     break
                 item = self._inputs.pop(0)
-                await self.pace.beat(self._next_record())
+                await self._beat()
                 await self._issue(item)
                 issued = True
         return issued

@@ -24,7 +24,11 @@ from tui_agent.vocab import (
 class Stage(Protocol):
     """The conductor as the recorded model sees it."""
 
-    def next_call(self) -> ModelCall | None: ...
+    def next_call(self) -> ModelCall | None:
+        """The log's next answer; `call_ended` follows once it is streamed (or stopped)."""
+        ...
+
+    def call_ended(self) -> None: ...
 
     async def beat(self) -> None:
         """Before each chunk: feed what is due, wait for the player's pace."""
@@ -52,12 +56,15 @@ class RecordedModel:
                 )
             )
             return
-        for event in call.events():
-            await self._stage.beat()
-            yield event
-        if call.stop is not None:
-            await self._stage.halt(call.stop, None)
-            await self._stage.forever()
+        try:
+            for event in call.events():
+                await self._stage.beat()
+                yield event
+            if call.stop is not None:
+                await self._stage.halt(call.stop, None)
+                await self._stage.forever()
+        finally:
+            self._stage.call_ended()
 
     async def aclose(self) -> None:
         return None
