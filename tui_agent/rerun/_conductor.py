@@ -121,7 +121,7 @@ class Conductor:
         self._feeding = asyncio.Lock()
         self._cancelled = False  # this turn's cancel was issued
         self._streaming = 0  # the model's answers under way (the loop may look settled)
-        self._settling: asyncio.Future[None] | None = None
+        self._settling: asyncio.Future[Any] | None = None
         self._log: _ObservedLog | None = None
         self._life = Life(0, len(self.records))
         self._tasks: set[asyncio.Task[None]] = set()
@@ -225,7 +225,7 @@ class Conductor:
             if self.position >= life.end and (life.crashed or self._crashed.is_set()):
                 return
             settled = self._settled()
-            changed = asyncio.ensure_future(self._changed.wait())
+            changed: asyncio.Future[Any] = asyncio.ensure_future(self._changed.wait())
             done, _ = await asyncio.wait(
                 {settled, changed}, timeout=self.stall_s, return_when=asyncio.FIRST_COMPLETED
             )
@@ -246,7 +246,7 @@ class Conductor:
             why = "the loop stopped" if settled in done else "the rerun stalled"
             self._diverge(None, why)
 
-    def _settled(self) -> asyncio.Future[None]:
+    def _settled(self) -> asyncio.Future[Any]:
         """`service.settled()`, one at a time and never cancelled: it gathers the loop's own
         tasks (error handlers), and cancelling it would cancel them."""
         assert self.service is not None
