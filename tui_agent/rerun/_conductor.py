@@ -113,6 +113,8 @@ class Conductor:
         # The player follows the lives: a loop built, a loop about to close.
         self.on_service: Callable[[AgentLoopService], None] = lambda service: None
         self.on_closing: Callable[[AgentLoopService], None] = lambda service: None
+        self.on_progress: Callable[[], None] = lambda: None  # a record written, or copied
+        self.on_copied: Callable[[Record], None] = lambda record: None
         self._expected, self._got = Normaliser(), Normaliser()
         self._calls = list(self.script.model_calls)
         self._inputs = list(self.script.inputs)
@@ -302,6 +304,7 @@ class Conductor:
                 return
             self._log.copy(record)
             self.position += 1
+            self.on_copied(record)
 
     def _diverge(self, got: Record | None, why: str) -> None:
         expected = self._next_record()
@@ -319,6 +322,7 @@ class Conductor:
     def _poke(self) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
+        self.on_progress()
 
     # -- the stage the recorded model and tools act on -----------------------------------------
     def next_call(self) -> ModelCall | None:

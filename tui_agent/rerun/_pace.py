@@ -5,8 +5,8 @@ chunk of the model's answer, a tool's result, an input of the person), with the 
 record. Playing, a beat waits the recorded gap to that record divided by the speed (at most
 `MAX_GAP_S`: a person's long pause is not worth waiting through) plus `TICK_S` per chunk, so text
 arrives as it streamed. Paused, a beat waits for a permit: `step()` lets one beat through,
-`run_until(kind)` plays on until the next record of that kind is the one to come (a step's
-`step.begin`, a turn's `turn.begin`), then pauses again.
+`run_until(reached)` plays on until the records written satisfy `reached` (the player's: a
+step's or a turn's end is among them), then pauses again.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ class PlayerPace:
         self.paused = paused
         self.speed_index = SPEEDS.index(1.0)
         self.waiting = 0  # beats held by the pause right now
+        self.released = False
         self._permits = 0
-        self._until: Callable[[int, Record | None], bool] | None = None
+        self._until: Callable[[int], bool] | None = None
         self._wake = asyncio.Event()
         self._last_ts: float | None = None
         self.on_change: Callable[[], None] = lambda: None
@@ -51,20 +52,25 @@ class PlayerPace:
         self._permits += 1
         self._poke()
 
-    def run_until(self, kind: str, position: int) -> None:
-        """Plays on until a record of `kind` after `position` is the next to come."""
+    def run_until(self, reached: Callable[[int], bool]) -> None:
+        """Plays on, and pauses at the first beat where `reached(records written)` holds."""
         self.paused = False
-        self._until = lambda at, record: (
-            at > position and record is not None and (record.type == kind)
-        )
+        self._until = reached
+        self._poke()
+
+    def release(self) -> None:
+        """No more waiting: the player is closing."""
+        self.released = True
         self._poke()
 
     async def beat(self, position: int, record: Record | None) -> None:
-        if self._until is not None and self._until(position, record):
+        if self.released:
+            return
+        if self._until is not None and self._until(position):
             self._until = None
             self.paused = True
             self.on_change()
-        while self.paused:
+        while self.paused and not self.released:
             if self._permits:
                 self._permits -= 1
                 return
@@ -76,7 +82,8 @@ class PlayerPace:
         await asyncio.sleep(self._gap(record) / self.speed)
 
     async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(min(seconds, MAX_GAP_S) / self.speed)
+        if not self.released:
+            await asyncio.sleep(min(seconds, MAX_GAP_S) / self.speed)
 
     def _gap(self, record: Record | None) -> float:
         if record is None:
