@@ -141,7 +141,7 @@ async def build_loop(
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
     metering: Metering | None = None,
-    replace_tools: Sequence[Tool[Any]] | None = None,
+    replace_tools: Sequence[Tool[Any]] | None = None,  # a rerun's: built-in and own ones by name
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -151,8 +151,7 @@ async def build_loop(
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
-    steps and holds the budgets (a sub-agent shares its parent's). `replace_tools` stand in for the
-    built-in ones and for the loop's own of the same names (a rerun's recorded tools)."""
+    steps and holds the budgets (a sub-agent shares its parent's)."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -366,19 +365,17 @@ def _registry(
     to `tool_names` when given, with the MCP servers' tools as a source."""
     registry = ToolRegistry(tools)
 
-    def own(tool: Tool[Any]) -> None:
-        if tool.name not in registry:  # a rerun's recorded tool of that name stands in
-            registry.register(tool)
-
-    own(TodoWrite(policy.set_plan))  # the plan is each loop's own
-
     async def present_plan(plan: str, call_id: str) -> str:
         policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
         return await approvals.present_plan(plan, call_id)
 
-    own(ExitPlanMode(present_plan))
-    if children is not None:
-        own(Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names))
+    for own in (TodoWrite(policy.set_plan), ExitPlanMode(present_plan)):  # or a rerun's
+        if own.name not in registry:
+            registry.register(own)
+    if children is not None and "task" not in registry:
+        registry.register(
+            Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names)
+        )
     if tool_names is not None:
         registry = ToolRegistry(tool for tool in registry if tool.name in tool_names)
     if mcp is not None:
