@@ -89,10 +89,11 @@ async def test_space_plays_the_session_through_and_the_bar_gives_the_verdict(
     app = _player(R3, workdir)
     async with app.run_test(size=(120, 40)) as pilot:
         await _held(app, pilot)
-        for _ in range(5):
-            await pilot.press("plus")  # ×1 → ×32
         await pilot.press("minus")
-        assert app.pace.speed == 16.0
+        assert app.pace.speed == 0.5
+        for _ in range(7):
+            await pilot.press("plus")  # ×0.5 up to the fastest, ×64, and no further
+        assert app.pace.speed == 64.0
         await pilot.press("space")
         await until(pilot, lambda: app.verdict is not None)
         assert app.verdict is not None and app.verdict.ok
