@@ -97,13 +97,9 @@ class RecordedTool(Tool[RecordedArgs]):
 
 
 def recorded_tools(script: Script, cue: Cue) -> tuple[Tool[Any], ...]:
-    """One recorded tool per name the log's calls use."""
-    names = sorted({call.name for call in _calls(script)})
+    """One recorded tool per name the log's calls use (a tool's name is its class's)."""
+    names = sorted({call.name for answer in script.model_calls for call in answer.calls})
     return tuple(
         type(f"Recorded_{index}", (RecordedTool,), {"name": name})(script, cue)
         for index, name in enumerate(names)
     )
-
-
-def _calls(script: Script) -> list[Any]:
-    return [call for model_call in script.model_calls for call in model_call.calls]
