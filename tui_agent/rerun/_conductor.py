@@ -137,7 +137,7 @@ class Conductor:
             self._settling = None
             service = await self._build(number, life)
             try:
-                await self._drive(life, last=number == len(lives) - 1)
+                await self._drive(life)
             finally:
                 await self._end(service)
             if self.divergence is not None:
@@ -217,7 +217,7 @@ class Conductor:
 
         return gate
 
-    async def _drive(self, life: Life, *, last: bool) -> None:
+    async def _drive(self, life: Life) -> None:
         while self.divergence is None:
             if self._feeding.locked():  # an input on its way (paced, or a /compact running)
                 async with self._feeding:
