@@ -5,7 +5,7 @@ session folder under `home` (so `replay --check --all` finds them):
 
 - `story`: parallel tool calls after a retried HTTP 500, a steer, two queued prompts drained
   into one turn, a command cancelled while it ran, a stream cancelled mid-answer, a context
-  overflow compacted on the spot, a `/compact`, a notification and a sub-agent
+  overflow compacted on the spot, a `/compact`, a notification, a plan and a sub-agent
   (`task`, with its own log in `tasks/`);
 - `crash`: a turn cut off mid-answer by a crash (the log stops there), then the session
   resumed from its folded log, as `--resume` does, and one more turn.
@@ -86,6 +86,7 @@ async def _story(session: Session) -> None:
             text("After the summary."),
             text("SUMMARY: the story so far."),
             text("Noted."),
+            calls(("todo_write", {"todos": [{"content": "ask", "status": "in_progress"}]})),
             calls(_task("look", "CHILD: read a.txt"), prefix="t"),
             calls(("read_file", {"path": "a.txt"}), prefix="k"),  # the child's step
             text("alpha, says the child."),

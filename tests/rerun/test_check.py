@@ -38,6 +38,7 @@ async def test_the_scripted_story_reruns_identically(corpus: Corpus) -> None:
     kinds = {line["type"] for line in _lines(corpus.story.events_path)}
     # The story holds what the rerun must reproduce (a sub-agent's usage passes through).
     assert {"retry", "steer", "compaction", "notification", "usage.added"} <= kinds
+    assert '"name":"todo_write"' in corpus.story.events_path.read_text()  # runs for real
     verdict = await check_path(corpus.story.events_path)
     assert verdict.describe() == f"identical: {verdict.records} records"
 

@@ -96,9 +96,15 @@ class RecordedTool(Tool[RecordedArgs]):
         raise ToolAborted(text.split(_PARTIAL, 1)[1] if _PARTIAL in text else "")
 
 
+# The loop's own plan tool runs for real: it touches nothing, its result is checked, and the
+# player's plan pane follows it as the person's did.
+RUN_FOR_REAL = frozenset({"todo_write"})
+
+
 def recorded_tools(script: Script, cue: Cue) -> tuple[Tool[Any], ...]:
     """One recorded tool per name the log's calls use (a tool's name is its class's)."""
-    names = sorted({call.name for answer in script.model_calls for call in answer.calls})
+    called = {call.name for answer in script.model_calls for call in answer.calls}
+    names = sorted(called - RUN_FOR_REAL)
     return tuple(
         type(f"Recorded_{index}", (RecordedTool,), {"name": name})(script, cue)
         for index, name in enumerate(names)
