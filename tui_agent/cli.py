@@ -43,6 +43,7 @@ SUBCOMMANDS = {
     "sessions": "list this workspace's sessions",
     "export": "write a session out as Markdown, HTML or JSON lines",
     "acp": "serve the Agent Client Protocol on stdin/stdout (for editors such as Zed)",
+    "replay": "play a recorded session again, or --check that it reruns identically",
 }
 
 
@@ -116,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui_agent.export import main as export
 
         return export(args_list[1:])
+    if args_list[:1] == ["replay"]:
+        from tui_agent.replay_command import main as replay_main
+
+        return replay_main(args_list[1:])
     if args_list[:1] == ["acp"]:
         from tui_agent.acp import main as acp_main
 

@@ -123,6 +123,7 @@ async def build_loop(
     metering: Metering | None = None,
     user_hooks: UserHooks | None = None,
     trust_asked: bool = False,
+    replace_tools: Sequence[Tool[Any]] | None = None,  # a rerun's: built-in and own ones by name
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -166,6 +167,8 @@ async def build_loop(
         # A sub-agent shares its parent's tools, so its commands run in the parent's sandbox.
         sandbox = info.sandbox or UNSANDBOXED
         tools = (*default_registry(root, editor_files, sandbox, editor_terminal), *extra_tools)
+        if replace_tools is not None:
+            tools = tuple(replace_tools)
         scheduler = ToolScheduler()
     else:
         tools, scheduler = parent.tools, parent.scheduler
@@ -356,14 +359,15 @@ def _registry(
     """The shared tools, the loop's own plan tools and `task` (below the depth limit), limited
     to `tool_names` when given, with the MCP servers' tools as a source."""
     registry = ToolRegistry(tools)
-    registry.register(TodoWrite(policy.set_plan))  # the plan is each loop's own
 
     async def present_plan(plan: str, call_id: str) -> str:
         policy.publish(ev.PlanProposed(call_id=call_id, plan=plan))
         return await approvals.present_plan(plan, call_id)
 
-    registry.register(ExitPlanMode(present_plan))
-    if children is not None:
+    for own in (TodoWrite(policy.set_plan), ExitPlanMode(present_plan)):  # or a rerun's
+        if own.name not in registry:
+            registry.register(own)
+    if children is not None and "task" not in registry:
         registry.register(
             Task(subagents, children.spawn, policy.subagent_usage, policy.publish, registry.names)
         )
