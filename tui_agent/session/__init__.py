@@ -44,14 +44,10 @@ from tui_agent.session._images import (
     load_image,
     pasted_image_path,
 )
-from tui_agent.session._instructions import (
-    INSTRUCTION_FILES,
-    ProjectInstructions,
-    build_system_prompt,
-    load_instructions,
-)
+from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._mcp import client_server
+from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
@@ -69,7 +65,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "FORMATS",
     "HOME_ENV",
-    "INSTRUCTION_FILES",
+    "MEMORY_FILES",
     "MODEL_ENV",
     "SUFFIX",
     "AppPaths",
@@ -93,8 +89,10 @@ __all__ = [
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "SkillTrust",
     "attach",
     "attachments_of",
+    "available_skills",
     "build_system_prompt",
     "client_server",
     "clipboard_image",
@@ -111,6 +109,7 @@ __all__ = [
     "load_custom_commands",
     "load_image",
     "load_instructions",
+    "load_skills",
     "mentioned_paths",
     "new_session_id",
     "open_loop",
@@ -121,6 +120,7 @@ __all__ = [
     "resolve",
     "run_user_shell",
     "session_cost",
+    "skill_prompt",
     "split_attachments",
 ]
 
@@ -135,6 +135,9 @@ if TYPE_CHECKING:
     )
     from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
+    from tui_agent.session._skills import SkillTrust, available_skills, load_skills, skill_prompt
+
+_SKILLS = ("SkillTrust", "available_skills", "load_skills", "skill_prompt")
 
 
 def __getattr__(name: str) -> Any:
@@ -146,6 +149,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._costs import session_cost
 
         return session_cost
+    if name in _SKILLS:  # skills are the tools layer's `Skill`s
+        from tui_agent.session import _skills
+
+        return getattr(_skills, name)
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 
