@@ -41,7 +41,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop._policy import TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.requester import LoopRequester
-from tui_agent.loop.adapters.tools import LoopToolRunner
+from tui_agent.loop.adapters.tools import LoopToolRunner, ResultNote
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
@@ -141,6 +141,7 @@ async def build_loop(
     rules: Sequence[Rule] = (),
     rule_store: RuleStore | None = None,
     metering: Metering | None = None,
+    result_note: ResultNote | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -150,7 +151,8 @@ async def build_loop(
     `checkpoints`, in the parent's log, inside the parent's turn.
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
-    steps and holds the budgets (a sub-agent shares its parent's)."""
+    steps and holds the budgets (a sub-agent shares its parent's). `result_note` adds to each
+    tool result before the model sees it (a sub-folder's memory files)."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -231,7 +233,7 @@ async def build_loop(
         max_output_tokens,
         echo_reasoning,
     )
-    runner = LoopToolRunner(executor)
+    runner = LoopToolRunner(executor, result_note)
     engine = Engine(
         requester=LoopRequester(provider, policy.gate, build_request),
         tool_runner=runner,

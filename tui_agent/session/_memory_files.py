@@ -16,6 +16,8 @@ note saying so, so that memory cannot fill the context window.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -24,11 +26,13 @@ from pathlib import Path
 
 from tui_agent.session._instructions import ProjectInstructions
 from tui_agent.session._paths import AppPaths
+from tui_agent.vocab import ToolCall, ToolResult
 
 MEMORY_FILES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md")
 MAX_FILE_CHARS = 40_000
 MAX_TOTAL_CHARS = 120_000
 MAX_IMPORT_DEPTH = 5
+FILE_TOOLS = ("read_file", "edit_file", "write_file")  # their `path` brings its folder's memory
 # `@path` at a word's start; the path has a slash or a dot (so `@team` or `@v2` is a word).
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{0,2}/)?[\w.\-/]*[/.][\w.\-/]*\w)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -143,8 +147,9 @@ class MemoryReader:
         return text
 
     def _label(self, path: Path) -> str:
+        # Relative to the repository's root: the root's AGENTS.md and the workspace's differ.
         root = repository_root(self.workspace)
-        for base, prefix in ((self.workspace, ""), (root, ""), (Path.home(), "~/")):
+        for base, prefix in ((root, ""), (Path.home(), "~/")):
             if path.is_relative_to(base):
                 return prefix + path.relative_to(base).as_posix()
         return str(path)
@@ -205,6 +210,23 @@ class NestedMemory:
         return (
             "Instructions for the folder of this file (follow them for work there):\n"
             + "\n".join(parts)
+        )
+
+    async def add_note(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """A `ResultNote` for the loop: a file tool's result carries the memory of its folder."""
+        if call.name not in FILE_TOOLS or result.is_error:
+            return result
+        try:
+            path = json.loads(call.arguments).get("path")
+        except (ValueError, AttributeError):
+            return result
+        if not isinstance(path, str):
+            return result
+        note = await asyncio.to_thread(self.note_for, path)
+        if note is None:
+            return result
+        return result.model_copy(
+            update={"note": f"{result.note}\n\n{note}" if result.note else note}
         )
 
     @classmethod

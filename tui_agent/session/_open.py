@@ -40,7 +40,7 @@ from tui_agent.session._instructions import build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
 from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
-from tui_agent.session._memory_files import load_instructions
+from tui_agent.session._memory_files import NestedMemory, load_instructions
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._permissions import PermissionSetup, RuleFiles, RuleTrust, load_permissions
 from tui_agent.session._resolve import ResolvedModel, resolve
@@ -221,6 +221,10 @@ async def _build(
         rule_store=rules[1],
         extra_tools=[*web_tools(settings), *skill_tools(skills)],
         metering=metering(config, settings, resolved),
+        # A resumed session's notes say which sub-folders' memory the model has had.
+        result_note=NestedMemory(
+            config.workspace, NestedMemory.loaded_in(e.meta.note or "" for e in history)
+        ).add_note,
     )
 
 
