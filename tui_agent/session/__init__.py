@@ -24,7 +24,14 @@ from tui_agent.session._attachments import (
     run_user_shell,
     split_attachments,
 )
-from tui_agent.session._commands import CommandProblem, CustomCommand, load_custom_commands
+from tui_agent.session._commands import (
+    CommandProblem,
+    CommandTrust,
+    CustomCommand,
+    load_custom_commands,
+    shell_verdicts,
+    with_outputs,
+)
 from tui_agent.session._config import (
     Config,
     ConfigError,
@@ -71,6 +78,7 @@ __all__ = [
     "AppPaths",
     "Attachment",
     "CommandProblem",
+    "CommandTrust",
     "Config",
     "ConfigError",
     "CustomCommand",
@@ -89,6 +97,7 @@ __all__ = [
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "Skill",
     "SkillTrust",
     "attach",
     "attachments_of",
@@ -120,8 +129,10 @@ __all__ = [
     "resolve",
     "run_user_shell",
     "session_cost",
+    "shell_verdicts",
     "skill_prompt",
     "split_attachments",
+    "with_outputs",
 ]
 
 if TYPE_CHECKING:
@@ -135,9 +146,15 @@ if TYPE_CHECKING:
     )
     from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
-    from tui_agent.session._skills import SkillTrust, available_skills, load_skills, skill_prompt
+    from tui_agent.session._skills import (
+        Skill,
+        SkillTrust,
+        available_skills,
+        load_skills,
+        skill_prompt,
+    )
 
-_SKILLS = ("SkillTrust", "available_skills", "load_skills", "skill_prompt")
+_SKILLS = ("Skill", "SkillTrust", "available_skills", "load_skills", "skill_prompt")
 
 
 def __getattr__(name: str) -> Any:

@@ -25,7 +25,7 @@ from pathlib import Path
 from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._trust import TrustFile, TrustLine, fingerprint
-from tui_agent.tools import Skill
+from tui_agent.tools import Skill as Skill  # re-exported: the front ends see no tools
 
 PROJECT_FOLDERS = (".tui-agent/skills", ".claude/skills")
 TRUST_FILE = "skill-trust.json"
@@ -97,10 +97,10 @@ def skill_notices(setup: SkillSetup) -> tuple[str, ...]:
     )
 
 
-def skill_prompt(skill: Skill, arguments: str) -> str:
-    """What `/<skill-name> arguments` sends: the model is told to use that skill."""
-    request = f" for this: {arguments.strip()}" if arguments.strip() else "."
-    return f"Use the {skill.name} skill (call the skill tool with name {skill.name!r}){request}"
+def skill_prompt(skill: Skill) -> str:
+    """What `/<skill-name>` sends (what followed the command comes after it): the model is
+    told to use that skill."""
+    return f"Use the {skill.name} skill: call the skill tool with name {skill.name!r} first."
 
 
 def parse_skill(path: Path, text: str, source: str) -> Skill:

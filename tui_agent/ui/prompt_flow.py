@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 
 from tui_agent.session import limits_for
 from tui_agent.ui import commands
+from tui_agent.ui.custom_run import send_custom
 from tui_agent.ui.prompt_power import unresolved_note
 from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
@@ -127,9 +128,9 @@ class PromptFlow:
             self.app.transcript.action_follow()
             self.app.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
-            # A command is one line, so it holds no paste chip: its expansion is plain text.
-            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
-            self.send(expanded, steer=message.steer, typed=message.draft)
+            send_custom(
+                self.app, parsed[0].custom, parsed[1], steer=message.steer, typed=message.draft
+            )
         elif parsed is not None:
             self.app.run_slash(parsed[0].name, parsed[1])
         else:
