@@ -1,7 +1,7 @@
-"""The setup people bring, in the app: a command's `` !`cmd` `` output in its prompt (allowed by
-its `allowed-tools`, approved by sending it again, refused until a project's commands are
-trusted), `/help` naming a command a built-in hides, `/skills` and `/<skill-name>`, `/init` and
-`/memory`."""
+"""The setup people bring, in the app: a command's `` !`cmd` `` output in its prompt (allowed
+by its `allowed-tools`, which also limit its turn; approved by sending it again; refused until
+a project's commands are trusted), `/help` naming a command a built-in hides, `/skills` and
+`/<skill-name>`, `/init` and `/memory`."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from tests.ui.real_loop import until
 from tests.ui.test_flows import app_on, send
 from tests.ui.test_prompt_power import markers, user_texts
+from tui_agent.loop.api import LoopApi
 from tui_agent.session import CommandTrust
 from tui_agent.ui.setup_commands import INIT_PROMPT
 
@@ -26,6 +27,10 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
+def tool_texts(loop: LoopApi) -> list[str]:
+    return [e.message.text for e in loop.history() if e.message.role == "tool"]
+
+
 def command(workspace: Path, name: str, text: str) -> None:
     (workspace / f".tui-agent/commands/{name}.md").write_text(text)
 
@@ -33,12 +38,16 @@ def command(workspace: Path, name: str, text: str) -> None:
 async def test_a_command_output_goes_into_its_prompt(workspace: Path) -> None:
     command(workspace, "state", STATUS)
     CommandTrust(workspace).trust()
-    async with app_on([{"text": "ok"}], workspace, approval_mode="ask") as (app, pilot, loop):
+    push = {"tool_calls": [{"name": "shell", "arguments": {"command": "git push"}}]}
+    async with app_on([push, {"text": "ok"}], workspace, approval_mode="ask") as (app, pilot, loop):
         await until(pilot, lambda: bool(app.power.commands))
         await send(pilot, "/state")
-        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+        await until(pilot, lambda: not app.vm.busy and len(tool_texts(loop)) == 1)
     (sent,) = user_texts(loop)
     assert sent == "State:\nfrom-the-shell\nSummarise it."
+    # The command's allowed-tools limit its turn: no approval asked, the push refused.
+    (pushed,) = tool_texts(loop)
+    assert "is not among the tools this command allows (Bash(echo:*))" in pushed
 
 
 async def test_a_command_no_rule_allows_runs_once_sent_again(workspace: Path) -> None:
@@ -109,7 +118,7 @@ async def test_memory_opens_the_memory_files_in_the_editor(
     editor.write_text('#!/bin/sh\nfor f in "$@"; do echo edited >> "$f"; done\n')
     editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("VISUAL", str(editor))
-    async with app_on([{"text": "ok"}], workspace) as (app, pilot, loop):
+    async with app_on([{"text": "ok"}], workspace) as (app, pilot, _loop):
         await send(pilot, "/memory")
         await until(pilot, lambda: "memory files:" in markers(app))
     assert (workspace / "CLAUDE.md").read_text() == "old\nedited\n"

@@ -174,6 +174,8 @@ async def build_loop(
         ask=policy.approvals.ask if interactive else None,
         store=rule_store,
     )
+    if depth == 0:  # a sub-agent's turns run inside its parent's: the parent's limit holds
+        policy.limit_tools = shared_approvals.limit_turn
     # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
     mcp = shared_mcp if tool_names is None else None
     owned_mcp = None

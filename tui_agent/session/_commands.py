@@ -9,8 +9,8 @@ by what followed the command (and `$1`, `$2`, … by its words); each `` !`cmd` 
 replaced by that command's output first (run by the app, see `ui.custom_run`), and an `@path`
 in it attaches the file like one typed in the prompt. The project's files win over the user's,
 ours over `.claude`'s. A project's command that runs `!` commands comes with the repository: it
-runs them only once trusted (`CommandTrust`). `allowed-tools` and `model` are read and shown
-but not applied yet (see the README).
+runs them only once trusted (`CommandTrust`). `allowed-tools` limit the turn the command
+starts (`Approvals.limit_turn`); `model` is read but not applied yet (see the README).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ the permission rules in force or the command's own `allowed-tools` allow each of
 mode is yolo; otherwise the person is shown the commands and sends the command again to run
 them (the approval). A command a deny rule matches never runs, and a project's command that
 runs commands does nothing until the person trusts the workspace's commands. `@path` words in
-the prompt are attached as typed ones are (`PromptFlow.send`).
+the prompt are attached as typed ones are (`PromptFlow.send`). The command's `allowed-tools`
+go with its prompt: the turn it opens may use only those tools.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ def send_custom(
     app: TuiAgentApp, command: CustomCommand, arguments: str, *, steer: bool, typed: PromptDraft
 ) -> None:
     prompt = command.expand(arguments)
+    limit = command.allowed_tools or None
     if not command.shell_commands:
         # A command is one line, so it holds no paste chip: its expansion is plain text.
-        app.prompt.send(PromptDraft(text=prompt), steer=steer, typed=typed)
+        app.prompt.send(PromptDraft(text=prompt), steer=steer, typed=typed, allowed_tools=limit)
         return
     app._call(_with_outputs(app, command, prompt, steer, typed), f"/{command.name}")
 
@@ -72,7 +74,10 @@ async def _with_outputs(
         return
     outputs = {c: await app.power.command_output(info, c) for c in command.shell_commands}
     app.prompt.send(
-        PromptDraft(text=with_outputs(prompt, outputs.__getitem__)), steer=steer, typed=typed
+        PromptDraft(text=with_outputs(prompt, outputs.__getitem__)),
+        steer=steer,
+        typed=typed,
+        allowed_tools=command.allowed_tools or None,
     )
 
 

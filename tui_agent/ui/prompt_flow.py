@@ -45,18 +45,33 @@ class PromptFlow:
         self.editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._in_editor = False  # Ctrl+G's editor runs (one at a time)
 
-    def send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
+    def send(
+        self,
+        draft: PromptDraft,
+        *,
+        steer: bool,
+        typed: PromptDraft | None = None,
+        allowed_tools: tuple[str, ...] | None = None,
+    ) -> None:
         """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
-        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
+        `typed` is what the person typed, when it is not `draft` (a custom command's, whose
+        `allowed_tools` limit its turn)."""
         typed = typed or draft
         if "@" not in draft.text and not self.app.power.pending:
-            self.submit(unfolded(draft), steer=steer, draft=typed)
+            self.submit(unfolded(draft), steer=steer, draft=typed, allowed_tools=allowed_tools)
         else:
             self.app._call(
-                self._send_with_context(draft, steer, typed), "reading the mentioned files"
+                self._send_with_context(draft, steer, typed, allowed_tools),
+                "reading the mentioned files",
             )
 
-    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
+    async def _send_with_context(
+        self,
+        draft: PromptDraft,
+        steer: bool,
+        typed: PromptDraft,
+        allowed_tools: tuple[str, ...] | None = None,
+    ) -> None:
         words = unfolded(draft)
         info = self.app.loop.info
         ready = await self.app.power.prepare(
@@ -71,7 +86,14 @@ class PromptFlow:
             return
         if ready.unresolved:
             self.app.vm.add_marker("info", unresolved_note(ready.unresolved))
-        self.submit(ready.text, steer=steer, words=words, draft=typed, images=ready.images)
+        self.submit(
+            ready.text,
+            steer=steer,
+            words=words,
+            draft=typed,
+            images=ready.images,
+            allowed_tools=allowed_tools,
+        )
 
     def submit(
         self,
@@ -81,10 +103,13 @@ class PromptFlow:
         words: str | None = None,
         draft: PromptDraft | None = None,
         images: tuple[ImagePart, ...] = (),
+        allowed_tools: tuple[str, ...] | None = None,
     ) -> None:
         self.remember(text if words is None else words)
         self.app.transcript.action_follow()
-        sent = self.app.loop.submit(text, steer_if_active=steer, draft=draft, images=images)
+        sent = self.app.loop.submit(
+            text, steer_if_active=steer, draft=draft, images=images, allowed_tools=allowed_tools
+        )
         self.app._call(sent, "submit")
 
     def paste_image(self) -> None:
