@@ -91,8 +91,12 @@ async def test_skills_are_listed_and_one_is_used_by_its_name(
     skill = _isolated_home / "skills/changelog"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: changelog\ndescription: Write entries\n---\nBody")
-    async with app_on([{"text": "ok"}], workspace) as (app, pilot, loop):
+    project = workspace / ".claude/skills/deploy"
+    project.mkdir(parents=True)
+    (project / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship\n---\nBody")
+    async with app_on([{"text": "ok"}], workspace) as (app, pilot, loop):  # --yolo: trusted
         await until(pilot, lambda: bool(app.power.commands))
+        assert [c.name for c in app.power.commands] == ["changelog", "deploy"]
         await send(pilot, "/skills")
         await until(pilot, lambda: "/changelog" in markers(app))
         await send(pilot, "/changelog for 2.0")

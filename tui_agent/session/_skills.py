@@ -74,10 +74,11 @@ def load_skills(
     return SkillSetup(tuple(offered.values()), tuple(untrusted), tuple(problems))
 
 
-def available_skills(workspace: Path) -> list[Skill]:
-    """The skills this workspace offers now (trusted ones only), by name: for front ends that
-    list or announce them (`/skills`, ACP's available commands)."""
-    return sorted(load_skills(workspace).skills, key=lambda skill: skill.name)
+def available_skills(workspace: Path, *, trust_all: bool = False) -> list[Skill]:
+    """The skills this workspace offers now (trusted ones only; `trust_all`: `--yolo`), by
+    name: for front ends that list or announce them (`/<skill-name>`, ACP's commands)."""
+    setup = load_skills(workspace, SkillTrust(workspace, trust_all=trust_all))
+    return sorted(setup.skills, key=lambda skill: skill.name)
 
 
 def skill_notices(setup: SkillSetup) -> tuple[str, ...]:

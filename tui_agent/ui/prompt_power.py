@@ -88,7 +88,9 @@ class PromptPower:
         from tui_agent.session import FileIndex, available_skills
 
         found, problems = await asyncio.to_thread(load_custom_commands, workspace)
-        offered = await asyncio.to_thread(available_skills, workspace)
+        # --yolo trusts what the repository brings: its skills are commands too.
+        yolo = self.vm.status.approval_mode == "yolo"
+        offered = await asyncio.to_thread(available_skills, workspace, trust_all=yolo)
         self.commands = custom_commands([*found, *skill_commands(offered, {c.name for c in found})])
         for problem in problems:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
