@@ -126,3 +126,14 @@ async def test_memory_opens_the_memory_files_in_the_editor(
         await send(pilot, "/memory")
         await until(pilot, lambda: "memory files:" in markers(app))
     assert (workspace / "CLAUDE.md").read_text() == "old\nedited\n"
+
+
+async def test_an_at_path_in_a_command_attaches_the_file(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("the attached words\n")
+    command(workspace, "look", "Summarise @notes.txt")
+    async with app_on([{"text": "ok"}], workspace) as (app, pilot, loop):
+        await until(pilot, lambda: bool(app.power.commands))
+        await send(pilot, "/look")
+        await until(pilot, lambda: not app.vm.busy and len(user_texts(loop)) == 1)
+    (sent,) = user_texts(loop)
+    assert sent.startswith("Summarise @notes.txt") and "the attached words" in sent
