@@ -33,3 +33,7 @@ def test_front_ends_and_the_prompt_read_the_tool_classes_own_facts() -> None:
 def test_a_tool_that_declares_nothing_gets_plain_facts() -> None:
     assert tool_facts("mcp__srv__lookup") == ToolFacts()
     assert ToolFacts().title("mcp__srv__lookup", {"path": "x"}) == "mcp__srv__lookup"
+
+
+def test_the_skill_tool_is_titled_with_the_skill_it_opens() -> None:
+    assert tool_facts("skill").title("skill", {"name": "release"}) == "Use skill release"

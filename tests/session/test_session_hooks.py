@@ -128,13 +128,24 @@ def test_the_prompt_lists_servers_hooks_and_allow_rules_and_yolo_trusts_all(
         {"SessionStart": claude_hook("load-context")},
         permissions={"allow": ["Bash(make:*)"], "deny": ["Bash(rm:*)"]},
     )
+    skill = workspace / ".claude" / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: ship it\n---\nRun make deploy.\n")
+    command = workspace / ".tui-agent" / "commands" / "today.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("Today is !`date +%Y`.\n")
     asked = repository_prompt(LoopConfig(workspace=workspace))
     assert asked is not None
-    lines, _ = asked
+    lines, trust = asked
 
     assert [(line.kind, line.name) for line in lines] == [
         ("server", "docs"),
         ("hook", "SessionStart"),
         ("allow rule", "Bash(make:*)"),
+        ("skill", "deploy"),
+        ("command", "/today"),
     ]
     assert pending(read_setup(LoopConfig(workspace=workspace, yolo=True)).items()) == []
+    trust()
+    again = repository_prompt(LoopConfig(workspace=workspace))
+    assert again is not None and again[0] == []

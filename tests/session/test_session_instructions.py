@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from tui_agent.session import ProjectInstructions, build_system_prompt, load_instructions
-from tui_agent.session._instructions import MAX_INSTRUCTION_CHARS
+from tui_agent.session._memory_files import MAX_FILE_CHARS as MAX_INSTRUCTION_CHARS
 
 
 def test_agents_and_claude_files_are_loaded_in_that_order(tmp_path: Path) -> None:

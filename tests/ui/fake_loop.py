@@ -107,6 +107,7 @@ class FakeLoop:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
+        allowed_tools: Sequence[str] | None = None,
     ) -> FakeHandle:
         self._next += 1
         self.calls.append(("submit", (text, steer_if_active)))

@@ -31,6 +31,8 @@ LINES = [
     TrustLine("hook", "PreToolUse (Bash)", ".claude/hooks/guard.sh   [.claude/settings.json]"),
     TrustLine("hook", "PostToolUse (Edit|Write)", "npx prettier --write   [.claude/settings.json]"),
     TrustLine("allow rule", "Bash(make:*)", "[.tui-agent/settings.json]"),
+    TrustLine("skill", "deploy", "Build and ship a release (.claude/skills)"),
+    TrustLine("command", "/today", "runs date +%Y"),
 ]
 
 

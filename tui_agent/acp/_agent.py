@@ -222,7 +222,7 @@ class AcpAgent:
             loop,
             self._client,
             reopen,
-            available(custom_commands(workspace)),
+            available(custom_commands(workspace, yolo=config.yolo)),
             model=self._defaults.model,
             model_choices=lambda current: model_choices(
                 current, self._defaults.provider, self._defaults.base_url

@@ -23,7 +23,7 @@ from acp import schema as acp
 
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.reports import cost_text, permissions_text, status_text
-from tui_agent.session import load_custom_commands
+from tui_agent.session import available_skills, load_custom_commands, skill_commands
 from tui_agent.vocab import APPROVAL_MODES, ApprovalMode
 
 _COMMAND = re.compile(r"/([A-Za-z][\w.:-]*)(?:\s+(.*))?", re.DOTALL)
@@ -103,10 +103,14 @@ BUILTIN: tuple[Command, ...] = (
 )
 
 
-def custom_commands(workspace: Path) -> list[Command]:
-    """The user's Markdown commands of this workspace (unreadable files are left out)."""
+def custom_commands(workspace: Path, *, yolo: bool = False) -> list[Command]:
+    """The user's Markdown commands of this workspace (unreadable files are left out), then
+    `/<skill-name>` for each skill it offers (the project's once trusted)."""
     found, _ = load_custom_commands(workspace)
-    return [Command(c.name, c.description, c.argument_hint, expand=c.expand) for c in found]
+    skills = skill_commands(available_skills(workspace, trust_all=yolo), {c.name for c in found})
+    return [
+        Command(c.name, c.description, c.argument_hint, expand=c.expand) for c in (*found, *skills)
+    ]
 
 
 def available(*sources: Iterable[Command]) -> list[Command]:

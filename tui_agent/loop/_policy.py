@@ -120,6 +120,8 @@ class TurnPolicy:
         # A compaction's summary stands in for the first `replaced` kernel entries.
         self.overlay: tuple[int, tuple[HistoryEntry, ...]] | None = None
         self.closed = False
+        # Set by the top-level loop's factory: `Approvals.limit_turn` of its approvals.
+        self.limit_tools: Callable[[Sequence[str] | None], None] | None = None
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
         self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
@@ -204,10 +206,11 @@ class TurnPolicy:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
+        allowed_tools: Sequence[str] | None = None,
     ) -> SubmittedPrompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
-        prompt = SubmittedPrompt(f"p{next(self._ids)}", text)
+        prompt = SubmittedPrompt(f"p{next(self._ids)}", text, allowed_tools)
         self.prompts[prompt.id] = prompt
         busy = self.active is not None or self.engine.waiting
         message = user_message(text)
@@ -359,11 +362,25 @@ class TurnPolicy:
             turn = Turn(turn_id=turn_id, started_at=self._clock())
             self.active = turn
             self.ledger.begin_turn(turn_id)
-        else:
-            turn.continuing = False
-            turn.step_base = turn.steps
+            self._turns_by_machine[turn_id] = turn
+            self._adopt(turn, entries)
+            self._limit_tools(turn)
+            return
+        turn.continuing = False
+        turn.step_base = turn.steps
         self._turns_by_machine[turn_id] = turn
         self._adopt(turn, entries)
+
+    def _limit_tools(self, turn: Turn) -> None:
+        """A turn opened only by prompts with `allowed_tools` may use only those (their union);
+        one a plain prompt joins is not limited."""
+        if self.limit_tools is None:
+            return
+        limits = [prompt.allowed_tools for prompt in turn.prompts]
+        if limits and all(limit is not None for limit in limits):
+            self.limit_tools([text for limit in limits for text in limit or ()])
+        else:
+            self.limit_tools(None)
 
     def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
         turn = self._turns_by_machine.get(turn_id)
@@ -489,6 +506,8 @@ class TurnPolicy:
     def _settle(self, turn: Turn, result: LoopRunResult) -> None:
         if self.active is turn:
             self.active = None
+            if self.limit_tools is not None:
+                self.limit_tools(None)
         wire = to_turn_result(result)
         state: PromptState = {
             "completed": "completed",

@@ -8,6 +8,7 @@ continues it in a new one), its prompts and what its steps and hooks decided.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +18,12 @@ from tui_agent.vocab import AbortSignal, TurnError
 
 
 class SubmittedPrompt:
-    def __init__(self, prompt_id: str, text: str) -> None:
+    def __init__(
+        self, prompt_id: str, text: str, allowed_tools: Sequence[str] | None = None
+    ) -> None:
         self._id = prompt_id
         self.text = text
+        self.allowed_tools = tuple(allowed_tools) if allowed_tools is not None else None
         self._state: PromptState = "pending"
         self._result: asyncio.Future[ev.TurnResult] = asyncio.get_running_loop().create_future()
 

@@ -176,11 +176,14 @@ class LoopApi(Protocol):
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
+        allowed_tools: Sequence[str] | None = None,
     ) -> PromptHandle:
         """Queue a prompt; it opens the next turn, or with `steer_if_active` joins the running
         one at its next drain point (the turn then takes at least one more step). `draft` is
         what the person typed, when `text` is more (attached files, pasted text): the log keeps
-        it for a rewind to put back. `images` follow the text in the same user message."""
+        it for a rewind to put back. `images` follow the text in the same user message.
+        `allowed_tools` (a custom command's, as permission rules): the turn this prompt opens
+        may use only those tools (`Approvals.limit_turn`)."""
         ...
 
     async def steer(self, prompt_ids: list[str]) -> bool:

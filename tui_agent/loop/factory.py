@@ -41,7 +41,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop._policy import TurnPolicy
 from tui_agent.loop.adapters.engine import Engine
 from tui_agent.loop.adapters.requester import LoopRequester
-from tui_agent.loop.adapters.tools import LoopToolRunner
+from tui_agent.loop.adapters.tools import LoopToolRunner, ResultNote
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
@@ -124,6 +124,7 @@ async def build_loop(
     user_hooks: UserHooks | None = None,
     trust_asked: bool = False,
     replace_tools: Sequence[Tool[Any]] | None = None,  # a rerun's: built-in and own ones by name
+    result_note: ResultNote | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -134,7 +135,9 @@ async def build_loop(
     A resumed session passes its `transcript`; `checkpoint_dir` keeps prior file contents;
     `on_close` runs, in order, after the loop's own parts have closed. `metering` prices the
     steps and holds the budgets (a sub-agent shares its parent's). `trust_asked`: the front end
-    asked about the workspace's servers and allow rules at start-up, so nothing asks again."""
+    asked about the workspace's servers and allow rules at start-up, so nothing asks again.
+    `result_note` adds to each tool result before the model sees it (a sub-folder's memory
+    files)."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
@@ -157,6 +160,8 @@ async def build_loop(
         store=rule_store,
         ask_trust=not trust_asked,
     )
+    if depth == 0:  # a sub-agent's turns run inside its parent's: the parent's limit holds
+        policy.limit_tools = shared_approvals.limit_turn
     # A sub-agent uses its parent's MCP servers (when its tools are not limited by name).
     mcp = shared_mcp if tool_names is None else None
     owned_mcp = None
@@ -224,7 +229,7 @@ async def build_loop(
         max_output_tokens,
         echo_reasoning,
     )
-    runner = LoopToolRunner(executor)
+    runner = LoopToolRunner(executor, result_note)
     engine = Engine(
         requester=LoopRequester(provider, policy.gate, build_request),
         tool_runner=runner,

@@ -198,9 +198,14 @@ class AgentLoopService:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
+        allowed_tools: Sequence[str] | None = None,
     ) -> SubmittedPrompt:
         return await self._policy.submit(
-            text, steer_if_active=steer_if_active, draft=draft, images=images
+            text,
+            steer_if_active=steer_if_active,
+            draft=draft,
+            images=images,
+            allowed_tools=allowed_tools,
         )
 
     async def steer(self, prompt_ids: list[str]) -> bool:

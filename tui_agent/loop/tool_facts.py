@@ -26,8 +26,9 @@ def tool_facts(name: str) -> ToolFacts:
 @cache
 def _builtin() -> dict[str, ToolFacts]:
     from tui_agent.loop.subagent import Task
-    from tui_agent.tools import BUILTIN_TOOLS, WebFetch, WebSearch
+    from tui_agent.tools import BUILTIN_TOOLS, SkillTool, WebFetch, WebSearch
 
-    # The web tools are built from config (they are not in the default registry) but are ours.
-    classes: tuple[type[Tool[Any]], ...] = (*BUILTIN_TOOLS, Task, WebFetch, WebSearch)
+    # The web tools and `skill` are built from config and the skills found (they are not in the
+    # default registry) but are ours.
+    classes: tuple[type[Tool[Any]], ...] = (*BUILTIN_TOOLS, Task, WebFetch, WebSearch, SkillTool)
     return {tool.name: tool.facts for tool in classes}

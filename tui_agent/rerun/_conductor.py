@@ -35,10 +35,11 @@ from tui_agent.context import (
     fold,
 )
 from tui_agent.loop.api import LoopInfo
-from tui_agent.loop.factory import SubagentOptions, build_loop
+from tui_agent.loop.factory import build_loop
 from tui_agent.loop.hooks import Next, StepBeginContext
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
+from tui_agent.loop.subagent import SubagentOptions
 from tui_agent.rerun._normal import Normaliser
 from tui_agent.rerun._provider import RecordedModel
 from tui_agent.rerun._script import DRIVEN, Input, Life, ModelCall, Stop, read_script

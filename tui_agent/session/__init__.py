@@ -24,7 +24,14 @@ from tui_agent.session._attachments import (
     run_user_shell,
     split_attachments,
 )
-from tui_agent.session._commands import CommandProblem, CustomCommand, load_custom_commands
+from tui_agent.session._commands import (
+    CommandProblem,
+    CommandTrust,
+    CustomCommand,
+    load_custom_commands,
+    shell_verdicts,
+    with_outputs,
+)
 from tui_agent.session._config import (
     Config,
     ConfigError,
@@ -44,14 +51,10 @@ from tui_agent.session._images import (
     load_image,
     pasted_image_path,
 )
-from tui_agent.session._instructions import (
-    INSTRUCTION_FILES,
-    ProjectInstructions,
-    build_system_prompt,
-    load_instructions,
-)
+from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._mcp import client_server
+from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
@@ -75,12 +78,13 @@ __all__ = [
     "DEFAULT_MODELS",
     "FORMATS",
     "HOME_ENV",
-    "INSTRUCTION_FILES",
+    "MEMORY_FILES",
     "MODEL_ENV",
     "SUFFIX",
     "AppPaths",
     "Attachment",
     "CommandProblem",
+    "CommandTrust",
     "Config",
     "ConfigError",
     "CustomCommand",
@@ -100,11 +104,14 @@ __all__ = [
     "ResolvedModel",
     "Session",
     "SessionInfo",
+    "Skill",
+    "SkillTrust",
     "StatusLineCommand",
     "StatusLineProblem",
     "TrustLine",
     "attach",
     "attachments_of",
+    "available_skills",
     "build_system_prompt",
     "client_server",
     "clipboard_image",
@@ -122,6 +129,7 @@ __all__ = [
     "load_custom_commands",
     "load_image",
     "load_instructions",
+    "load_skills",
     "logged_tree",
     "mentioned_paths",
     "new_session_id",
@@ -136,10 +144,14 @@ __all__ = [
     "resolve",
     "run_user_shell",
     "session_cost",
+    "shell_verdicts",
+    "skill_commands",
+    "skill_prompt",
     "split_attachments",
     "status_line_command",
     "text_tree",
     "turn_label",
+    "with_outputs",
 ]
 
 if TYPE_CHECKING:
@@ -162,6 +174,23 @@ if TYPE_CHECKING:
     from tui_agent.session._file_index import FileIndex
     from tui_agent.session._open import open_loop
     from tui_agent.session._repository import repository_prompt
+    from tui_agent.session._skills import (
+        Skill,
+        SkillTrust,
+        available_skills,
+        load_skills,
+        skill_commands,
+        skill_prompt,
+    )
+
+_SKILLS = (
+    "Skill",
+    "SkillTrust",
+    "available_skills",
+    "load_skills",
+    "skill_commands",
+    "skill_prompt",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -173,6 +202,10 @@ def __getattr__(name: str) -> Any:
         from tui_agent.session._costs import session_cost
 
         return session_cost
+    if name in _SKILLS:  # skills are the tools layer's `Skill`s
+        from tui_agent.session import _skills
+
+        return getattr(_skills, name)
     if name == "open_loop":
         from tui_agent.session._open import open_loop
 

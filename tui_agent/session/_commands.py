@@ -3,24 +3,37 @@
 A file `review.md` in `.tui-agent/commands/` (the project's), `.claude/commands/` (so Claude
 Code users bring theirs) or `commands/` beside `config.toml` (the user's own) becomes
 `/review`; a file in a sub-folder `git/commit.md` becomes `/git:commit`. Optional front matter
-gives a `description` (shown in completion and `/help`) and an `argument-hint`. Running the
-command sends the file's body with `$ARGUMENTS` replaced by what followed the command (and `$1`,
-`$2`, … by its words). The project's files win over the user's, ours over `.claude`'s.
+gives a `description` (shown in completion and `/help`) and an `argument-hint` (Claude Code's
+YAML, see `_front_matter`). Running the command sends the file's body with `$ARGUMENTS` replaced
+by what followed the command (and `$1`, `$2`, … by its words); each `` !`cmd` `` in it is
+replaced by that command's output first (run by the app, see `ui.custom_run`), and an `@path`
+in it attaches the file like one typed in the prompt. The project's files win over the user's,
+ours over `.claude`'s. A project's command that runs `!` commands comes with the repository: it
+runs them only once trusted (`CommandTrust`). `allowed-tools` limit the turn the command
+starts (`Approvals.limit_turn`); `model` is read but not applied yet (see the README).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths
+from tui_agent.session._trust import TrustFile, TrustLine, fingerprint
+
+if TYPE_CHECKING:
+    from tui_agent.tools import Effect
 
 PROJECT_FOLDERS = (".tui-agent/commands", ".claude/commands")
 MAX_COMMAND_BYTES = 256_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _POSITIONAL = re.compile(r"\$(\d+)")
+_SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's `` !`git status` `` in a command's body
+TRUST_FILE = "command-trust.json"
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,14 @@ class CustomCommand:
     argument_hint: str
     body: str
     path: Path
+    project: bool = False  # came with the repository
+    allowed_tools: tuple[str, ...] = ()
+    model: str = ""
+
+    @property
+    def shell_commands(self) -> tuple[str, ...]:
+        """The `` !`cmd` `` commands its body runs, in order."""
+        return tuple(match.group(1).strip() for match in _SHELL.finditer(self.body))
 
     def expand(self, arguments: str) -> str:
         """The prompt this command sends with `arguments` (what followed `/name`)."""
@@ -45,6 +66,32 @@ class CustomCommand:
         return text
 
 
+def shell_verdicts(
+    workspace: Path,
+    commands: Iterable[str],
+    rules: Iterable[tuple[Effect, str]],
+    allowed_tools: Iterable[str] = (),
+) -> dict[str, Effect | None]:
+    """What the permission rules in force (`(effect, text)`, the active ones) and a command's
+    own `allowed-tools` (allow rules, as in Claude Code) say about each `` !`cmd` ``: "allow"
+    runs it, "deny" refuses it, anything else asks the person first."""
+    from tui_agent.tools import UNSANDBOXED, Ruleset, Shell, ShellArgs, Workspace, parse_rule
+
+    ruleset = Ruleset()
+    for effect, text in [*rules, *(("allow", text) for text in allowed_tools)]:
+        try:
+            ruleset.add(parse_rule(text, effect))
+        except ValueError:
+            continue  # a front matter entry that is no rule allows nothing
+    shell = Shell(Workspace(workspace), UNSANDBOXED)
+    return {c: ruleset.decide(shell, ShellArgs(command=c)).effect for c in commands}
+
+
+def with_outputs(prompt: str, output: Callable[[str], str]) -> str:
+    """`prompt` with each `` !`cmd` `` replaced by `output(cmd)`."""
+    return _SHELL.sub(lambda match: output(match.group(1).strip()), prompt)
+
+
 @dataclass(frozen=True)
 class CommandProblem:
     path: Path
@@ -56,10 +103,10 @@ def load_custom_commands(
 ) -> tuple[list[CustomCommand], list[CommandProblem]]:
     """Every custom command, by name (sorted), and the files that could not be read."""
     home = (paths or AppPaths.from_env()).config_file.parent / "commands"
-    folders = [workspace / folder for folder in PROJECT_FOLDERS] + [home]
+    folders = [(workspace / folder, True) for folder in PROJECT_FOLDERS] + [(home, False)]
     found: dict[str, CustomCommand] = {}
     problems: list[CommandProblem] = []
-    for folder in folders:
+    for folder, project in folders:
         for path in _markdown_files(folder):
             name = ":".join(path.relative_to(folder).with_suffix("").parts)
             if name in found:
@@ -68,7 +115,7 @@ def load_custom_commands(
                 problems.append(CommandProblem(path, f"'{name}' is not a usable command name"))
                 continue
             try:
-                command = parse_command(name, path, _read(path))
+                command = parse_command(name, path, _read(path), project=project)
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 problems.append(CommandProblem(path, str(exc)))
                 continue
@@ -76,34 +123,21 @@ def load_custom_commands(
     return sorted(found.values(), key=lambda c: c.name), problems
 
 
-def parse_command(name: str, path: Path, text: str) -> CustomCommand:
-    meta, body = _front_matter(text)
+def parse_command(name: str, path: Path, text: str, *, project: bool = False) -> CustomCommand:
+    meta, body = split_front_matter(text)
     if not body.strip():
         raise ValueError("the command's prompt is empty")
     first_line = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
     return CustomCommand(
         name=name,
-        description=meta.get("description") or first_line[:80],
-        argument_hint=meta.get("argument-hint", ""),
+        description=text_value(meta, "description") or first_line[:80],
+        argument_hint=text_value(meta, "argument-hint"),
         body=body.strip("\n"),
         path=path,
+        project=project,
+        allowed_tools=list_value(meta, "allowed-tools"),
+        model=text_value(meta, "model"),
     )
-
-
-def _front_matter(text: str) -> tuple[dict[str, str], str]:
-    """`---`-fenced `key: value` lines at the top (the part of YAML these files use)."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    end = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)
-    if end is None:
-        raise ValueError("front matter opened with --- is never closed")
-    meta: dict[str, str] = {}
-    for line in lines[1:end]:
-        key, sep, value = line.partition(":")
-        if sep and key.strip():
-            meta[key.strip().lower()] = value.strip().strip("\"'")
-    return meta, "\n".join(lines[end + 1 :])
 
 
 def _markdown_files(folder: Path) -> Iterable[Path]:
@@ -116,3 +150,45 @@ def _read(path: Path) -> str:
     if path.stat().st_size > MAX_COMMAND_BYTES:
         raise ValueError(f"larger than {MAX_COMMAND_BYTES // 1000} KB")
     return path.read_text(encoding="utf-8")
+
+
+class CommandTrust:
+    """The project commands with `` !`cmd` `` lines a person trusted in one workspace
+    (`trust_all`: `--yolo`); a `RepositoryItems` source for the start-up trust prompt. A
+    command whose file changed asks again."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        trust_all: bool = False,
+        file: Path | None = None,
+        paths: AppPaths | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._all = trust_all
+        self._paths = paths
+        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / TRUST_FILE, workspace)
+
+    def trusted(self, command: CustomCommand) -> bool:
+        if self._all or not command.project or not command.shell_commands:
+            return True
+        return _fingerprint(command) in self._trusted.known()
+
+    def pending(self) -> list[TrustLine]:
+        return [
+            TrustLine("command", f"/{c.name}", "runs " + "; ".join(c.shell_commands))
+            for c in self._pending()
+        ]
+
+    def trust(self) -> None:
+        self._trusted.add(_fingerprint(command) for command in self._pending())
+
+    def _pending(self) -> list[CustomCommand]:
+        found, _ = load_custom_commands(self._workspace, self._paths)
+        return [command for command in found if not self.trusted(command)]
+
+
+def _fingerprint(command: CustomCommand) -> str:
+    # Its name and everything it sends and runs.
+    return fingerprint(command.name, command.body)

@@ -1,8 +1,5 @@
-"""The system prompt: how the agent should work, plus the project's own instruction files.
-
-`AGENTS.md` (and `CLAUDE.md`, which many projects already have) at the workspace root are read
-once per session and appended to the system prompt under their names. A very long file is cut
-(with a note saying so) so that it cannot eat the context window.
+"""The system prompt: how the agent should work, the skills it may open, and the memory files
+(`AGENTS.md`, `CLAUDE.md`: see `_memory_files`, which reads them) under their paths.
 """
 
 from __future__ import annotations
@@ -12,43 +9,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_agent.loop.tool_facts import tool_facts
 
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
-MAX_INSTRUCTION_CHARS = 40_000
+if TYPE_CHECKING:  # the tools layer loads later than the first frame
+    from tui_agent.tools import Skill
 
 
 @dataclass(frozen=True)
 class ProjectInstructions:
-    name: str  # the file name, e.g. AGENTS.md
+    name: str  # where the file is, as the model reads it: AGENTS.md, ~/.claude/CLAUDE.md
     text: str
-
-
-def load_instructions(workspace: Path | str) -> list[ProjectInstructions]:
-    root = Path(workspace)
-    found: list[ProjectInstructions] = []
-    seen: set[Path] = set()
-    for name in INSTRUCTION_FILES:
-        path = root / name
-        try:
-            real = path.resolve()
-            if real in seen or not path.is_file():
-                continue  # CLAUDE.md is often a symlink to AGENTS.md: read it once
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            continue
-        seen.add(real)
-        if not text:
-            continue
-        if len(text) > MAX_INSTRUCTION_CHARS:
-            text = (
-                text[:MAX_INSTRUCTION_CHARS]
-                + f"\n\n[{name} was cut at {MAX_INSTRUCTION_CHARS} characters; read the file "
-                "for the rest.]"
-            )
-        found.append(ProjectInstructions(name=name, text=text))
-    return found
 
 
 _INTRO = """\
@@ -87,6 +59,7 @@ def build_system_prompt(
     tool_names: Sequence[str],
     *,
     today: date | None = None,
+    skills: Sequence[Skill] = (),
 ) -> str:
     tools = list(tool_names)
     sections = [
@@ -103,11 +76,25 @@ def build_system_prompt(
         listing = f"# Tools\nYou can call: {', '.join(tools)}."
         sections.append("\n".join([listing, *advice]))
     sections.append(_WORK)
+    if skills:
+        sections.append(skills_prompt(skills))
     if instructions:
         files = "\n\n".join(f"## {item.name}\n{item.text}" for item in instructions)
         sections.append(
-            "# Project instructions\nThe workspace has instruction files. Follow them; they "
-            "take precedence over the general guidance above, and the user's own requests "
-            f"take precedence over them.\n\n{files}"
+            "# Project instructions\nThese instruction files apply (the person's own first, "
+            "then the repository's from its root down to the workspace). Follow them; they "
+            "take precedence over the general guidance above, later files over earlier ones, "
+            f"and the user's own requests take precedence over them.\n\n{files}"
         )
     return "\n\n".join(sections)
+
+
+def skills_prompt(skills: Sequence[Skill]) -> str:
+    """The skills' section: each skill's name and description, never its body (the `skill`
+    tool gives that when the model asks)."""
+    lines = [f"- {skill.name}: {skill.description}" for skill in skills]
+    return (
+        "# Skills\nSkills are instructions for particular tasks, with files beside them. When "
+        "a task matches a skill's description, call the skill tool with its name first and "
+        "follow what it says.\n" + "\n".join(lines)
+    )

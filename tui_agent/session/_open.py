@@ -38,20 +38,23 @@ from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.userhooks import UserHooks
 from tui_agent.session._config import Config, ConfigError
 from tui_agent.session._costs import api_host, price_override
-from tui_agent.session._instructions import build_system_prompt, load_instructions
+from tui_agent.session._instructions import build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
 from tui_agent.session._mcp import McpSetup, WorkspaceTrust
+from tui_agent.session._memory_files import NestedMemory, load_instructions
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._permissions import PermissionSetup, RuleFiles
 from tui_agent.session._repository import WorkspaceSetup, pending, read_setup, skipped_notice
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
+from tui_agent.session._skills import SkillSetup, SkillTrust, load_skills, skill_notices
 from tui_agent.tools import (
     AddressGuard,
     Sandbox,
     SandboxMode,
     SandboxPolicy,
+    SkillTool,
     Tool,
     WebFetch,
     WebSearch,
@@ -163,7 +166,12 @@ async def _build(
                 api_host=api_host(resolved.base_url),
             )
         )
-    instructions = load_instructions(config.workspace)
+    instructions, skills = await asyncio.to_thread(
+        lambda: (
+            load_instructions(config.workspace),
+            load_skills(config.workspace, SkillTrust(config.workspace, trust_all=config.yolo)),
+        )
+    )
     skipped = pending(setup.items())  # what the person did not trust (or was not asked about)
     return await build_loop(
         provider=provider,
@@ -181,6 +189,7 @@ async def _build(
                 *rules[0].problems,
                 *setup.hooks.problems,
                 *([skipped_notice(skipped, headless=not config.interactive)] if skipped else []),
+                *skill_notices(skills),
                 *([sandbox.summary()] if sandbox.unavailable else []),
             ),
             sandbox=sandbox,
@@ -189,7 +198,9 @@ async def _build(
         spill_dir=session.spill_dir,
         checkpoint_dir=session.checkpoint_dir,
         log=log,
-        system_prompt=lambda tools: build_system_prompt(config.workspace, instructions, tools),
+        system_prompt=lambda tools: build_system_prompt(
+            config.workspace, instructions, tools, skills=skills.skills
+        ),
         history=history,
         transcript=transcript,
         interactive=config.interactive,
@@ -209,10 +220,14 @@ async def _build(
         mcp_problems=mcp.problems,
         rules=rules[0].rules,
         rule_store=rules[1],
-        extra_tools=web_tools(settings),
+        extra_tools=[*web_tools(settings), *skill_tools(skills)],
         metering=metering(config, settings, resolved),
         user_hooks=UserHooks(setup.hooks.specs, config.workspace),
         trust_asked=config.trust_asked,
+        # A resumed session's notes say which sub-folders' memory the model has had.
+        result_note=NestedMemory(
+            config.workspace, NestedMemory.loaded_in(e.meta.note or "" for e in history)
+        ).add_note,
     )
 
 
@@ -238,6 +253,11 @@ def web_tools(settings: Config) -> list[Tool[Any]]:
     if settings.web.search_url:
         tools.append(WebSearch(settings.web.search_url))
     return tools
+
+
+def skill_tools(skills: SkillSetup) -> list[Tool[Any]]:
+    """`skill` when there is a skill to open."""
+    return [SkillTool(skills.skills)] if skills.skills else []
 
 
 def _provider(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Provider:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.session._commands import CommandTrust
 from tui_agent.session._config import Config, ConfigError, load_config
 from tui_agent.session._hooks import HookItems, HookSetup, HookTrust, load_hooks
 from tui_agent.session._launch import LoopConfig
@@ -24,6 +25,7 @@ from tui_agent.session._permissions import (
     RuleTrust,
     load_permissions,
 )
+from tui_agent.session._skills import SkillTrust
 from tui_agent.session._trust import RepositoryItems, TrustLine
 from tui_agent.tools import Rule
 
@@ -72,6 +74,8 @@ def repository_items(setup: WorkspaceSetup) -> list[RepositoryItems]:
         McpItems(setup.mcp.servers, WorkspaceTrust(workspace, yolo=yolo)),
         HookItems(setup.hooks.specs, HookTrust(workspace, trust_all=yolo)),
         RuleItems(setup.permissions.rules, setup.rule_trust),
+        SkillTrust(workspace, trust_all=yolo),
+        CommandTrust(workspace, trust_all=yolo),
     ]
 
 

@@ -1,6 +1,7 @@
 """The agent's hands: the tool contract, the conflict-aware scheduler, the batch executor,
 approvals, workspace confinement, the six built-in file, search and shell tools,
-`todo_write` (the plan), and `web_fetch` / `web_search` (added by the session from its config).
+`todo_write` (the plan), and `web_fetch` / `web_search` and `skill` (added by the session from
+its config and the skills it finds).
 
 Imports only the vocabulary, pydantic, aiofiles and the standard library. The MCP client is the
 subpackage `tools.mcp`, imported on its own (it loads the MCP SDK when a server connects).
@@ -49,6 +50,7 @@ from tui_agent.tools._sandbox import (
 from tui_agent.tools._scheduler import ToolScheduler
 from tui_agent.tools._search import Glob, GlobArgs, Grep
 from tui_agent.tools._shell import Shell, ShellArgs, command_prefix
+from tui_agent.tools._skill import Skill, SkillTool
 from tui_agent.tools._terminal import EditorTerminal
 from tui_agent.tools._todo import TodoWrite, plan_in, plan_summary
 from tui_agent.tools._walk import walk_files
@@ -99,6 +101,8 @@ __all__ = [
     "SandboxPolicy",
     "Shell",
     "ShellArgs",
+    "Skill",
+    "SkillTool",
     "TodoWrite",
     "Tool",
     "ToolAborted",

@@ -15,19 +15,20 @@ names the rule that would allow it and where to put it. Questions are put one at
 order the calls reach them, so an "always" answer applies to the calls behind it; it adds the
 rule for this session and, when the person chose so, `keep` writes it to the project's or the
 user's settings. The mode and the rules live here, on the one object a sub-agent shares with
-its parent.
+its parent. A turn a custom command started with `allowed-tools` (`limit_turn`) is narrower
+still: after the deny rules and plan mode, only the calls those rules allow run (unasked).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from tui_agent.tools._base import Tool
-from tui_agent.tools._rules import Rule, Ruleset, RuleStore, Verdict, parse_rule
+from tui_agent.tools._rules import Rule, RuleError, Ruleset, RuleStore, Verdict, parse_rule
 from tui_agent.vocab import (
     APPROVAL_MODES,
     ApprovalMode,
@@ -142,6 +143,7 @@ class Approvals:
         self._trust_refused = not ask_trust
         self._mode_listeners: list[Callable[[ApprovalMode], None]] = []
         self._asking = asyncio.Lock()
+        self._turn_tools: tuple[Ruleset, str] | None = None  # a command's `allowed-tools`
 
     # ------------------------------------------------------------------ mode and rules
 
@@ -166,9 +168,38 @@ class Approvals:
     def add_rule(self, rule: str, *, source: str = "session") -> None:
         self.ruleset.add(parse_rule(rule, source=source))
 
+    def limit_turn(self, allowed: Sequence[str] | None) -> None:
+        """The running turn may use only the tools these rules allow (a custom command's
+        `allowed-tools`, in rule syntax: `Bash(git add:*)`, `Read`); they run without asking,
+        every other call is refused. None: no limit (the turn ended). A text that is no rule
+        allows nothing."""
+        if allowed is None:
+            self._turn_tools = None
+            return
+        limit = Ruleset()
+        for text in allowed:
+            try:
+                limit.add(parse_rule(text, source="the command's allowed-tools"))
+            except RuleError:
+                continue
+        self._turn_tools = (limit, ", ".join(allowed))
+
+    def _outside_limit(self, tool: Tool[Any], args: Any) -> ToolResult | None:
+        if self._turn_tools is None:
+            return None
+        limit, shown = self._turn_tools
+        if limit.decide(tool, args).effect == "allow":
+            return None
+        return error_result(
+            f'"{tool.name}" ({tool.describe(args)}) is not among the tools this command allows '
+            f"({shown}); it was not run."
+        )
+
     def allows(self, tool: Tool[Any], args: Any) -> bool:
         """Whether the call may run without asking anyone."""
         verdict = self.ruleset.decide(tool, args)
+        if self._turn_tools is not None:
+            return verdict.effect != "deny" and self._outside_limit(tool, args) is None
         if verdict.effect == "deny" or (self._mode == "plan" and not tool.plan_safe(args)):
             return False
         return self._why_ask(tool, args, verdict) is None
@@ -217,6 +248,8 @@ class Approvals:
             )
         if self._mode == "plan" and not tool.plan_safe(args):
             return error_result(PLAN_REFUSAL.format(name=tool.name))
+        if self._turn_tools is not None:
+            return self._outside_limit(tool, args)
         why = self._why_ask(tool, args, verdict, hook)
         if why is None:
             return None

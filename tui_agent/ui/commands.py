@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_agent.session import CustomCommand
+from tui_agent.ui import setup_commands as setup
 from tui_agent.ui import slash_commands as slash
 from tui_agent.ui import tree_view
 from tui_agent.ui.hooks_view import show_hooks
@@ -41,12 +42,18 @@ class SlashCommand:
 
 
 def custom_commands(found: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
-    """The user's commands as slash commands; a built-in name is never taken over."""
+    """The user's commands as slash commands. A built-in name is never taken over: such a
+    command is reached as `/project:NAME` or `/user:NAME` (Claude Code's older prefixes), and
+    `/help` says so."""
     return tuple(
-        SlashCommand(c.name, c.argument_hint, c.description, custom=c)
-        for c in found
-        if c.name not in BY_NAME
+        SlashCommand(_reachable(c), c.argument_hint, c.description, custom=c) for c in found
     )
+
+
+def _reachable(command: CustomCommand) -> str:
+    if command.name not in BY_NAME:
+        return command.name
+    return f"{'project' if command.project else 'user'}:{command.name}"
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -111,6 +118,15 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("find", "TEXT", "Search the whole transcript (Ctrl+F)", slash.find_text),
     SlashCommand("theme", "[NAME]", "List the colour themes, or switch to one", slash.theme),
+    SlashCommand(
+        "skills", "", "The skills the model may use; /<skill-name> uses one", setup.skills
+    ),
+    SlashCommand(
+        "init", "[NOTES]", "Ask the model to write AGENTS.md for this workspace", setup.init
+    ),
+    SlashCommand(
+        "memory", "", "Open the memory files (AGENTS.md, CLAUDE.md) in $EDITOR", setup.memory
+    ),
     SlashCommand(
         "quit",
         "",
@@ -208,6 +224,12 @@ def help_text(custom: Sequence[SlashCommand] = ()) -> str:
         for command in custom:
             head = f"/{command.name} {command.args}".rstrip()
             lines.append(f"{head:<32}{command.help}")
+        for command in custom:
+            if command.custom is not None and command.custom.name != command.name:
+                lines.append(
+                    f"{command.custom.path} is hidden by the built-in /{command.custom.name}: "
+                    f"type /{command.name} to run it (or rename the file)"
+                )
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""Ctrl+G: edit the draft in the user's editor (`$VISUAL`, else `$EDITOR`, else vi).
+"""Ctrl+G: edit the draft in the user's editor (`$VISUAL`, else `$EDITOR`, else vi); `/memory`
+opens the memory files in it the same way (`open_in_editor`).
 
 The app gives up the terminal while the editor runs (Textual's `suspend`) and takes it back
 after; where the terminal cannot be handed over (a headless run), the editor runs without it.
@@ -32,20 +33,26 @@ async def edit_in_editor(app: App[Any], text: str) -> str:
     try:
         path = folder / "prompt.md"
         await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-        command = [*editor_command(), str(path)]
-        try:
-            # The batch is entered first and left last: the frame it releases is drawn once
-            # the terminal is the app's again.
-            with app.batch_update(), app.suspend():
-                status = await _run(command, terminal=True)
-        except SuspendNotSupported:
-            status = await _run(command, terminal=False)
-        if status != 0:
-            raise RuntimeError(f"{command[0]} exited with status {status}")
+        await open_in_editor(app, [path])
         edited = await asyncio.to_thread(path.read_text, encoding="utf-8")
         return edited.rstrip("\n")
     finally:
         await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+async def open_in_editor(app: App[Any], paths: list[Path]) -> None:
+    """Edit `paths` in the user's editor, the app's terminal handed over meanwhile; raises
+    `OSError` or `RuntimeError` on failure."""
+    command = [*editor_command(), *map(str, paths)]
+    try:
+        # The batch is entered first and left last: the frame it releases is drawn once
+        # the terminal is the app's again.
+        with app.batch_update(), app.suspend():
+            status = await _run(command, terminal=True)
+    except SuspendNotSupported:
+        status = await _run(command, terminal=False)
+    if status != 0:
+        raise RuntimeError(f"{command[0]} exited with status {status}")
 
 
 async def _run(command: list[str], *, terminal: bool) -> int:

@@ -108,9 +108,16 @@ class OpeningLoop:
         steer_if_active: bool = False,
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
+        allowed_tools: Sequence[str] | None = None,
     ) -> PromptHandle:
         real = await self._real()
-        return await real.submit(text, steer_if_active=steer_if_active, draft=draft, images=images)
+        return await real.submit(
+            text,
+            steer_if_active=steer_if_active,
+            draft=draft,
+            images=images,
+            allowed_tools=allowed_tools,
+        )
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         return await (await self._real()).steer(prompt_ids)

@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 
 from tui_agent.session import limits_for
 from tui_agent.ui import commands
+from tui_agent.ui.custom_run import send_custom
 from tui_agent.ui.prompt_power import unresolved_note
 from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
@@ -44,18 +45,33 @@ class PromptFlow:
         self.editing: HeldPrompt | None = None  # a queued prompt taken out to be edited
         self._in_editor = False  # Ctrl+G's editor runs (one at a time)
 
-    def send(self, draft: PromptDraft, *, steer: bool, typed: PromptDraft | None = None) -> None:
+    def send(
+        self,
+        draft: PromptDraft,
+        *,
+        steer: bool,
+        typed: PromptDraft | None = None,
+        allowed_tools: tuple[str, ...] | None = None,
+    ) -> None:
         """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
-        `typed` is what the person typed, when it is not `draft` (a custom command's)."""
+        `typed` is what the person typed, when it is not `draft` (a custom command's, whose
+        `allowed_tools` limit its turn)."""
         typed = typed or draft
         if "@" not in draft.text and not self.app.power.pending:
-            self.submit(unfolded(draft), steer=steer, draft=typed)
+            self.submit(unfolded(draft), steer=steer, draft=typed, allowed_tools=allowed_tools)
         else:
             self.app._call(
-                self._send_with_context(draft, steer, typed), "reading the mentioned files"
+                self._send_with_context(draft, steer, typed, allowed_tools),
+                "reading the mentioned files",
             )
 
-    async def _send_with_context(self, draft: PromptDraft, steer: bool, typed: PromptDraft) -> None:
+    async def _send_with_context(
+        self,
+        draft: PromptDraft,
+        steer: bool,
+        typed: PromptDraft,
+        allowed_tools: tuple[str, ...] | None = None,
+    ) -> None:
         words = unfolded(draft)
         info = self.app.loop.info
         ready = await self.app.power.prepare(
@@ -70,7 +86,14 @@ class PromptFlow:
             return
         if ready.unresolved:
             self.app.vm.add_marker("info", unresolved_note(ready.unresolved))
-        self.submit(ready.text, steer=steer, words=words, draft=typed, images=ready.images)
+        self.submit(
+            ready.text,
+            steer=steer,
+            words=words,
+            draft=typed,
+            images=ready.images,
+            allowed_tools=allowed_tools,
+        )
 
     def submit(
         self,
@@ -80,10 +103,13 @@ class PromptFlow:
         words: str | None = None,
         draft: PromptDraft | None = None,
         images: tuple[ImagePart, ...] = (),
+        allowed_tools: tuple[str, ...] | None = None,
     ) -> None:
         self.remember(text if words is None else words)
         self.app.transcript.action_follow()
-        sent = self.app.loop.submit(text, steer_if_active=steer, draft=draft, images=images)
+        sent = self.app.loop.submit(
+            text, steer_if_active=steer, draft=draft, images=images, allowed_tools=allowed_tools
+        )
         self.app._call(sent, "submit")
 
     def paste_image(self) -> None:
@@ -127,9 +153,9 @@ class PromptFlow:
             self.app.transcript.action_follow()
             self.app.vm.add_marker("warning", parsed.message())
         elif parsed is not None and parsed[0].custom is not None:
-            # A command is one line, so it holds no paste chip: its expansion is plain text.
-            expanded = PromptDraft(text=parsed[0].custom.expand(parsed[1]))
-            self.send(expanded, steer=message.steer, typed=message.draft)
+            send_custom(
+                self.app, parsed[0].custom, parsed[1], steer=message.steer, typed=message.draft
+            )
         elif parsed is not None:
             self.app.run_slash(parsed[0].name, parsed[1])
         else:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?P<query>[^\s"@]*)$')
 
 
+SUCCESS_LINE = "Exit code: 0"  # the shell's last line for a command that succeeded
 NOTE_NAMES = 5  # unresolved mentions named in the note; more are counted
 
 
@@ -82,10 +83,14 @@ class PromptPower:
     async def open(self, workspace: Path) -> list[str]:
         """Read the workspace's commands and history, start listing its files; returns the
         prompt history (oldest first)."""
-        from tui_agent.session import FileIndex  # runs ripgrep through the tools layer
+        # Both run through the tools layer (ripgrep; skills are its `Skill`s).
+        from tui_agent.session import FileIndex, available_skills, skill_commands
 
         found, problems = await asyncio.to_thread(load_custom_commands, workspace)
-        self.commands = custom_commands(found)
+        # --yolo trusts what the repository brings: its skills are commands too.
+        yolo = self.vm.status.approval_mode == "yolo"
+        offered = await asyncio.to_thread(available_skills, workspace, trust_all=yolo)
+        self.commands = custom_commands([*found, *skill_commands(offered, {c.name for c in found})])
         for problem in problems:
             self.vm.add_marker("warning", f"custom command {problem.path}: {problem.message}")
         if await asyncio.to_thread(workspace.is_dir) and not self._closed:
@@ -176,6 +181,25 @@ class PromptPower:
     async def run_shell(self, info: LoopInfo, command: str) -> tuple[ToolBlock, ToolStatus]:
         """Run `!command` (in the loop's sandbox), show its output as it comes, keep it for the
         next prompt; returns its row as it ended, and its status."""
+        block, status, done = await self._run_shell(info, command)
+        if done is not None:
+            self.pending.append(done)
+        return block, status
+
+    async def command_output(self, info: LoopInfo, command: str) -> str:
+        """Run a custom command's `` !`cmd` `` like `!command` (shown as its row); its output
+        goes into that command's prompt, not with the next one (a success's exit line left
+        out: the prompt reads as its author wrote it)."""
+        block, _, done = await self._run_shell(info, command)
+        if done is None:
+            return block.output
+        return (
+            done.text.removesuffix(SUCCESS_LINE).rstrip("\n") if done.exit_code == 0 else done.text
+        )
+
+    async def _run_shell(
+        self, info: LoopInfo, command: str
+    ) -> tuple[ToolBlock, ToolStatus, Attachment | None]:
         block = self.vm.add_user_command(command)
         self._shell = signal = AbortSignal()
         try:
@@ -188,7 +212,7 @@ class PromptPower:
             )
         except Exception as exc:
             self.vm.user_command_output(block, f"cannot run it: {exc}", state="failed")
-            return block, "failed"
+            return block, "failed", None
         finally:
             self._shell = None
         # The one tool-status rule, read from the exit code and whether the person stopped it.
@@ -196,5 +220,4 @@ class PromptPower:
             is_error=done.exit_code != 0, outcome="aborted" if signal.aborted else None
         )
         self.vm.user_command_output(block, done.text, state=status, exit_code=done.exit_code)
-        self.pending.append(done)
-        return block, status
+        return block, status, done

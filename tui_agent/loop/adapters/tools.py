@@ -7,14 +7,14 @@ all and each parked call is answered with its own result. A call that arrives wi
 announced (or after its batch started) runs alone. Whatever happens, every parked call gets
 exactly one result: aborted before execution (marked aborted, saying it never started),
 superseded by a duplicate id, executor failure, or no result at all each become a clear error
-result.
+result. An optional `note` adds to each result before the kernel sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from tui_agent.kernel.ports import ToolRunContext
@@ -31,9 +31,15 @@ class _Parked:
     future: asyncio.Future[ToolResult]
 
 
+ResultNote = Callable[[ToolCall, ToolResult], Awaitable[ToolResult]]
+"""Adds to a finished call's result what the session knows about it (a sub-folder's memory
+file, for the first file read there)."""
+
+
 class LoopToolRunner:
-    def __init__(self, executor: BatchExecutor) -> None:
+    def __init__(self, executor: BatchExecutor, note: ResultNote | None = None) -> None:
         self._executor = executor
+        self._note = note
         self._expected: set[str] = set()
         self._parked: dict[str, _Parked] = {}
         self._signal = AbortSignal()
@@ -48,6 +54,10 @@ class LoopToolRunner:
         self._signal = signal
 
     async def run(self, call: ToolCall, ctx: ToolRunContext) -> ToolResult:
+        result = await self._run(call, ctx)
+        return result if self._note is None else await self._note(call, result)
+
+    async def _run(self, call: ToolCall, ctx: ToolRunContext) -> ToolResult:
         parked = _Parked(call, ctx, asyncio.get_running_loop().create_future())
         if call.id not in self._expected:
             self._launch([parked], self._signal)
