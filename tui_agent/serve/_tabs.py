@@ -102,12 +102,23 @@ class Tab:
     async def _quit(self) -> None:
         try:
             async with asyncio.timeout(self._limits.quit_s):
-                await self.app.stop()
+                await self._stop_reader()
                 await self.app.exited()
         except TimeoutError:
             self.app.kill()
             await self.app.exited()
         await self._close_page()
+
+    async def _stop_reader(self) -> None:
+        """Ask the app to quit and wait for textual-serve's reader of its output to end."""
+        try:
+            await self.app.stop()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this task is being cancelled
+            # textual-serve's reader re-raises the cancellation of its own helper task when the
+            # app ended before that task first ran (an app that failed to start): it is done.
 
     def _schedule(self, delay: float) -> None:
         if self._timer is not None:
@@ -181,9 +192,11 @@ class Tabs:
         return tab
 
     async def _forget_when_gone(self, tab: Tab) -> None:
-        await tab.app.exited()
-        await tab.end()  # an app that quit by itself (Ctrl+Q) still needs its reader stopped
-        self._tabs.pop(tab.key, None)
+        try:
+            await tab.app.exited()
+            await tab.end()  # an app that quit by itself (Ctrl+Q) still needs its reader stopped
+        finally:
+            self._tabs.pop(tab.key, None)
 
     async def end_all(self) -> None:
         """Every app cancels its turn and seals its log (the server is stopping)."""
