@@ -116,6 +116,7 @@ def test_a_person_works_in_the_browser_tab_as_in_the_terminal(
 
 
 def _work_in_the_tab(served: Served, browser: sync_api.BrowserContext) -> None:
+    browser.grant_permissions(["clipboard-read", "clipboard-write"])
     page = browser.new_page()
     terminal = Terminal()
     page.on("websocket", terminal.follow)
@@ -127,7 +128,6 @@ def _work_in_the_tab(served: Served, browser: sync_api.BrowserContext) -> None:
     page.keyboard.type("please write hello.txt")
     page.keyboard.press("Enter")
     terminal.wait_for(page, ANSWER)  # the scripted model's answer, streamed
-    terminal.wait_for(page, "hello.txt")
     terminal.wait_for(page, "Allow write_file?")  # the approval box, which takes the keys
     page.keyboard.press("Enter")  # its first choice: yes, once
     terminal.wait_for(page, "sleep 600")  # the next approval, for the command
@@ -139,5 +139,11 @@ def _work_in_the_tab(served: Served, browser: sync_api.BrowserContext) -> None:
     with page.expect_websocket():
         page.reload()
     terminal.wait_for(page, ANSWER)  # the same app, its transcript repainted
+    page.click("#terminal")
+    page.keyboard.press("Shift+Tab")  # the approval mode: ask, then auto-edit
+    terminal.wait_for(page, "auto-edit")
+    page.keyboard.type("/copy")
+    page.keyboard.press("Enter")  # the last answer, to the browser's clipboard
+    page.wait_for_function("async () => (await navigator.clipboard.readText()).includes('long')")
     if shot := os.environ.get("TUI_AGENT_SERVE_SCREENSHOT"):
         page.screenshot(path=shot)

@@ -100,13 +100,15 @@ class Tab:
         return self._ending
 
     async def _quit(self) -> None:
+        # The deadline is on the process, not on textual-serve's `stop`, which waits for its
+        # reader of the app's output and swallows a cancellation on the way.
+        stopping = asyncio.create_task(self._stop_reader())
         try:
-            async with asyncio.timeout(self._limits.quit_s):
-                await self._stop_reader()
-                await self.app.exited()
+            await asyncio.wait_for(self.app.exited(), self._limits.quit_s)
         except TimeoutError:
             self.app.kill()
             await self.app.exited()
+        await stopping  # the reader ends with the process's output
         await self._close_page()
 
     async def _stop_reader(self) -> None:
