@@ -15,6 +15,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.skipif(
 )
 sync_api = pytest.importorskip("playwright.sync_api")
 
+WAIT_S = 30
 ANSWER = "I will write hello.txt for you."
 STEPS = [
     {
@@ -65,11 +67,16 @@ class Terminal:
         return True
 
     def wait_for(self, page: sync_api.Page, text: str) -> None:
-        """Until `text` has been shown (Playwright waits for each next frame)."""
+        """Until `text` has been shown (Playwright waits for each next frame), for at most
+        WAIT_S (an app that keeps drawing something else sends frames all the while)."""
+        deadline = time.monotonic() + WAIT_S
         while text not in self.text:
             assert isinstance(self.socket, sync_api.WebSocket)
+            left_ms = (deadline - time.monotonic()) * 1000
             try:
-                self.socket.wait_for_event("framereceived", timeout=20_000)
+                if left_ms <= 0:
+                    raise sync_api.TimeoutError("")
+                self.socket.wait_for_event("framereceived", timeout=left_ms)
             except sync_api.TimeoutError:
                 shown = self.text[-1500:]
                 raise AssertionError(f"never shown: {text!r}; last: {shown!r}") from None
@@ -139,11 +146,12 @@ def _work_in_the_tab(served: Served, browser: sync_api.BrowserContext) -> None:
     with page.expect_websocket():
         page.reload()
     terminal.wait_for(page, ANSWER)  # the same app, its transcript repainted
+    terminal.wait_for(page, "palette")  # down to the footer's last key
+    if shot := os.environ.get("TUI_AGENT_SERVE_SCREENSHOT"):
+        page.screenshot(path=shot)
     page.click("#terminal")
     page.keyboard.press("Shift+Tab")  # the approval mode: ask, then auto-edit
     terminal.wait_for(page, "auto-edit")
     page.keyboard.type("/copy")
     page.keyboard.press("Enter")  # the last answer, to the browser's clipboard
     page.wait_for_function("async () => (await navigator.clipboard.readText()).includes('long')")
-    if shot := os.environ.get("TUI_AGENT_SERVE_SCREENSHOT"):
-        page.screenshot(path=shot)
