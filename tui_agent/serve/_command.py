@@ -133,6 +133,20 @@ def _url(host: str, port: int, token: str) -> str:
 async def _serve(
     app: web.Application, tabs: Tabs, host: str, port: int, token: str, args: argparse.Namespace
 ) -> int:
+    stopping = asyncio.Event()
+    signals: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if signals:  # the second one: no more waiting
+            tabs.kill_all()
+            os._exit(128 + signals[0])
+        signals.append(signum)
+        stopping.set()
+
+    # From the start: a script may signal as soon as it has read the URL.
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, on_signal, signum)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)  # URLs hold the token
     await runner.setup()
     try:
@@ -149,19 +163,6 @@ async def _serve(
     else:
         print(f"tui-agent serve: open {url}", flush=True)
         print("Ctrl+C stops the server (each tab's turn is cancelled first).", flush=True)
-    stopping = asyncio.Event()
-    signals: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if signals:  # the second one: no more waiting
-            tabs.kill_all()
-            os._exit(128 + signals[0])
-        signals.append(signum)
-        stopping.set()
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, on_signal, signum)
     await stopping.wait()
     print(
         f"\ntui-agent serve: stopping {len(tabs)} app(s), cancelling their turns "
