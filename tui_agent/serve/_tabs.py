@@ -68,6 +68,9 @@ class Tab:
     def attach(self, socket: web.WebSocketResponse) -> None:
         """A reloaded page takes the app back; it repaints on the size the page sends next."""
         self.socket = socket
+        if self._timer is not None:
+            self._timer.cancel()  # the reconnect deadline; the idle one starts again below
+            self._timer = None
         self.note_input()
 
     async def detach(self, socket: web.WebSocketResponse) -> None:
