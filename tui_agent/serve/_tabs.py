@@ -135,7 +135,7 @@ class Tab:
         loop = asyncio.get_running_loop()
         idle_s = self._limits.idle_s
         if self.socket is None or idle_s is None:
-            self.end()  # nobody came back within reconnect_s
+            self.end()  # nobody came back within reconnect_s (an attached tab has an idle_s)
         elif (left := self._last_input + idle_s - loop.time()) > 0:
             self._schedule(left)
         else:
