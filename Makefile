@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 LOCK_VENV := .venv-lock
 
-.PHONY: run install uninstall test lint tmux lock bench diagrams screenshots clean
+.PHONY: run install uninstall test lint tmux chromium lock bench diagrams screenshots clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,7 +57,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check_fences.py
 
-test: lint tmux
+test: lint tmux chromium
 	$(BIN)/pytest -n auto --maxprocesses 4
 
 # The terminal hang-up test drives the app in tmux, which a fresh Debian machine lacks: install
@@ -66,6 +66,13 @@ tmux:
 	@command -v tmux >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 	  && apt-get update -qq && apt-get install -y -qq --no-install-recommends tmux >/dev/null; } \
 	  || echo "tmux is not installed: tests/e2e/test_terminal_hangup.py will be skipped"
+
+# The browser test of `tui-agent serve` drives the machine's Chromium (Playwright never downloads
+# a browser here): installed like tmux, else tests/serve/test_browser.py says it was skipped.
+chromium:
+	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+	  || echo "chromium is not installed: tests/serve/test_browser.py will be skipped"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/kernel.py
@@ -83,6 +90,8 @@ diagrams: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/python tests/ui/make_screenshots.py screenshots
+	TUI_AGENT_SERVE_SCREENSHOT=screenshots/serve-browser.png $(BIN)/pytest -q \
+	  tests/serve/test_browser.py
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV)

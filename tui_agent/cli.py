@@ -44,6 +44,7 @@ SUBCOMMANDS = {
     "export": "write a session out as Markdown, HTML or JSON lines",
     "acp": "serve the Agent Client Protocol on stdin/stdout (for editors such as Zed)",
     "replay": "play a recorded session again, or --check that it reruns identically",
+    "serve": "serve the app to web browsers (a tab each, behind a token)",
 }
 
 
@@ -125,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui_agent.acp import main as acp_main
 
         return acp_main(args_list[1:])
+    if args_list[:1] == ["serve"]:
+        from tui_agent.serve import main as serve_main
+
+        return serve_main(args_list[1:], app_options_error)
     try:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
@@ -146,6 +151,19 @@ def main(argv: list[str] | None = None) -> int:
     if prompt is not None:
         return asyncio.run(_headless(config, prompt, args.output_format))
     return _tui(config, args.prompt)
+
+
+def app_options_error(argv: list[str]) -> str | None:
+    """What is wrong with `argv` as the app's options for each tab of `tui-agent serve`, or
+    None; a prompt makes no sense there (every tab would send it)."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.prompt is not None or args.print_prompt is not None:
+            raise _UsageError("serve takes no prompt: type it in the browser")
+        _config(args)
+    except _UsageError as exc:
+        return str(exc)
+    return None
 
 
 def _headless_prompt(given: str) -> str:
