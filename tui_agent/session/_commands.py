@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths
-from tui_agent.session._trust import TrustFile, TrustLine, fingerprint
+from tui_agent.session._trust import FingerprintTrust, TrustLine, fingerprint
 
 if TYPE_CHECKING:
     from tui_agent.tools import Effect
@@ -33,7 +33,6 @@ MAX_COMMAND_BYTES = 256_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _POSITIONAL = re.compile(r"\$(\d+)")
 _SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's `` !`git status` `` in a command's body
-TRUST_FILE = "command-trust.json"
 
 
 @dataclass(frozen=True)
@@ -152,43 +151,25 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-class CommandTrust:
+class CommandTrust(FingerprintTrust[CustomCommand]):
     """The project commands with `` !`cmd` `` lines a person trusted in one workspace
     (`trust_all`: `--yolo`); a `RepositoryItems` source for the start-up trust prompt. A
     command whose file changed asks again."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        trust_all: bool = False,
-        file: Path | None = None,
-        paths: AppPaths | None = None,
-    ) -> None:
-        self._workspace = workspace
-        self._all = trust_all
-        self._paths = paths
-        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / TRUST_FILE, workspace)
+    FILE = "command-trust.json"
 
     def trusted(self, command: CustomCommand) -> bool:
-        if self._all or not command.project or not command.shell_commands:
-            return True
-        return _fingerprint(command) in self._trusted.known()
-
-    def pending(self) -> list[TrustLine]:
-        return [
-            TrustLine("command", f"/{c.name}", "runs " + "; ".join(c.shell_commands))
-            for c in self._pending()
-        ]
-
-    def trust(self) -> None:
-        self._trusted.add(_fingerprint(command) for command in self._pending())
+        if not command.project or not command.shell_commands:
+            return True  # it runs nothing, or it is the person's own
+        return super().trusted(command)
 
     def _pending(self) -> list[CustomCommand]:
         found, _ = load_custom_commands(self._workspace, self._paths)
         return [command for command in found if not self.trusted(command)]
 
+    def _fingerprint(self, command: CustomCommand) -> str:
+        # Its name and everything it sends and runs.
+        return fingerprint(command.name, command.body)
 
-def _fingerprint(command: CustomCommand) -> str:
-    # Its name and everything it sends and runs.
-    return fingerprint(command.name, command.body)
+    def _line(self, command: CustomCommand) -> TrustLine:
+        return TrustLine("command", f"/{command.name}", "runs " + "; ".join(command.shell_commands))

@@ -26,11 +26,10 @@ from pathlib import Path
 from tui_agent.session._commands import CustomCommand
 from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths
-from tui_agent.session._trust import TrustFile, TrustLine, fingerprint
+from tui_agent.session._trust import FingerprintTrust, TrustLine, fingerprint
 from tui_agent.tools import Skill as Skill  # re-exported: the front ends see no tools
 
 PROJECT_FOLDERS = (".tui-agent/skills", ".claude/skills")
-TRUST_FILE = "skill-trust.json"
 MAX_SKILL_BYTES = 256_000
 MAX_DESCRIPTION = 1024  # Claude Code's bound; a longer one is cut
 MAX_HASHED_BYTES = 4_000_000  # a skill's files hashed for its fingerprint; beyond: names only
@@ -159,37 +158,20 @@ def _skills_in(folder: Path, label: str, problems: list[str]) -> list[Skill]:
     return found
 
 
-class SkillTrust:
+class SkillTrust(FingerprintTrust[Skill]):
     """The project skills a person trusted in one workspace (`trust_all`: `--yolo`); a
     `RepositoryItems` source for the start-up trust prompt."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        trust_all: bool = False,
-        file: Path | None = None,
-        paths: AppPaths | None = None,
-    ) -> None:
-        self._workspace = workspace
-        self._all = trust_all
-        self._paths = paths
-        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / TRUST_FILE, workspace)
-
-    def trusted(self, skill: Skill) -> bool:
-        return self._all or _fingerprint(skill) in self._trusted.known()
-
-    def pending(self) -> list[TrustLine]:
-        return [
-            TrustLine("skill", skill.name, f"{skill.description} ({skill.source})")
-            for skill in self._pending()
-        ]
-
-    def trust(self) -> None:
-        self._trusted.add(_fingerprint(skill) for skill in self._pending())
+    FILE = "skill-trust.json"
 
     def _pending(self) -> tuple[Skill, ...]:
         return load_skills(self._workspace, self, self._paths).untrusted
+
+    def _fingerprint(self, skill: Skill) -> str:
+        return _fingerprint(skill)
+
+    def _line(self, skill: Skill) -> TrustLine:
+        return TrustLine("skill", skill.name, f"{skill.description} ({skill.source})")
 
 
 def _fingerprint(skill: Skill) -> str:

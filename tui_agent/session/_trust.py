@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from tui_agent.session._paths import AppPaths
+
+Item = TypeVar("Item")
 
 
 def fingerprint(*parts: str) -> str:
@@ -67,3 +71,43 @@ class RepositoryItems(Protocol):
     def trust(self) -> None:
         """Remember every pending item as trusted in this workspace."""
         ...
+
+
+class FingerprintTrust(Generic[Item]):
+    """A `RepositoryItems` source whose items are trusted one by one, by fingerprint, in a file
+    of its own under the data folder (`trust_all`: `--yolo`). A kind says which of its items
+    are the repository's (`_found`), what makes one what it is (`_fingerprint`) and how the
+    prompt lists it (`_line`)."""
+
+    FILE: ClassVar[str]
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        trust_all: bool = False,
+        file: Path | None = None,
+        paths: AppPaths | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._all = trust_all
+        self._paths = paths
+        self._trusted = TrustFile(file or AppPaths.from_env().data_dir / self.FILE, workspace)
+
+    def trusted(self, item: Item) -> bool:
+        return self._all or self._fingerprint(item) in self._trusted.known()
+
+    def pending(self) -> list[TrustLine]:
+        return [self._line(item) for item in self._pending()]
+
+    def trust(self) -> None:
+        self._trusted.add(self._fingerprint(item) for item in self._pending())
+
+    def _pending(self) -> Sequence[Item]:
+        raise NotImplementedError
+
+    def _fingerprint(self, item: Item) -> str:
+        raise NotImplementedError
+
+    def _line(self, item: Item) -> TrustLine:
+        raise NotImplementedError
