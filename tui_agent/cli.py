@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.cli_parsing import Parser, UsageError
 from tui_agent.providers import PROVIDER_KINDS
 
 if TYPE_CHECKING:
@@ -27,15 +28,6 @@ if TYPE_CHECKING:
     from tui_agent.session import LoopConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
 
 
 # Dispatched by `main` before the main parser runs; listed in `--help`.
@@ -50,7 +42,7 @@ SUBCOMMANDS = {
 
 def _parser() -> argparse.ArgumentParser:
     commands = "\n".join(f"  tui-agent {name:<9} {what}" for name, what in SUBCOMMANDS.items())
-    parser = _Parser(
+    parser = Parser(
         prog="tui-agent",
         description="A terminal coding agent. Without -p it opens the full-screen app in the "
         "workspace (the current directory unless --workspace says otherwise).",
@@ -133,14 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(args_list)
         if args.max_steps is not None and args.max_steps < 0:
-            raise _UsageError("--max-steps must be 0 (unlimited) or more")
+            raise UsageError("--max-steps must be 0 (unlimited) or more")
         if args.max_budget_usd is not None and not args.max_budget_usd > 0:
-            raise _UsageError("--max-budget-usd must be more than 0")
+            raise UsageError("--max-budget-usd must be more than 0")
         if args.fork and not (args.continue_latest or args.resume):
-            raise _UsageError("--fork needs --continue or --resume")
+            raise UsageError("--fork needs --continue or --resume")
         config = _config(args)
         prompt = None if args.print_prompt is None else _headless_prompt(args.print_prompt)
-    except _UsageError as exc:
+    except UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
     # Start-up allocates hundreds of thousands of objects that live as long as the process
@@ -159,9 +151,9 @@ def app_options_error(argv: list[str]) -> str | None:
     try:
         args = _parser().parse_args(argv)
         if args.prompt is not None or args.print_prompt is not None:
-            raise _UsageError("serve takes no prompt: type it in the browser")
+            raise UsageError("serve takes no prompt: type it in the browser")
         _config(args)
-    except _UsageError as exc:
+    except UsageError as exc:
         return str(exc)
     return None
 
@@ -172,9 +164,9 @@ def _headless_prompt(given: str) -> str:
     piped = _piped_stdin()
     if given == "-":
         if piped is None:
-            raise _UsageError("-p -: pipe the prompt into stdin (it is not a pipe or a file)")
+            raise UsageError("-p -: pipe the prompt into stdin (it is not a pipe or a file)")
         if not piped.strip():
-            raise _UsageError("-p -: stdin held no prompt")
+            raise UsageError("-p -: stdin held no prompt")
         return piped
     if piped is None or not piped.strip():
         return given
@@ -197,9 +189,9 @@ def _config(args: argparse.Namespace) -> LoopConfig:
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
-        raise _UsageError(f"workspace {workspace} is not a directory")
+        raise UsageError(f"workspace {workspace} is not a directory")
     if args.script is not None and not Path(args.script).is_file():
-        raise _UsageError(f"script {args.script} does not exist")
+        raise UsageError(f"script {args.script} does not exist")
     return LoopConfig(
         workspace=workspace,
         provider=args.provider,
@@ -327,12 +319,12 @@ def _list_sessions(argv: list[str]) -> int:
     from tui_agent.session import Session, list_sessions, print_tree, session_cost
     from tui_agent.usage import usd
 
-    parser = _Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
+    parser = Parser(prog="tui-agent sessions", description="List this workspace's sessions.")
     parser.add_argument("--workspace", type=Path, default=None)
     parser.add_argument("--tree", action="store_true", help="each session's branches beneath it")
     try:
         args = parser.parse_args(argv)
-    except _UsageError as exc:
+    except UsageError as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
     workspace = (args.workspace or Path.cwd()).resolve()

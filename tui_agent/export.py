@@ -14,23 +14,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from tui_agent.cli_parsing import Parser, UsageError
 from tui_agent.context import EventLogError, read_log
 from tui_agent.session import FORMATS, Session, export_file, export_session, on_branch
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tui-agent export", description="Export a session.")
+    parser = Parser(prog="tui-agent export", description="Export a session.")
     parser.add_argument("session_id", nargs="?", help="default: the latest of the workspace")
     parser.add_argument("--format", choices=FORMATS, default="md")
     parser.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
@@ -48,7 +40,7 @@ def main(argv: list[str]) -> int:
             sys.stdout.write(export_session(records, args.format, session.dir / "tasks"))
         else:
             export_file(session.session_id, args.format, args.output, branch=args.branch)
-    except (_UsageError, ValueError, EventLogError, OSError) as exc:
+    except (UsageError, ValueError, EventLogError, OSError) as exc:
         print(f"tui-agent export: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
@@ -58,10 +50,10 @@ def _session(args: argparse.Namespace) -> Session:
     if args.session_id is not None:
         session = Session.open(args.session_id)
         if session is None:
-            raise _UsageError(f"no session {args.session_id!r}")
+            raise UsageError(f"no session {args.session_id!r}")
     else:
         workspace = (args.workspace or Path.cwd()).resolve()
         session = Session.latest_for(workspace)
         if session is None:
-            raise _UsageError(f"no session for {workspace}")
+            raise UsageError(f"no session for {workspace}")
     return session

@@ -17,23 +17,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_agent.cli_parsing import Parser, UsageError
 from tui_agent.rerun import Verdict, check_path
 from tui_agent.session import Session, list_sessions
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="tui-agent replay",
         description="Play a recorded session through the real machines, or check that it "
         "reruns identically.",
@@ -55,14 +47,14 @@ def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.all and not args.check:
-            raise _UsageError("--all goes with --check")
+            raise UsageError("--all goes with --check")
         if args.all:
             workspace = (args.workspace or Path.cwd()).resolve()
             return _check_all(workspace)
         if args.session is None:
-            raise _UsageError("name a session (an id from `tui-agent sessions`)")
+            raise UsageError("name a session (an id from `tui-agent sessions`)")
         events = _events_path(args.session)
-    except _UsageError as exc:
+    except UsageError as exc:
         print(f"tui-agent replay: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.check:
@@ -78,7 +70,7 @@ def _events_path(session: str) -> Path:
         return given
     found = Session.open(session)
     if found is None or not found.events_path.is_file():
-        raise _UsageError(f"no session {session!r}")
+        raise UsageError(f"no session {session!r}")
     return found.events_path
 
 
