@@ -13,8 +13,9 @@ from tui_agent.llm._openai import build_openai_body
 from tui_agent.llm._openai_responses import build_responses_body
 from tui_agent.vocab import ImagePart, LLMRequest, Message, TextPart, ToolCall, user_message
 
-SHOT = ImagePart(media_type="image/png", data="iVBORw0KGgo=")
-DATA_URL = "data:image/png;base64,iVBORw0KGgo="
+DATA = "iVBORw0KGgo="
+SHOT = ImagePart(media_type="image/png", data=DATA)
+DATA_URL = f"data:image/png;base64,{DATA}"
 
 
 def _request() -> LLMRequest:
@@ -44,7 +45,7 @@ def test_anthropic_tool_result_carries_the_image_between_its_texts() -> None:
     assert first["tool_use_id"] == "call_1"
     assert first["content"] == [
         {"type": "text", "text": "before"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": SHOT.data}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": DATA}},
         {"type": "text", "text": "after"},
     ]
 

@@ -266,6 +266,8 @@ async def build_loop(
         LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
     )
     service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
+    if mcp is not None:
+        service.on_will_begin_step.register("mcp-lists", _mcp_lists_settled(mcp))
     if plan := plan_in(history):
         service.set_plan(plan)
     await service.start()
@@ -394,9 +396,10 @@ def _request_builder(
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
         # In plan mode the model hears so from its first request, not from a refused edit.
         planning = approvals.mode == "plan"
+        said = (system, PLAN_MODE_PROMPT if planning else "", mcp.instructions() if mcp else "")
         request = LLMRequest(
             model=provider.model,
-            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
+            system="\n\n".join(part for part in said if part),
             messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_tokens,
@@ -483,6 +486,16 @@ def _compact_and_retry(service: AgentLoopService) -> Callable[[ErrorContext], Aw
         return True
 
     return handle
+
+
+def _mcp_lists_settled(mcp: McpServers) -> Handler[StepBeginContext]:
+    """The next request sees what a server's `list_changed` changed (its new tool table)."""
+
+    async def hook(ctx: StepBeginContext, next_: Next[StepBeginContext]) -> None:
+        await mcp.settled()
+        await next_(None)
+
+    return hook
 
 
 def _proactive_compaction(service: AgentLoopService, system: str) -> Handler[StepBeginContext]:
