@@ -21,6 +21,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
+from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
     ApprovalMode,
@@ -69,6 +70,7 @@ class FakeLoop:
     images: list[tuple[ImagePart, ...]] = field(default_factory=list)  # per submit, in order
     closed: bool = False
     mcp: tuple[McpServerInfo, ...] = ()
+    offers: McpOffers = NO_OFFERS
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     cost_report: CostReport | None = None
@@ -185,6 +187,9 @@ class FakeLoop:
 
     def mcp_servers(self) -> tuple[McpServerInfo, ...]:
         return self.mcp
+
+    def mcp_offers(self) -> McpOffers:
+        return self.offers
 
     def costs(self) -> CostReport | None:
         return self.cost_report

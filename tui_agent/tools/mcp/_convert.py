@@ -43,7 +43,16 @@ def to_tool_result(result: CallToolResult, server: str) -> ToolResult:
         output = "\n".join(part.text for part in parts if isinstance(part, TextPart))
     else:
         output = tuple(parts)
-    return ToolResult(output=output, is_error=bool(result.is_error))
+    # The transcript shows each image as a chip (the text output has no place for it).
+    images = [image_chip(part) for part in parts if isinstance(part, ImagePart)]
+    display = {"images": images} if images else None
+    return ToolResult(output=output, is_error=bool(result.is_error), display=display)
+
+
+def image_chip(part: ImagePart) -> str:
+    """`image/png · 2.1 kB`: what the transcript's chip says of an image."""
+    size = len(part.data) * 3 // 4 - part.data[-2:].count("=")
+    return f"{part.media_type} · " + (f"{size / 1024:.1f} kB" if size >= 1024 else f"{size} B")
 
 
 def resource_link(server: str, uri: str, name: str) -> str:
