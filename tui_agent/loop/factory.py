@@ -47,6 +47,7 @@ from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
 from tui_agent.loop.hooks import Handler, Next
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.mcp_offers import lists_settled
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
@@ -267,7 +268,7 @@ async def build_loop(
     )
     service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
     if mcp is not None:
-        service.on_will_begin_step.register("mcp-lists", _mcp_lists_settled(mcp))
+        service.on_will_begin_step.register("mcp-lists", lists_settled(mcp))
     if plan := plan_in(history):
         service.set_plan(plan)
     await service.start()
@@ -486,16 +487,6 @@ def _compact_and_retry(service: AgentLoopService) -> Callable[[ErrorContext], Aw
         return True
 
     return handle
-
-
-def _mcp_lists_settled(mcp: McpServers) -> Handler[StepBeginContext]:
-    """The next request sees what a server's `list_changed` changed (its new tool table)."""
-
-    async def hook(ctx: StepBeginContext, next_: Next[StepBeginContext]) -> None:
-        await mcp.settled()
-        await next_(None)
-
-    return hook
 
 
 def _proactive_compaction(service: AgentLoopService, system: str) -> Handler[StepBeginContext]:

@@ -1,5 +1,6 @@
 """What the loop's MCP servers offer a front end besides tools: their prompts (the app's
-`/mcp__<server>__<prompt>` commands) and resources (`@server:uri` mentions).
+`/mcp__<server>__<prompt>` commands) and resources (`@server:uri` mentions). Also the step hook
+that lets a server's `list_changed` refresh settle before the next request (`lists_settled`).
 
 `McpOffers` is read at the moment it is needed (completion, sending), so it is always as the
 servers last listed it (a `list_changed` refreshes the lists). `NO_OFFERS` stands for a loop
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from tui_agent.loop.hooks import Handler, Next, StepBeginContext
 from tui_agent.vocab import ToolResult, error_result
 
 if TYPE_CHECKING:
@@ -112,3 +114,13 @@ class ServerOffers:
 
     async def read(self, server: str, uri: str) -> ToolResult:
         return await self._servers.read_resource(server, uri)
+
+
+def lists_settled(servers: McpServers) -> Handler[StepBeginContext]:
+    """The next request sees what a server's `list_changed` changed (its new tool table)."""
+
+    async def hook(ctx: StepBeginContext, next_: Next[StepBeginContext]) -> None:
+        await servers.settled()
+        await next_(None)
+
+    return hook
