@@ -1,11 +1,13 @@
 """server-everything (the MCP project's reference server) through `McpServers`: its prompts are
-listed and filled in with their arguments, and a long call cancelled by the user ends at once
+listed and filled in with their arguments, structured content that repeats the text is sent
+once, and a long call cancelled by the user ends at once
 while the server goes on answering. The loop-level paths (images, resources, progress,
 list_changed) run against it in tests/e2e/test_cli_mcp_everything.py."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import pytest
@@ -63,3 +65,14 @@ async def test_a_cancelled_long_call_ends_at_once_and_the_server_still_answers(
     fresh = ToolContext(AbortSignal(), on_update, lambda ack: None, Workspace("/tmp"), "c2")
     answer = await echo.execute(echo.Args.model_validate({"message": "still here"}), fresh)
     assert "still here" in answer.text
+
+
+async def test_structured_content_that_repeats_the_text_is_sent_once(
+    everything: McpServers,
+) -> None:
+    tool = everything.get("mcp__everything__get-structured-content")
+    assert tool is not None
+    ctx = ToolContext(AbortSignal(), lambda update: None, lambda ack: None, Workspace("/tmp"), "c1")
+    result = await tool.execute(tool.Args.model_validate({"location": "New York"}), ctx)
+    assert isinstance(result.output, str)
+    assert json.loads(result.output)["temperature"]  # the text alone: one JSON document
