@@ -1,8 +1,8 @@
 """server-everything (the MCP project's reference server) through `McpServers`: its prompts are
 listed and filled in with their arguments, structured content that repeats the text is sent
-once, and a long call cancelled by the user ends at once
-while the server goes on answering. The loop-level paths (images, resources, progress,
-list_changed) run against it in tests/e2e/test_cli_mcp_everything.py."""
+once, and a long call cancelled by the user ends at once while the server goes on answering.
+The loop-level paths (images, resources, progress, list_changed) run against it in
+tests/e2e/test_cli_mcp_everything.py."""
 
 from __future__ import annotations
 
