@@ -218,17 +218,19 @@ class McpServers:
         connection = McpConnection(entry.config, lambda kind: self._list_changed(entry, kind))
         try:
             listed = await connection.open()
-            resources = await connection.request(list_resources)
-            prompts = await connection.request(list_prompts)
-        except (McpStartError, McpCallError, McpConnectionLost) as error:
-            await connection.close()
+        except McpStartError as error:
             self._set(entry, "failed", str(error))
             self._on_notice("error", f'MCP server "{entry.config.name}" failed to start: {error}')
             return
         entry.connection = connection
         entry.tools = self._tools_of(entry, listed)
-        entry.resources, entry.prompts = resources, prompts
         self._set(entry, "ready", None)
+        # Listed as a change is: a server whose resources or prompts cannot be listed (a
+        # warning says so) still serves its tools.
+        self._list_changed(entry, "resources")
+        self._list_changed(entry, "prompts")
+        if entry.refreshing is not None:
+            await entry.refreshing
 
     def _tools_of(self, entry: _Entry, listed: Sequence[ServerTool]) -> tuple[McpTool, ...]:
         async def call(tool: str, arguments: dict[str, Any], progress: Progress) -> ToolResult:
