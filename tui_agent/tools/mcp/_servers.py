@@ -257,7 +257,8 @@ class McpServers:
             except (McpCallError, McpConnectionLost) as error:
                 self._on_notice(
                     "warning",
-                    f'MCP server "{entry.config.name}" could not list its changes: {error}',
+                    f'MCP server "{entry.config.name}" could not list its '
+                    f"{' and '.join(sorted(kinds))}: {error}",
                 )
                 return
             self._set(entry, entry.state, entry.error)
