@@ -162,3 +162,19 @@ def test_a_skipped_servers_secret_is_never_printed_expanded(workspace: Path) -> 
     servers = [e for e in events_of(done.stdout) if e.get("type") == "mcp.servers"]
     assert servers, "no MCP status event"
     assert "${DEPLOY_PASSWORD}" in json.dumps(servers[-1])
+
+
+def test_a_tool_a_call_added_is_offered_and_found_in_the_next_step(workspace: Path) -> None:
+    _config_toml(f'[mcp_servers.fx]\ncommand = "{sys.executable}"\nargs = ["{FIXTURE}", "stdio"]\n')
+    steps = [
+        {"tool_calls": [{"name": "mcp__fx__learn", "arguments": {"name": "fresh"}}]},
+        {"tool_calls": [{"name": "mcp__fx__fresh", "arguments": {}}]},
+        {"text": "Used it."},
+    ]
+    with scripted_openai_server(steps) as server:
+        done = run_cli(server, workspace, "-p", "learn", "--yolo", timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    assert "mcp__fx__fresh" not in _offered(server.requests[0])
+    assert "mcp__fx__fresh" in _offered(server.requests[1])  # tools/list_changed was heard
+    assert tool_messages(server.requests[2])[-1]["content"] == "fresh works"

@@ -4,7 +4,10 @@ HTTP on 127.0.0.1, an ephemeral port, printed as `PORT <n>` on stdout once it li
 
 Tools: `echo` and `env` (read-only), `fail` (an error result), `big` (200 KB of text),
 `image` (a PNG), `structured` (structuredContent), `hang` (never returns; a cancel is remembered),
-`was_cancelled` (waits until `hang` saw its cancellation), `crash` (writes to stderr and dies).
+`was_cancelled` (waits until `hang` saw its cancellation), `crash` (writes to stderr and dies),
+`client` (the client's name and version as it introduced itself), `steps` (reports progress with
+a message per step), `learn` (adds a tool and a prompt, and says so with `list_changed`).
+A resource `fixture://notes`, a prompt `review(path, focus?)`, and instructions for the model.
 `python mcp_server.py stdio-ignoring-eof PID_FILE` serves stdio but stays when its input ends.
 """
 
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 
 # A 1×1 transparent PNG.
@@ -28,7 +31,7 @@ PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )
 
-server = MCPServer("fixture")
+server = MCPServer("fixture", instructions="Fixture rule: call echo before anything else.")
 _cancelled = anyio.Event()
 
 
@@ -89,6 +92,51 @@ async def was_cancelled() -> str:
 def env(name: str) -> str:
     """One variable of the server's environment."""
     return os.environ.get(name, "(unset)")
+
+
+@server.tool()
+def client(ctx: Context) -> str:
+    """The client's name and version, as it introduced itself."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    return f"{info.name} {info.version}" if info is not None else "(anonymous)"
+
+
+@server.tool()
+async def steps(count: int, ctx: Context) -> str:
+    """Report progress once per step."""
+    for step in range(1, count + 1):
+        await ctx.report_progress(step, count, f"step {step}")
+    return f"{count} steps done"
+
+
+@server.tool()
+async def learn(name: str, ctx: Context) -> str:
+    """Add a tool called `name` (and a prompt `<name>_prompt`); tell the client."""
+
+    def learned() -> str:
+        return f"{name} works"
+
+    def prompt() -> str:
+        return f"Use {name}."
+
+    server.add_tool(learned, name=name, description=f"The learned tool {name}.")
+    server.prompt(name=f"{name}_prompt")(prompt)
+    await ctx.session.send_tool_list_changed()
+    await ctx.session.send_prompt_list_changed()
+    return f"learned {name}"
+
+
+@server.resource("fixture://notes", mime_type="text/plain")
+def notes() -> str:
+    """Notes kept by the fixture."""
+    return "the notes say hello"
+
+
+@server.prompt()
+def review(path: str, focus: str = "bugs") -> str:
+    """Review one file."""
+    return f"Review {path}, looking for {focus}."
 
 
 @server.tool()

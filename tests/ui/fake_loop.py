@@ -21,6 +21,7 @@ from tui_agent.loop.api import (
 )
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
+from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.userhooks import HookInfo
 from tui_agent.vocab import (
@@ -71,6 +72,7 @@ class FakeLoop:
     closed: bool = False
     mcp: tuple[McpServerInfo, ...] = ()
     hook_infos: tuple[HookInfo, ...] = ()
+    offers: McpOffers = NO_OFFERS
     rules: tuple[PermissionRule, ...] = ()
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     cost_report: CostReport | None = None
@@ -191,6 +193,9 @@ class FakeLoop:
 
     def hooks(self) -> tuple[HookInfo, ...]:
         return self.hook_infos
+
+    def mcp_offers(self) -> McpOffers:
+        return self.offers
 
     def costs(self) -> CostReport | None:
         return self.cost_report

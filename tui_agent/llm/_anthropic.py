@@ -275,8 +275,10 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
 
 def _tool_result(message: Message) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
-    if message.text:  # an empty result goes without content: Anthropic refuses empty text
-        block["content"] = message.text
+    if any(isinstance(part, ImagePart) for part in message.content):
+        block["content"] = _user_blocks(message)  # text and images, each its own block
+    elif message.text:  # an empty result goes without content: Anthropic refuses empty text
+        block["content"] = "\n".join(p.text for p in message.content if isinstance(p, TextPart))
     if message.is_error:
         block["is_error"] = True
     return block

@@ -29,6 +29,7 @@ from tui_agent.llm._errors import (
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.llm._tool_images import images_after_tools
 from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
@@ -270,7 +271,8 @@ def _user_content(message: Message) -> str | list[dict[str, Any]]:
 
 def _wire_message(message: Message, echo_reasoning: bool) -> dict[str, Any]:
     if message.role == "tool":
-        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text}
+        text = "\n".join(p.text for p in message.content if isinstance(p, TextPart))
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
     if message.role == "assistant":
         wire: dict[str, Any] = {"role": "assistant", "content": message.text or None}
         if message.tool_calls:
@@ -298,7 +300,7 @@ def build_openai_body(request: LLMRequest, settings: ProviderSettings) -> dict[s
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    messages.extend(_wire_message(m, echo) for m in request.messages)
+    messages.extend(_wire_message(m, echo) for m in images_after_tools(request.messages))
     body: dict[str, Any] = {
         "model": request.model or settings.model,
         "messages": messages,

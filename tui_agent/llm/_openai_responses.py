@@ -34,6 +34,7 @@ from tui_agent.llm._errors import (
 from tui_agent.llm._http_provider import HTTPProvider, StreamParser, with_common_options
 from tui_agent.llm._settings import ProviderSettings
 from tui_agent.llm._sse import ServerSentEvent
+from tui_agent.llm._tool_images import images_after_tools
 from tui_agent.providers import ENDPOINTS
 from tui_agent.vocab import (
     Finish,
@@ -258,10 +259,11 @@ def _assistant_items(message: Message) -> list[dict[str, Any]]:
 def build_responses_body(request: LLMRequest, settings: ProviderSettings) -> dict[str, Any]:
     """The JSON body for `POST {base}/responses` from a provider-neutral request."""
     items: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in images_after_tools(request.messages):
         if message.role == "tool":
             output = {"type": "function_call_output", "call_id": message.tool_call_id}
-            items.append({**output, "output": message.text})
+            text = "\n".join(p.text for p in message.content if isinstance(p, TextPart))
+            items.append({**output, "output": text})
         elif message.role == "assistant":
             items.extend(_assistant_items(message))
         elif message.role == "system":

@@ -27,6 +27,7 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
+    from tui_agent.loop.mcp_offers import McpOffers
     from tui_agent.loop.session_tree import SessionTree
     from tui_agent.loop.userhooks import HookInfo
     from tui_agent.tools import Sandbox
@@ -303,6 +304,10 @@ class LoopApi(Protocol):
 
     async def reconnect_mcp(self, name: str) -> bool:
         """Restart one MCP server; False when no server has that name."""
+        ...
+
+    def mcp_offers(self) -> McpOffers:
+        """The MCP servers' prompts and resources, as they last listed them."""
         ...
 
     async def close(self) -> None:

@@ -27,13 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import (
-    CompactionFailed,
-    CompactionResult,
     EventLog,
     PrefixWatch,
     SessionMeta,
-    compact,
-    estimate_tokens,
     project,
 )
 from tui_agent.llm import Provider
@@ -44,17 +40,15 @@ from tui_agent.loop.adapters.requester import LoopRequester
 from tui_agent.loop.adapters.tools import LoopToolRunner, ResultNote
 from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.loop.checkpoints import Checkpoints
+from tui_agent.loop.compaction_policy import compact_and_retry, proactive_compaction, summariser
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
-from tui_agent.loop.hooks import Handler, Next
 from tui_agent.loop.journal import LogJournal
+from tui_agent.loop.mcp_offers import lists_settled
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
-    Compactor,
-    ErrorContext,
     LoopErrorHandler,
     LoopOptions,
-    StepBeginContext,
     is_context_overflow,
     mcp_server_infos,
 )
@@ -84,8 +78,6 @@ from tui_agent.vocab import HistoryEntry, LLMRequest, TokenUsage, ToolSpec
 
 if TYPE_CHECKING:  # loaded only when servers are configured: the one-shot path stays light
     from tui_agent.tools.mcp import McpServerConfig, McpServers, TrustAnswer, TrustStore
-
-COMPACT_AT = 0.85  # of the model's context window, checked before every step
 
 
 async def build_loop(
@@ -247,7 +239,7 @@ async def build_loop(
         journal=journal,
         options=options,
         subagents=subagents,
-        compactor=_summariser(provider, system, tool_specs, info.context_window),
+        compactor=summariser(provider, system, tool_specs, info.context_window),
         # A sub-agent shares its parent's approvals; the parent's service reports mode changes.
         approvals=shared_approvals if approvals is None else None,
         forget_rule=rule_store.forget if rule_store is not None else lambda rule: None,
@@ -263,9 +255,11 @@ async def build_loop(
         user_hooks=user_hooks,
     )
     service.register_loop_error_handler(
-        LoopErrorHandler("compaction", is_context_overflow, _compact_and_retry(service))
+        LoopErrorHandler("compaction", is_context_overflow, compact_and_retry(service))
     )
-    service.on_will_begin_step.register("compaction", _proactive_compaction(service, system))
+    service.on_will_begin_step.register("compaction", proactive_compaction(service, system))
+    if mcp is not None:
+        service.on_will_begin_step.register("mcp-lists", lists_settled(mcp))
     if plan := plan_in(history):
         service.set_plan(plan)
     attach(service, hooks, subagent=depth > 0, resumed=bool(history))
@@ -398,9 +392,10 @@ def _request_builder(
     def build_request(history: Sequence[HistoryEntry]) -> LLMRequest:
         # In plan mode the model hears so from its first request, not from a refused edit.
         planning = approvals.mode == "plan"
+        said = (system, PLAN_MODE_PROMPT if planning else "", mcp.instructions() if mcp else "")
         request = LLMRequest(
             model=provider.model,
-            system=f"{system}\n\n{PLAN_MODE_PROMPT}" if planning else system,
+            system="\n\n".join(part for part in said if part),
             messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
             max_tokens=max_tokens,
@@ -442,22 +437,6 @@ def _mcp_servers(
     return servers
 
 
-def _summariser(
-    provider: Provider, system: str, tool_specs: tuple[ToolSpec, ...], context_window: int
-) -> Compactor:
-    async def summarise(entries: Sequence[HistoryEntry]) -> CompactionResult | CompactionFailed:
-        return await compact(
-            entries,
-            provider,
-            provider.model,
-            system=system,
-            tools=tool_specs,
-            context_window=context_window,
-        )
-
-    return summarise
-
-
 def _closer(
     runner: LoopToolRunner,
     executor: BatchExecutor,
@@ -477,24 +456,3 @@ def _closer(
             await owned_provider.aclose()
 
     return close
-
-
-def _compact_and_retry(service: AgentLoopService) -> Callable[[ErrorContext], Awaitable[bool]]:
-    async def handle(ctx: ErrorContext) -> bool:
-        if not await service.compact_history(service.engine.history):
-            return False
-        ctx.retry()
-        return True
-
-    return handle
-
-
-def _proactive_compaction(service: AgentLoopService, system: str) -> Handler[StepBeginContext]:
-    async def hook(ctx: StepBeginContext, next_: Next[StepBeginContext]) -> None:
-        window = service.info.context_window
-        view = service.view(ctx.history)
-        if window and estimate_tokens(view, system=system) > COMPACT_AT * window:
-            await service.compact_history(ctx.history)
-        await next_(None)
-
-    return hook

@@ -36,6 +36,7 @@ from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
 from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
+from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers, ServerOffers
 from tui_agent.loop.session_tree import SessionTree
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import Subagents, machine_prefix
@@ -316,6 +317,9 @@ class AgentLoopService:
 
     async def reconnect_mcp(self, name: str) -> bool:
         return self._mcp is not None and await self._mcp.reconnect(name)
+
+    def mcp_offers(self) -> McpOffers:
+        return NO_OFFERS if self._mcp is None else ServerOffers(self._mcp)
 
     # -- checkpoints -------------------------------------------------------------------------
     async def undo_plan(self) -> RestorePlan | None:

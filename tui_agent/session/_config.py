@@ -129,7 +129,7 @@ class ModelConfig(_Table):
 class McpServerTable(_Table):
     """One MCP server: `command` (with `args`, `env`) for stdio, or `url` (with `headers`)."""
 
-    type: Literal["stdio", "http"] | None = None
+    type: Literal["stdio", "http", "sse"] | None = None
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)

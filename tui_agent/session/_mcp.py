@@ -169,14 +169,11 @@ def _server(
         McpServerConfig,
     )
 
-    kind = table.type
-    transport: Literal["stdio", "http"] = (
-        "http" if kind == "http" or (kind is None and table.url) else "stdio"
-    )
+    transport = table.type or ("http" if table.url else "stdio")
     if transport == "stdio" and not table.command:
         raise _Problem("command", 'missing: a stdio server needs "command" (or give "url")')
-    if transport == "http" and not table.url:
-        raise _Problem("url", 'missing: an http server needs "url"')
+    if transport != "stdio" and not table.url:
+        raise _Problem("url", f'missing: an {transport} server needs "url"')
     expand = _Expander(env, source == "workspace")
     command, args = table.command or "", table.args
     return McpServerConfig(
@@ -192,7 +189,7 @@ def _server(
         tool_timeout_s=table.tool_timeout_s or DEFAULT_TOOL_TIMEOUT_S,
         source=source,
         cwd=str(workspace),
-        as_written=(table.url or "") if transport == "http" else shlex.join([command, *args]),
+        as_written=(table.url or "") if transport != "stdio" else shlex.join([command, *args]),
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_agent.loop.mcp_offers import McpPromptInfo
 from tui_agent.session import CustomCommand
 from tui_agent.ui import setup_commands as setup
 from tui_agent.ui import slash_commands as slash
@@ -38,6 +39,7 @@ class SlashCommand:
     help: str
     run: Callable[[TuiAgentApp, str], None] | None = None  # a built-in command's action
     custom: CustomCommand | None = None  # a user's command: its prompt template
+    mcp_prompt: McpPromptInfo | None = None  # an MCP server's prompt (see `mcp_prompts`)
     cancels_turn: Callable[[str], bool] = _never  # with this argument, it would end the turn
 
 

@@ -21,6 +21,7 @@ from tui_agent.loop.api import (
     RestorePlan,
 )
 from tui_agent.loop.events import LoopEvent, McpServerInfo
+from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
     ApprovalMode,
@@ -92,6 +93,9 @@ class OpeningLoop:
 
     def hooks(self) -> tuple[HookInfo, ...]:
         return ()
+
+    def mcp_offers(self) -> McpOffers:
+        return NO_OFFERS
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:
         return lambda: None

@@ -19,6 +19,12 @@ from textual.widgets import TextArea
 from tui_agent.session import limits_for
 from tui_agent.ui import commands
 from tui_agent.ui.custom_run import send_custom
+from tui_agent.ui.mcp_prompts import (
+    prompt_commands,
+    resource_attachments,
+    resource_completions,
+    send_prompt,
+)
 from tui_agent.ui.prompt_power import unresolved_note
 from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
@@ -74,8 +80,14 @@ class PromptFlow:
     ) -> None:
         words = unfolded(draft)
         info = self.app.loop.info
+        resources, unread = await resource_attachments(self.app.loop.mcp_offers(), draft.text)
         ready = await self.app.power.prepare(
-            Path(info.workspace), words, mentions_in=draft.text, limits=limits_for(info.provider)
+            Path(info.workspace),
+            words,
+            mentions_in=draft.text,
+            limits=limits_for(info.provider),
+            extra=resources,
+            problems=unread,
         )
         if ready.problems:
             # Not sent: a question about a picture the model cannot see would waste the turn.
@@ -148,7 +160,7 @@ class PromptFlow:
             self.remember(text)
             self.app._call(self._run_bang(text[1:].strip()), "!command")
             return
-        parsed = commands.parse(text, self.app.power.commands)
+        parsed = commands.parse(text, self._commands())
         if isinstance(parsed, commands.UnknownCommand):
             self.app.transcript.action_follow()
             self.app.vm.add_marker("warning", parsed.message())
@@ -156,6 +168,11 @@ class PromptFlow:
             send_custom(
                 self.app, parsed[0].custom, parsed[1], steer=message.steer, typed=message.draft
             )
+        elif parsed is not None and parsed[0].mcp_prompt is not None:
+            filled = send_prompt(
+                self.app, parsed[0].mcp_prompt, parsed[1], steer=message.steer, draft=message.draft
+            )
+            self.app._call(filled, "asking the MCP server for its prompt")
         elif parsed is not None:
             self.app.run_slash(parsed[0].name, parsed[1])
         else:
@@ -178,7 +195,7 @@ class PromptFlow:
         text = self.app.prompt_input.text
         self._update_mentions()
         if text.startswith("/") and " " not in text and "\n" not in text:
-            shown = self.app.completion.filter(text, self.app.power.commands)
+            shown = self.app.completion.filter(text, self._commands())
             self.app.completion.display = shown
             self.app.prompt_input.completion_open = shown
         elif self.app.completion.display:
@@ -190,17 +207,25 @@ class PromptFlow:
             chosen = self.app.completion.chosen
             if chosen is not None:
                 self.app.prompt_input.load_text(
-                    f"/{chosen.name}" + (" " if chosen.args or chosen.custom else "")
+                    f"/{chosen.name}"
+                    + (" " if chosen.args or chosen.custom or chosen.mcp_prompt else "")
                 )
                 self.app.prompt_input.move_cursor(self.app.prompt_input.document.end)
         else:
             self.app.completion.move(-1 if message.key == "up" else 1)
 
+    def _commands(self) -> tuple[commands.SlashCommand, ...]:
+        """The user's commands, then the MCP servers' prompts (as they list them now)."""
+        return (*self.app.power.commands, *prompt_commands(self.app.loop.mcp_offers()))
+
     def _update_mentions(self) -> None:
         row, column = self.app.prompt_input.cursor_location
         line = self.app.prompt_input.document.get_line(row)[:column]
         query = self.app.power.mention_at(line)
-        shown = query is not None and self.app.paths.show_paths(self.app.power.complete(query))
+        if query is not None:
+            offered = resource_completions(self.app.loop.mcp_offers(), query)
+            offered += self.app.power.complete(query)
+        shown = query is not None and self.app.paths.show_paths(offered)
         self.app.paths.display = shown
         self.app.prompt_input.mention_open = shown
 

@@ -137,7 +137,14 @@ class PromptPower:
         return self.index.match(query)
 
     async def prepare(
-        self, workspace: Path, words: str, *, mentions_in: str, limits: ImageLimits
+        self,
+        workspace: Path,
+        words: str,
+        *,
+        mentions_in: str,
+        limits: ImageLimits,
+        extra: Sequence[Attachment] = (),
+        problems: Sequence[str] = (),
     ) -> Prepared:
         """The text to send for `words`: the files, folders and images that `mentions_in` (the
         words as typed, pastes still folded) mentions, the pasted images and the `!` outputs,
@@ -145,11 +152,15 @@ class PromptPower:
         workspace (`@dataclass`, `@types/node`): they stay in the words as the plain text they
         are. An image that cannot be attached leaves everything pending: nothing is sent."""
         mentions = await read_mentions(workspace, mentions_in, limits)
-        if mentions.problems:
-            return Prepared("", (), mentions.missing, mentions.problems)
-        attached = [*mentions.attachments, *self.pending]
+        # `extra`, `problems`: what was read for other mentions (an MCP server's `@server:uri`)
+        # and what of them could not be.
+        taken = {attachment.source.removeprefix("@") for attachment in extra}
+        missing = tuple(mention for mention in mentions.missing if mention not in taken)
+        if mentions.problems or problems:
+            return Prepared("", (), missing, (*mentions.problems, *problems))
+        attached = [*mentions.attachments, *extra, *self.pending]
         self.pending = []
-        return Prepared(attach(words, attached), images_of(attached), mentions.missing, ())
+        return Prepared(attach(words, attached), images_of(attached), missing, ())
 
     async def paste_image(self, limits: ImageLimits) -> bool:
         """Ctrl+V: the clipboard's image goes with the next prompt (a chip in the transcript);

@@ -13,6 +13,7 @@ from tui_agent.tools.mcp._config import (
 from tui_agent.tools.mcp._names import tool_name
 from tui_agent.tools.mcp._servers import (
     AskTrust,
+    McpRequestError,
     McpServers,
     McpServerStatus,
     ServerState,
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_STARTUP_TIMEOUT_S",
     "DEFAULT_TOOL_TIMEOUT_S",
     "AskTrust",
+    "McpRequestError",
     "McpServerConfig",
     "McpServerStatus",
     "McpServers",

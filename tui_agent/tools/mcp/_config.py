@@ -1,4 +1,5 @@
-"""What it takes to reach one MCP server: a command to run (stdio) or a URL (streamable HTTP).
+"""What it takes to reach one MCP server: a command to run (stdio) or a URL (streamable HTTP, or
+the legacy HTTP+SSE transport).
 
 Plain data, built by whoever reads the user's files (`session`) or by an ACP client's session
 request; nothing here imports the MCP SDK.
@@ -10,7 +11,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Literal
 
-Transport = Literal["stdio", "http"]
+Transport = Literal["stdio", "http", "sse"]  # sse: the legacy HTTP+SSE transport
 Source = Literal["config", "workspace", "client"]
 
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
@@ -44,7 +45,7 @@ class McpServerConfig:
         """The command as a shell would show it, or the URL, as the file writes it."""
         if self.as_written:
             return self.as_written
-        if self.transport == "http":
+        if self.transport != "stdio":
             return self.url
         return shlex.join([self.command, *self.args])
 

@@ -14,15 +14,27 @@ import contextlib
 import os
 import tempfile
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, cast
+from importlib.metadata import version
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from tui_agent.tools._groups import child_group, end_group, track
 from tui_agent.tools.mcp._config import McpServerConfig
+from tui_agent.tools.mcp._notifications import ListKind, list_changed_handler
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.types import CallToolResult
+
+T = TypeVar("T")
+
+
+class Progress(Protocol):
+    """Hears a call's progress reports: done so far, the total when known, the message."""
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
+
 
 STDERR_TAIL = 2_000  # characters of a server's stderr quoted in an error
 CLOSE_TIMEOUT_S = 10.0
@@ -53,8 +65,13 @@ class ServerTool:
 
 
 class McpConnection:
-    def __init__(self, config: McpServerConfig) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        on_list_changed: Callable[[ListKind], None] = lambda kind: None,
+    ) -> None:
         self.config = config
+        self._on_list_changed = on_list_changed
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
@@ -63,6 +80,17 @@ class McpConnection:
     @property
     def alive(self) -> bool:
         return self._session is not None and self._owner is not None and not self._owner.done()
+
+    @property
+    def offers_resources(self) -> bool:
+        session = self._session
+        capabilities = session.server_capabilities if session is not None else None
+        return capabilities is not None and capabilities.resources is not None
+
+    @property
+    def instructions(self) -> str:
+        """What the server asks the model to know about using it (empty when it says nothing)."""
+        return (self._session.instructions if self._session is not None else None) or ""
 
     async def open(self) -> list[ServerTool]:
         """Start the server and list its tools, within the configured start-up time."""
@@ -93,6 +121,7 @@ class McpConnection:
         group: int | None = None
         try:
             from mcp.client.session import ClientSession
+            from mcp.types import Implementation
 
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(marker))
@@ -100,9 +129,16 @@ class McpConnection:
                     group = child_group(marker)
                     if group is not None:
                         track(group)
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read,
+                        write,
+                        message_handler=list_changed_handler(self._on_list_changed),
+                        client_info=Implementation(name="tui-agent", version=version("tui-agent")),
+                    )
+                )
                 await session.initialize()
-                tools = await _list_tools(session)
+                tools = await list_tools(session)
                 self._session = session
                 ready.set_result(tools)
                 await self._closing.wait()
@@ -127,6 +163,15 @@ class McpConnection:
 
             client = create_mcp_http_client(headers=dict(config.headers) or None)
             return streamable_http_client(config.url, http_client=client)
+        if config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            # The legacy transport (an event stream plus a POST endpoint it names), which many
+            # hosted servers still speak.
+            legacy: contextlib.AbstractAsyncContextManager[Any] = sse_client(
+                config.url, headers=dict(config.headers) or None
+            )
+            return legacy
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         name, value = marker.split("=", 1)
@@ -139,8 +184,22 @@ class McpConnection:
         # The SDK wants a text file for the child's stderr; only its descriptor is used.
         return stdio_client(params, errlog=cast(Any, self._stderr))
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
-        """One `tools/call`; cancelling the awaiting task cancels it on the server too."""
+    async def call(
+        self, name: str, arguments: dict[str, Any], on_progress: Progress | None = None
+    ) -> CallToolResult:
+        """One `tools/call`; cancelling the awaiting task cancels it on the server too (the SDK
+        sends `notifications/cancelled`). `on_progress` hears the server's progress reports."""
+        return await self.request(
+            lambda session: session.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=self.config.tool_timeout_s,
+                progress_callback=on_progress,
+            )
+        )
+
+    async def request(self, ask: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """One request of the live session, its failures in our words."""
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -148,9 +207,7 @@ class McpConnection:
         if session is None or not self.alive:
             raise McpConnectionLost(self._with_tail("the server is not running"))
         try:
-            return await session.call_tool(
-                name, arguments, read_timeout_seconds=self.config.tool_timeout_s
-            )
+            return await ask(session)
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
                 raise McpConnectionLost(self._with_tail("the server exited")) from None
@@ -191,7 +248,7 @@ class McpConnection:
         return f"{message}; its stderr ends with:\n{tail}" if tail else message
 
 
-async def _list_tools(session: ClientSession) -> list[ServerTool]:
+async def list_tools(session: ClientSession) -> list[ServerTool]:
     from mcp.types import PaginatedRequestParams
 
     tools: list[ServerTool] = []

@@ -3,7 +3,13 @@
 `McpServers(configs, ...)` holds one entry per configured server. `start()` connects them all
 concurrently in the background (servers from a workspace's `.mcp.json` only once approved);
 `wait_started()` waits until every start-up has settled (each bounded by its
-`startup_timeout_s`). `tools()` are the live servers' tools; `statuses()` what `/mcp` shows.
+`startup_timeout_s`). `tools()` are the live servers' tools (and `read_mcp_resource` while a
+server offers resources); `statuses()` what `/mcp` shows; `resources()`, `prompts()` and
+`instructions()` what else the servers offer.
+
+A server's `list_changed` notification refreshes that list in the background; a call to the
+server waits for the refresh its own notification started, and `settled()` (awaited before
+each step) waits for all of them, so the next request sees the new tool table.
 
 Faults: a call that loses its server fails with the server's stderr tail; the next call
 restarts the server once; a server that dies again is disabled with a notice until the user
@@ -17,16 +23,30 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from tui_agent.tools._base import Tool
 from tui_agent.tools.mcp._config import McpServerConfig
 from tui_agent.tools.mcp._connection import (
     McpCallError,
     McpConnection,
     McpConnectionLost,
     McpStartError,
+    Progress,
+    ServerTool,
+    list_tools,
 )
 from tui_agent.tools.mcp._convert import to_tool_result
+from tui_agent.tools.mcp._listing import (
+    ServerPrompt,
+    ServerResource,
+    list_prompts,
+    list_resources,
+    prompt_text,
+    resource_parts,
+)
+from tui_agent.tools.mcp._notifications import ListKind
+from tui_agent.tools.mcp._resources import ReadMcpResource
 from tui_agent.tools.mcp._tool import McpTool
-from tui_agent.vocab import ToolResult, ToolSpec, error_result
+from tui_agent.vocab import TextPart, ToolResult, ToolSpec, error_result
 
 ServerState = Literal[
     "off", "skipped", "waiting", "starting", "ready", "failed", "crashed", "disabled"
@@ -36,6 +56,12 @@ NoticeLevel = Literal["info", "warning", "error"]
 AskTrust = Callable[[Sequence[McpServerConfig]], Awaitable[TrustAnswer]]
 MAX_DEATHS = 2  # the second death disables the server
 NOT_APPROVED = "not approved for this workspace (approve it once in the app, or run with --yolo)"
+INSTRUCTIONS_CHARS = 2_000  # of one server's instructions in the system prompt
+REFRESH_WAIT_S = 10.0  # how long a step waits for a server to list what changed
+
+
+class McpRequestError(Exception):
+    """A prompt or resource could not be had from a server; the message says why."""
 
 
 class TrustStore(Protocol):
@@ -65,6 +91,10 @@ class _Entry:
     connection: McpConnection | None = None
     deaths: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    resources: tuple[ServerResource, ...] = ()
+    prompts: tuple[ServerPrompt, ...] = ()
+    stale: set[ListKind] = field(default_factory=set)
+    refreshing: asyncio.Task[None] | None = None
 
 
 class McpServers:
@@ -86,7 +116,7 @@ class McpServers:
         self._on_notice = on_notice
         self._started: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._by_name: dict[str, McpTool] = {}
+        self._by_name: dict[str, Tool[Any]] = {}
         self._specs: tuple[ToolSpec, ...] = ()
 
     # -- views -----------------------------------------------------------------------------
@@ -106,14 +136,38 @@ class McpServers:
             for entry in self._entries.values()
         ]
 
-    def tools(self) -> list[McpTool]:
+    def tools(self) -> list[Tool[Any]]:
         return list(self._by_name.values())
 
-    def get(self, name: str) -> McpTool | None:
+    def get(self, name: str) -> Tool[Any] | None:
         return self._by_name.get(name)
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return self._specs
+
+    def resources(self) -> list[tuple[str, ServerResource]]:
+        """Every live server's listed resources, with the server's name."""
+        return [(name, item) for name, entry in self._live() for item in entry.resources]
+
+    def prompts(self) -> list[tuple[str, ServerPrompt]]:
+        return [(name, item) for name, entry in self._live() for item in entry.prompts]
+
+    def instructions(self) -> str:
+        """The live servers' instructions for the system prompt, each bounded and marked with
+        its server's name (they are the server's words, not the user's)."""
+        blocks = []
+        for name, entry in self._live():
+            text = entry.connection.instructions.strip() if entry.connection else ""
+            if len(text) > INSTRUCTIONS_CHARS:
+                text = text[:INSTRUCTIONS_CHARS] + " […]"
+            if text:
+                blocks.append(
+                    f'<mcp-server-instructions server="{name}">\n{text}\n</mcp-server-instructions>'
+                )
+        return "\n\n".join(blocks)
+
+    def _live(self) -> list[tuple[str, _Entry]]:
+        return [(name, entry) for name, entry in self._entries.items() if entry.state == "ready"]
 
     # -- start-up --------------------------------------------------------------------------
     def start(self) -> None:
@@ -161,7 +215,7 @@ class McpServers:
 
     async def _connect(self, entry: _Entry) -> None:
         self._set(entry, "starting", None)
-        connection = McpConnection(entry.config)
+        connection = McpConnection(entry.config, lambda kind: self._list_changed(entry, kind))
         try:
             listed = await connection.open()
         except McpStartError as error:
@@ -169,18 +223,89 @@ class McpServers:
             self._on_notice("error", f'MCP server "{entry.config.name}" failed to start: {error}')
             return
         entry.connection = connection
-        caller = self._caller(entry)
-        entry.tools = tuple(McpTool(entry.config.name, tool, caller) for tool in listed)
+        entry.tools = self._tools_of(entry, listed)
         self._set(entry, "ready", None)
+        # Listed as a change is: a server whose resources or prompts cannot be listed (a
+        # warning says so) still serves its tools.
+        self._list_changed(entry, "resources")
+        self._list_changed(entry, "prompts")
+        if entry.refreshing is not None:
+            await entry.refreshing
 
-    def _caller(self, entry: _Entry) -> Callable[[str, dict[str, Any]], Awaitable[ToolResult]]:
-        async def call(tool: str, arguments: dict[str, Any]) -> ToolResult:
-            return await self._call(entry, tool, arguments)
+    def _tools_of(self, entry: _Entry, listed: Sequence[ServerTool]) -> tuple[McpTool, ...]:
+        async def call(tool: str, arguments: dict[str, Any], progress: Progress) -> ToolResult:
+            return await self._call(entry, tool, arguments, progress)
 
-        return call
+        return tuple(McpTool(entry.config.name, tool, call) for tool in listed)
+
+    # -- lists that change -----------------------------------------------------------------
+    def _list_changed(self, entry: _Entry, kind: ListKind) -> None:
+        entry.stale.add(kind)
+        if entry.refreshing is None or entry.refreshing.done():
+            entry.refreshing = self._spawn(self._refresh(entry))
+
+    async def _refresh(self, entry: _Entry) -> None:
+        while entry.stale and (connection := entry.connection) is not None:
+            kinds, entry.stale = entry.stale, set()
+            try:
+                if "tools" in kinds:
+                    entry.tools = self._tools_of(entry, await connection.request(list_tools))
+                if "resources" in kinds:
+                    entry.resources = await connection.request(list_resources)
+                if "prompts" in kinds:
+                    entry.prompts = await connection.request(list_prompts)
+            except (McpCallError, McpConnectionLost) as error:
+                self._on_notice(
+                    "warning",
+                    f'MCP server "{entry.config.name}" could not list its '
+                    f"{' and '.join(sorted(kinds))}: {error}",
+                )
+                return
+            self._set(entry, entry.state, entry.error)
+
+    async def settled(self) -> None:
+        """Waits (boundedly) for every refresh a `list_changed` started."""
+        pending = {
+            e.refreshing for e in self._entries.values() if e.refreshing and not e.refreshing.done()
+        }
+        if pending:
+            await asyncio.wait(pending, timeout=REFRESH_WAIT_S)
+
+    # -- resources and prompts -------------------------------------------------------------
+    async def read_resource(self, server: str, uri: str) -> ToolResult:
+        """`read_mcp_resource`: never raises, every fault is an error result."""
+        try:
+            connection = self._ready(server)
+            result = await connection.request(lambda session: session.read_resource(uri))
+        except (McpRequestError, McpCallError, McpConnectionLost) as error:
+            return error_result(f'could not read {uri} from MCP server "{server}": {error}')
+        parts = resource_parts(result)
+        if all(isinstance(part, TextPart) for part in parts):
+            return ToolResult(output="\n".join(p.text for p in parts if isinstance(p, TextPart)))
+        return ToolResult(output=parts)
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        """A server's prompt filled in, as the text to send; raises `McpRequestError`."""
+        try:
+            connection = self._ready(server)
+            result = await connection.request(lambda session: session.get_prompt(name, arguments))
+        except (McpCallError, McpConnectionLost) as error:
+            raise McpRequestError(f'MCP server "{server}", prompt "{name}": {error}') from None
+        return prompt_text(result)
+
+    def _ready(self, server: str) -> McpConnection:
+        entry = self._entries.get(server)
+        if entry is None:
+            known = ", ".join(self._entries) or "none"
+            raise McpRequestError(f'no MCP server is named "{server}" (known: {known})')
+        if entry.state != "ready" or entry.connection is None:
+            raise McpRequestError(f"it is {entry.state}: {entry.error}")
+        return entry.connection
 
     # -- calls and faults ------------------------------------------------------------------
-    async def _call(self, entry: _Entry, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def _call(
+        self, entry: _Entry, tool: str, arguments: dict[str, Any], progress: Progress
+    ) -> ToolResult:
         name = entry.config.name
         if entry.state == "crashed":
             async with entry.lock:
@@ -190,13 +315,16 @@ class McpServers:
         if entry.state != "ready" or connection is None:
             return error_result(f'MCP server "{name}" is {entry.state}: {entry.error}')
         try:
-            result = await connection.call(tool, arguments)
+            result = await connection.call(tool, arguments, progress)
         except McpConnectionLost as error:
             self._died(entry, connection, str(error))
             return error_result(f'MCP server "{name}" failed during "{tool}": {error}')
         except McpCallError as error:
             return error_result(f'MCP server "{name}" could not run "{tool}": {error}')
-        return to_tool_result(result)
+        if entry.refreshing is not None and not entry.refreshing.done():
+            # The call changed the server's lists (its notification came before the answer).
+            await asyncio.wait({entry.refreshing}, timeout=REFRESH_WAIT_S)
+        return to_tool_result(result, name)
 
     def _died(self, entry: _Entry, connection: McpConnection, why: str) -> None:
         if entry.connection is not connection:
@@ -237,6 +365,9 @@ class McpServers:
         if state not in ("ready", "crashed"):  # a crashed server's tools restart it when called
             entry.tools = ()
         self._by_name = {tool.name: tool for each in self._entries.values() for tool in each.tools}
+        if any(e.connection.offers_resources for _, e in self._live() if e.connection):
+            reader = ReadMcpResource(self.read_resource, self.resources())
+            self._by_name[reader.name] = reader
         self._specs = tuple(tool.spec() for tool in self._by_name.values())
         self._on_change()
 

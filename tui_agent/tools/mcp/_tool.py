@@ -4,6 +4,8 @@ Arguments are passed through as the model wrote them (the server validates them 
 with an error the model can read). Calls to a tool the server marks read-only run in parallel
 with anything; other calls to one server take the server as a whole, so the scheduler runs
 them one at a time. Every call asks for approval unless a rule allows it (`mcp__git__*`).
+The server's progress reports become updates of the call (one line each: the tools pane shows
+the latest on the call's row).
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from pydantic import BaseModel, ConfigDict
 
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolContext
-from tui_agent.tools.mcp._connection import ServerTool
+from tui_agent.tools.mcp._connection import Progress, ServerTool
 from tui_agent.tools.mcp._names import tool_name
-from tui_agent.vocab import ToolResult, ToolSpec
+from tui_agent.vocab import ToolResult, ToolSpec, ToolUpdate
 
 DESCRIBE_ARGS = 120  # characters of the arguments shown on one line
 
-CallServer = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
+CallServer = Callable[[str, dict[str, Any], Progress], Awaitable[ToolResult]]
 
 
 class McpArgs(BaseModel):
@@ -67,7 +69,10 @@ class McpTool(Tool[McpArgs]):
         return f"MCP server {self.server!r}, tool {self.remote_name!r}\n{body}"
 
     async def execute(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
-        call = asyncio.ensure_future(self._call(self.remote_name, args.model_dump()))
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            ctx.on_update(ToolUpdate(text=progress_line(progress, total, message) + "\n"))
+
+        call = asyncio.ensure_future(self._call(self.remote_name, args.model_dump(), report))
         aborted = asyncio.ensure_future(ctx.signal.wait())
         try:
             await asyncio.wait({call, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -79,6 +84,12 @@ class McpTool(Tool[McpArgs]):
         call.cancel()
         await asyncio.gather(call, return_exceptions=True)
         raise ToolAborted()
+
+
+def progress_line(done: float, total: float | None, message: str | None) -> str:
+    """`3/10 (30%) message`, or `3 message` when the server gives no total."""
+    amount = f"{done:g}/{total:g} ({done / total:.0%})" if total else f"{done:g}"
+    return f"{amount} {message}" if message else amount
 
 
 def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -60,9 +60,14 @@ class UserPrompt(Static):
         text = Text(label, style="bold")
         text.append(words)
         for source in sources:
-            text.append(" ")
-            text.append(f" {source} ", style="reverse dim")
+            append_chip(text, source)
         super().__init__(text, classes=f"block user -{block.via}", markup=False)
+
+
+def append_chip(text: Text, label: str) -> None:
+    """What went with a prompt or came with a result (a file, an image), as a chip."""
+    text.append(" ")
+    text.append(f" {label} ", style="reverse dim")
 
 
 class AssistantText(MarkdownView):
@@ -169,6 +174,8 @@ class ToolCallBlock(Widget, can_focus=True):
             text.append(f"  +{added} −{removed}", style="dim")
         elif block.output and not self.expanded:
             text.append(f"  ({block.line_count})", style="dim")
+        for image in (block.display or {}).get("images") or ():
+            append_chip(text, str(image))
         exit_code = (block.display or {}).get("exit_code")
         if isinstance(exit_code, int) and exit_code != 0:
             text.append(f"  exit {exit_code}", style="bold")
