@@ -55,6 +55,7 @@ from tui_agent.vocab import (
 )
 
 if TYPE_CHECKING:
+    from tui_agent.loop.elicitation import Elicit
     from tui_agent.tools.mcp import McpServers
 
 Compactor = Callable[[Sequence[HistoryEntry]], Awaitable[CompactionResult | CompactionFailed]]
@@ -300,6 +301,20 @@ class AgentLoopService:
 
     async def reconnect_mcp(self, name: str) -> bool:
         return self._mcp is not None and await self._mcp.reconnect(name)
+
+    async def login_mcp(self, name: str) -> str | None:
+        if self._mcp is None:
+            return "no MCP servers are configured"
+        return await self._mcp.login(name)
+
+    async def logout_mcp(self, name: str) -> str | None:
+        if self._mcp is None:
+            return "no MCP servers are configured"
+        return await self._mcp.logout(name)
+
+    def answer_elicitations(self, elicit: Elicit) -> None:
+        if self._mcp is not None:
+            self._mcp.elicit = elicit
 
     # -- checkpoints -------------------------------------------------------------------------
     async def undo_plan(self) -> RestorePlan | None:

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from tui_agent.tools._groups import child_group, end_group, track
+from tui_agent.tools.elicitation import Elicit
+from tui_agent.tools.mcp._auth import Authorizer
 from tui_agent.tools.mcp._config import McpServerConfig
+from tui_agent.tools.mcp._elicit import session_callback
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -53,8 +56,15 @@ class ServerTool:
 
 
 class McpConnection:
-    def __init__(self, config: McpServerConfig) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        authorizer: Authorizer | None = None,
+        elicit: Elicit | None = None,
+    ) -> None:
         self.config = config
+        self._authorizer = authorizer
+        self._elicit = elicit
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
@@ -100,7 +110,10 @@ class McpConnection:
                     group = child_group(marker)
                     if group is not None:
                         track(group)
-                session = await stack.enter_async_context(ClientSession(read, write))
+                answers = session_callback(self.config.name, self._elicit) if self._elicit else None
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, elicitation_callback=answers)
+                )
                 await session.initialize()
                 tools = await _list_tools(session)
                 self._session = session
@@ -112,7 +125,9 @@ class McpConnection:
             raise
         except BaseException as error:  # the SDK raises exception groups from its task groups
             if not ready.done():
-                ready.set_exception(McpStartError(self._with_tail(_describe(error))))
+                failure = McpStartError(self._with_tail(_describe(error)))
+                failure.__cause__ = error  # the caller looks in it for a needed login
+                ready.set_exception(failure)
         finally:
             self._session = None
             if group is not None:
@@ -125,7 +140,8 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = create_mcp_http_client(headers=dict(config.headers) or None)
+            auth = self._authorizer.provider() if self._authorizer else None
+            client = create_mcp_http_client(headers=dict(config.headers) or None, auth=auth)
             return streamable_http_client(config.url, http_client=client)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
