@@ -38,7 +38,8 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
     #elicitation-message { margin: 0 0 1 0; }
     #elicitation-box .field-label { text-style: bold; }
     #elicitation-box .field-help { color: $text-muted; }
-    #elicitation-box .field-error { color: $error; height: auto; }
+    #elicitation-box .field-error { color: $error; display: none; }
+    #elicitation-box .field-error.shown { display: block; }
     #elicitation-box SelectionList { height: auto; max-height: 8; }
     #elicitation-buttons { height: auto; margin: 1 0; }
     #elicitation-buttons Button { margin: 0 2 0 0; }
@@ -46,7 +47,7 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, request: ElicitRequest) -> None:
-        super().__init__(id="elicitation")
+        super().__init__()  # no id: two servers may ask at once, each gets a form
         self.request = request
 
     def compose(self) -> ComposeResult:
@@ -58,8 +59,9 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
                 yield Static(f"Accept opens: {request.url}", id="elicitation-url", markup=False)
             defaults = request.defaults()
             for field in request.fields:
-                label = field.title + (" *" if field.required else "")
-                yield Static(label, classes="field-label", markup=False)
+                if field.kind != "boolean":  # a checkbox carries its own label
+                    label = field.title + (" *" if field.required else "")
+                    yield Static(label, classes="field-label", markup=False)
                 if field.description:
                     yield Static(field.description, classes="field-help", markup=False)
                 yield _input(field, defaults.get(field.name))
@@ -92,6 +94,7 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
         for field in self.request.fields:
             error = self.query_one(f"#error-{field.name}", Static)
             error.update(problems.get(field.name, ""))
+            error.set_class(field.name in problems, "shown")
         if problems:
             first = next(f for f in self.request.fields if f.name in problems)
             self.query_one(f"#field-{first.name}").focus()

@@ -20,25 +20,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from tests.support.browser import approve_in_browser
 from tui_agent.tools import ToolContext, Workspace
 from tui_agent.tools.elicitation import ElicitAnswer, ElicitRequest
-from tui_agent.tools.mcp import McpServerConfig, McpServers
-from tui_agent.tools.mcp._config import McpOAuth
+from tui_agent.tools.mcp import McpOAuth, McpServerConfig, McpServers
 from tui_agent.vocab import AbortSignal
 
 NAME = "conformance"
 # The URL-named client the suite's `auth/basic-cimd` authorization server expects.
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 ARGUMENTS = {"add_numbers": {"a": 5, "b": 3}}
-
-
-async def browser(url: str) -> bool:
-    """A person who approves at once: follow the redirects back to the loopback server."""
-    async with httpx.AsyncClient(follow_redirects=True, timeout=20) as client:
-        await client.get(url)
-    return True
 
 
 async def accept_prefilled(request: ElicitRequest) -> ElicitAnswer:
@@ -55,7 +46,7 @@ async def run(url: str, scenario: str, context: dict[str, Any], store: Path) -> 
     )
     config = McpServerConfig(name=NAME, transport="http", url=url, oauth=oauth)
     servers = McpServers(
-        [config], on_notice=lambda level, text: print(level, text), browser=browser
+        [config], on_notice=lambda level, text: print(level, text), browser=approve_in_browser
     )
     servers.elicit = accept_prefilled
     try:
