@@ -51,7 +51,7 @@ from tui_agent.session._instructions import (
     load_instructions,
 )
 from tui_agent.session._launch import LoopConfig, LoopSetupError
-from tui_agent.session._mcp import client_server
+from tui_agent.session._mcp import client_server, load_mcp_servers
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
@@ -97,6 +97,7 @@ __all__ = [
     "attachments_of",
     "build_system_prompt",
     "client_server",
+    "load_mcp_servers",
     "clipboard_image",
     "export_file",
     "export_session",

@@ -177,7 +177,8 @@ async def _mcp_auth(app: TuiAgentApp, action: str, name: str) -> None:
     if problem:
         app.vm.add_marker("warning", problem)
     else:
-        app.vm.add_marker("info", mcp_text([s for s in app.vm.mcp if s.name == name]))
+        # From the loop, not the view model: its change event may not have arrived yet.
+        app.vm.add_marker("info", mcp_text([s for s in app.loop.mcp_servers() if s.name == name]))
 
 
 async def _reconnect_mcp(app: TuiAgentApp, name: str) -> None:

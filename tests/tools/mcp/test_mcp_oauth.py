@@ -97,7 +97,7 @@ async def _logged_in(harness: Harness, **oauth_settings: Any) -> McpServers:
 
 
 async def test_a_server_that_needs_a_login_says_so_and_opens_no_browser(
-    harness: Harness,
+    harness: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
     servers = await harness.servers()
 
@@ -107,6 +107,7 @@ async def test_a_server_that_needs_a_login_says_so_and_opens_no_browser(
     assert "/mcp login fx" in (status.error or "")
     assert any("tui-agent mcp login fx" in notice for notice in harness.notices)
     assert harness.browser.opened == []
+    assert not [r for r in caplog.records if r.exc_info]  # said in words, not a traceback
 
 
 async def test_login_discovers_registers_and_proves_pkce(harness: Harness, tmp_path: Path) -> None:

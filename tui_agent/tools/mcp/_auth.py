@@ -16,8 +16,10 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import socket
+import sys
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable
@@ -41,6 +43,16 @@ class LoginRequired(Exception):
     """The server needs a login, and this connection may not ask for one."""
 
 
+def _not_a_needed_login(record: logging.LogRecord) -> bool:
+    """Keeps the SDK's "OAuth flow error" traceback out of the log (and a headless run's
+    stderr) when the error is only that a login is needed: that is said once, in words."""
+    error = record.exc_info[1] if record.exc_info else None
+    return error is None or not needs_login(error)
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_a_needed_login)
+
+
 def needs_login(error: BaseException) -> bool:
     """Whether `LoginRequired` is somewhere in `error` (the SDK wraps it in groups and causes)."""
     seen: set[int] = set()
@@ -60,6 +72,13 @@ def needs_login(error: BaseException) -> bool:
 
 async def open_browser(url: str) -> bool:
     """The system browser on `url`; False where there is none (ssh, a container)."""
+    graphical = sys.platform in ("darwin", "win32") or any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY")
+    )
+    if not graphical:
+        # Without a display `webbrowser` falls back to text browsers (lynx, w3m), which would
+        # take over the terminal the app draws on: the URL notice is the way then.
+        return False
     return await asyncio.to_thread(webbrowser.open, url)
 
 
