@@ -208,3 +208,16 @@ async def test_a_pre_registered_client_does_not_register(harness: Harness) -> No
 
     assert harness.oauth.registrations == []
     assert harness.oauth.authorizations[0]["client_id"] == "given-id"
+
+
+async def test_a_step_up_nobody_can_answer_fails_the_call_and_says_to_log_in(
+    harness: Harness, tmp_path: Path
+) -> None:
+    await _logged_in(harness)
+    restarted = await harness.servers()  # a new run: it has tokens but may not ask
+
+    result = await _call(restarted, "mcp__fx__admin", tmp_path)
+
+    assert result.is_error
+    assert "login" in (result.output or "")
+    assert len(harness.browser.opened) == 1

@@ -193,6 +193,8 @@ class Authorizer:
         self.config = config
         self.tokens = TokenFile(oauth, config.url)
         self.interactive = False
+        # A login was needed when none could be asked for: the connection failed for that.
+        self.wanted_login = False
         self._oauth = oauth
         self._on_url = on_url
         self._browser = browser
@@ -256,6 +258,7 @@ class Authorizer:
         return f"http://127.0.0.1:{port}/callback"
 
     async def _redirect(self, url: str) -> None:
+        self.wanted_login = not self.interactive
         if not self.interactive:
             raise LoginRequired(f'MCP server "{self.config.name}" needs a login')
         redirect = urlparse(self._redirect_to)

@@ -213,6 +213,12 @@ class McpServers:
         try:
             result = await connection.call(tool, arguments)
         except McpConnectionLost as error:
+            if entry.authorizer is not None and entry.authorizer.wanted_login:
+                # More scope, or a refused refresh, and nobody here to log in: not a crash.
+                entry.connection = None
+                self._spawn(connection.close())
+                self._needs_login(entry)
+                return error_result(f'MCP server "{name}" {_login_hint(name)}')
             self._died(entry, connection, str(error))
             return error_result(f'MCP server "{name}" failed during "{tool}": {error}')
         except McpCallError as error:
