@@ -39,6 +39,7 @@ class Grant:
 class OAuthServer:
     base: str = ""
     expires_in: int = 3600
+    refuse_registration: bool = False
     registrations: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[dict[str, str]] = field(default_factory=list)
     token_requests: list[dict[str, str]] = field(default_factory=list)
@@ -92,6 +93,8 @@ class OAuthServer:
 
     async def _register(self, request: Request) -> Response:
         body = await request.json()
+        if self.refuse_registration:
+            return _oauth_error("invalid_client_metadata", "registration is closed")
         self.registrations.append(body)
         client = {**body, "client_id": f"client-{len(self.registrations)}"}
         client["token_endpoint_auth_method"] = "none"

@@ -221,3 +221,16 @@ async def test_a_step_up_nobody_can_answer_fails_the_call_and_says_to_log_in(
     assert result.is_error
     assert "login" in (result.output or "")
     assert len(harness.browser.opened) == 1
+
+
+async def test_a_failed_oauth_login_says_the_server_needs_authorization(
+    harness: Harness,
+) -> None:
+    harness.oauth.refuse_registration = True
+
+    servers = await harness.servers()
+
+    status = servers.statuses()[0]
+    assert status.state == "failed"
+    assert "needs authorization (401) and the OAuth login failed" in (status.error or "")
+    assert "registration is closed" in (status.error or "")

@@ -55,6 +55,21 @@ logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_a_needed_login)
 
 def needs_login(error: BaseException) -> bool:
     """Whether `LoginRequired` is somewhere in `error` (the SDK wraps it in groups and causes)."""
+    return _find(error, LoginRequired) is not None
+
+
+def oauth_failure(error: BaseException) -> str | None:
+    """Why the OAuth flow failed, when that is what `error` comes from (a 401 the server's
+    metadata, registration or token endpoint could not get past)."""
+    from mcp.client.auth.exceptions import OAuthFlowError
+
+    found = _find(error, OAuthFlowError)
+    if found is None:
+        return None
+    return str(found) or type(found).__name__
+
+
+def _find(error: BaseException, kind: type[BaseException]) -> BaseException | None:
     seen: set[int] = set()
     pending = [error]
     while pending:
@@ -62,12 +77,12 @@ def needs_login(error: BaseException) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, LoginRequired):
-            return True
+        if isinstance(current, kind):
+            return current
         if isinstance(current, BaseExceptionGroup):
             pending.extend(current.exceptions)
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-    return False
+    return None
 
 
 async def open_browser(url: str) -> bool:

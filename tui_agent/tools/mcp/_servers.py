@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tui_agent.tools.elicitation import Elicit, ElicitAnswer, ElicitRequest, decline_unanswerable
-from tui_agent.tools.mcp._auth import Authorizer, OpenBrowser, needs_login, open_browser
+from tui_agent.tools.mcp._auth import (
+    Authorizer,
+    OpenBrowser,
+    needs_login,
+    oauth_failure,
+    open_browser,
+)
 from tui_agent.tools.mcp._config import McpServerConfig
 from tui_agent.tools.mcp._connection import (
     McpCallError,
@@ -186,6 +192,11 @@ class McpServers:
             if needs_login(error):
                 self._needs_login(entry)
                 return
+            failure = oauth_failure(error)
+            if failure is not None:
+                error = McpStartError(
+                    f"it needs authorization (401) and the OAuth login failed: {failure}"
+                )
             self._set(entry, "failed", str(error))
             self._on_notice("error", f'MCP server "{entry.config.name}" failed to start: {error}')
             return
