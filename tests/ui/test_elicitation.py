@@ -42,6 +42,7 @@ async def _asking(app: TuiAgentApp, pilot: Pilot[None]) -> asyncio.Task[ElicitAn
     assert isinstance(loop, FakeLoop) and loop.elicit is not None
     asked = asyncio.ensure_future(loop.elicit(REQUEST))
     await until(pilot, lambda: isinstance(app.screen, ElicitationForm))
+    await until(pilot, lambda: app.focused is not None and app.focused.screen is app.screen)
     return asked
 
 
@@ -111,3 +112,17 @@ async def test_slash_mcp_login_and_logout_ask_the_loop_and_show_the_auth_state()
         await until(pilot, lambda: ("login_mcp", "docs") in loop.calls)
         app.run_slash("mcp", "logout docs")
         await until(pilot, lambda: ("logout_mcp", "docs") in loop.calls)
+
+
+async def test_tab_moves_between_fields_and_enter_sends_the_form() -> None:
+    app = TuiAgentApp(FakeLoop())
+    async with app.run_test(size=(100, 40)) as pilot:
+        asked = await _asking(app, pilot)
+        assert app.focused is app.screen.query_one("#field-name")
+        await pilot.press("tab")
+        await pilot.press(*"ada@example.com")
+        await pilot.press("tab", *"7", "enter")
+        answer = await asked
+
+    assert answer.action == "accept"
+    assert (answer.content["email"], answer.content["age"]) == ("ada@example.com", 7)

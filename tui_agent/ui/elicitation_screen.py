@@ -5,7 +5,8 @@ and numbers, a checkbox for booleans, a choice list for enums, a multi-select fo
 choices; each pre-filled with the server's default. Accept checks every field (the rules live
 with the request, `ElicitRequest.check`) and shows what is wrong under each field instead of
 sending; Decline and Cancel (Esc) send no data. In URL mode the form shows the page's address
-and Accept opens it in the browser. `ask` is what the app hands the loop as its `Elicit`.
+and Accept opens it in the browser. Tab moves between fields, Enter in a text box accepts.
+`ask` is what the app hands the loop as its `Elicit`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
     #elicitation-buttons { height: auto; margin: 1 0; }
     #elicitation-buttons Button { margin: 0 2 0 0; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    # Tab is the form's own: the app turns its keys off while a dialog is up.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("tab", "next_field", show=False),
+        Binding("shift+tab", "previous_field", show=False),
+    ]
 
     def __init__(self, request: ElicitRequest) -> None:
         super().__init__()  # no id: two servers may ask at once, each gets a form
@@ -71,6 +77,11 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
                 yield Button("Decline", id="decline")
                 yield Button("Cancel", id="cancel")
 
+    def on_mount(self) -> None:
+        # The form takes the keyboard at once (the app sends typing to its prompt otherwise).
+        first = self.request.fields[0].name if self.request.fields else None
+        self.query_one(f"#field-{first}" if first else "#accept").focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "accept":
@@ -80,8 +91,18 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
         else:
             self.dismiss(ElicitAnswer("cancel"))
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._accept()  # Enter in a text box sends the form, as in a browser
+
     def action_cancel(self) -> None:
         self.dismiss(ElicitAnswer("cancel"))
+
+    def action_next_field(self) -> None:
+        self.focus_next()
+
+    def action_previous_field(self) -> None:
+        self.focus_previous()
 
     def _accept(self) -> None:
         if self.request.url is not None:
