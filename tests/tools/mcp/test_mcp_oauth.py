@@ -9,6 +9,7 @@ moves (the SDK's and ours), never on the wall clock.
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +20,8 @@ import pytest
 from tests.support.browser import approve_in_browser
 from tests.support.oauth_server import OAuthServer, serve
 from tests.tools.mcp.test_mcp_servers import _call
+from tests.ui.real_loop import scripted_loop
+from tui_agent.session._mcp import OAUTH_DIR
 from tui_agent.tools.mcp import McpOAuth, McpServerConfig, McpServers
 
 
@@ -234,3 +237,35 @@ async def test_a_failed_oauth_login_says_the_server_needs_authorization(
     assert status.state == "failed"
     assert "needs authorization (401) and the OAuth login failed" in (status.error or "")
     assert "registration is closed" in (status.error or "")
+
+
+@pytest.fixture
+def session_home(oauth: OAuthServer, tmp_path: Path) -> Path:
+    """`TUI_AGENT_HOME` with the server in config.toml, and an empty workspace beside it."""
+    home = Path(os.environ["TUI_AGENT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[mcp_servers.fx]\nurl = "{oauth.mcp_url}"\n')
+    (tmp_path / "ws").mkdir()
+    return home
+
+
+async def test_a_session_that_uses_the_server_logs_no_token(
+    oauth: OAuthServer, session_home: Path, tmp_path: Path, clock: Clock
+) -> None:
+    login = Harness(oauth, session_home / OAUTH_DIR)  # where a session looks for the tokens
+    await _logged_in(login)
+    for servers in login.made:
+        await servers.aclose()
+    call = {"name": "mcp__fx__whoami", "arguments": {}}
+    steps = [{"tool_calls": [call]}, {"text": "done"}]
+    loop = await scripted_loop(steps, workspace=tmp_path / "ws")
+    try:
+        await loop.mcp_started()
+        await (await loop.submit("who am I?")).result()
+    finally:
+        await loop.close()
+
+    (log,) = (session_home / "sessions").glob("*/events.jsonl")
+    text = log.read_text()
+    assert "ran whoami" in text  # the call went through, with the stored token
+    assert oauth.seen_tokens and not any(token in text for token in oauth.seen_tokens)
