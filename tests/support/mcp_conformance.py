@@ -22,12 +22,9 @@ TIMEOUT_S = 120
 # The suite's own limit for one client run (its default, 30 s, is short for a busy machine).
 CLIENT_TIMEOUT_MS = 90_000
 
-# Scenarios of the suite's extensions for clients that are not a person's agent: a machine
-# identity (client credentials with a secret or a signed JWT) and enterprise-managed
-# cross-app access. tui-agent logs a person in with a browser; these do not apply.
+# A scenario of the suite's extensions that tui-agent does not offer: enterprise-managed
+# cross-app access (an identity provider's assertion exchanged for the server's token).
 NOT_APPLICABLE = {
-    "auth/client-credentials-jwt": "machine-to-machine client credentials (extension)",
-    "auth/client-credentials-basic": "machine-to-machine client credentials (extension)",
     "auth/cross-app-access-complete-flow": "enterprise cross-app access (extension)",
 }
 

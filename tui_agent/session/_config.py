@@ -127,6 +127,10 @@ class McpOAuthTable(_Table):
     scope: str | None = None
     callback_port: int | None = Field(default=None, ge=1, le=65535)
     client_metadata_url: str | None = Field(default=None, pattern=r"^https://")
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    private_key_file: str | None = None  # client credentials signed with this key (PEM)
+    signing_algorithm: str = "RS256"
+    issuer: str | None = Field(default=None, pattern=r"^https?://")
 
 
 class McpServerTable(_Table):

@@ -221,13 +221,20 @@ def _oauth(table: McpOAuthTable | None, expand: _Expander) -> McpOAuth:
     store = str(AppPaths.from_env().config_file.parent / OAUTH_DIR)
     if table is None:
         return McpOAuth(store=store)
-    given = {"client_id": table.client_id, "client_secret": table.client_secret}
+    given = {
+        "client_id": table.client_id,
+        "client_secret": table.client_secret,
+        "private_key_file": table.private_key_file,
+    }
     return McpOAuth(
         store=store,
         **{key: expand(value, f"oauth.{key}") if value else None for key, value in given.items()},
         scope=table.scope,
         callback_port=table.callback_port,
         client_metadata_url=table.client_metadata_url,
+        grant=table.grant,
+        signing_algorithm=table.signing_algorithm,
+        issuer=table.issuer,
     )
 
 

@@ -38,11 +38,21 @@ async def accept_prefilled(request: ElicitRequest) -> ElicitAnswer:
 
 
 async def run(url: str, scenario: str, context: dict[str, Any], store: Path) -> int:
+    key_file = None
+    if "private_key_pem" in context:
+        key_file = store / "client-key.pem"
+        key_file.write_text(context["private_key_pem"])
     oauth = McpOAuth(
         store=str(store),
         client_id=context.get("client_id"),
         client_secret=context.get("client_secret"),
         client_metadata_url=CLIENT_METADATA_URL if scenario == "auth/basic-cimd" else None,
+        # The machine-identity scenarios: configured as such a client would be.
+        grant="client_credentials"
+        if scenario.startswith("auth/client-credentials")
+        else ("authorization_code"),
+        private_key_file=str(key_file) if key_file else None,
+        signing_algorithm=context.get("signing_algorithm", "RS256"),
     )
     config = McpServerConfig(name=NAME, transport="http", url=url, oauth=oauth)
     servers = McpServers(

@@ -76,3 +76,27 @@ def test_an_unset_variable_is_named(configured: Path, capsys: pytest.CaptureFixt
 
     assert status == 2
     assert "oauth.client_id: ${DOCS_CLIENT} is not set" in capsys.readouterr().err
+
+
+def test_a_machine_client_is_configured_with_its_key_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.environ["TUI_AGENT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        '[mcp_servers.bot]\nurl = "https://mcp.example.com/mcp"\n[mcp_servers.bot.oauth]\n'
+        'grant = "client_credentials"\nclient_id = "bot"\nprivate_key_file = "${BOT_KEY}"\n'
+        'signing_algorithm = "ES256"\nissuer = "https://auth.example.com"\n'
+    )
+    monkeypatch.setenv("BOT_KEY", "/keys/bot.pem")
+
+    setup = load_mcp_servers(load_config(home / "config.toml"), home / "config.toml", tmp_path)
+
+    oauth = setup.servers[0].oauth
+    assert oauth is not None
+    assert (oauth.grant, oauth.private_key_file, oauth.signing_algorithm, oauth.issuer) == (
+        "client_credentials",
+        "/keys/bot.pem",
+        "ES256",
+        "https://auth.example.com",
+    )

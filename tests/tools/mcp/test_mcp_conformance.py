@@ -2,9 +2,9 @@
 
 Each scenario costs seconds (a Node suite and a Python client start), so CI runs a sample:
 the handshake and a tool call, elicitation defaults, and OAuth from discovery through dynamic
-registration, PKCE and a 403 step-up, and with a pre-registered client (the local OAuth tests
-cover the rest in-process). `benchmarks/mcp_conformance.py` runs every scenario for the
-figure in the README.
+registration, PKCE and a 403 step-up, with a pre-registered client, and as a machine identity
+(client credentials signed with a key); the local OAuth tests cover the rest in-process.
+`benchmarks/mcp_conformance.py` runs every scenario for the figure in the README.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ SAMPLE = [
     "elicitation-sep1034-client-defaults",
     "auth/scope-step-up",
     "auth/pre-registration",
+    "auth/client-credentials-jwt",
 ]
 
 

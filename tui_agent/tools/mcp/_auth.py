@@ -21,6 +21,7 @@ import os
 import socket
 import sys
 import time
+import warnings
 import webbrowser
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -229,6 +230,8 @@ class Authorizer:
         return f"logged in (token valid {_duration(left)} more)"
 
     def provider(self) -> httpx2.Auth:
+        if self._oauth.grant == "client_credentials":
+            return self._machine_provider()
         from mcp.client.auth import OAuthClientProvider
         from mcp.shared.auth import OAuthClientMetadata
         from pydantic import AnyUrl
@@ -257,6 +260,43 @@ class Authorizer:
             redirect_handler=self._redirect,
             callback_handler=self._callback,
             client_metadata_url=self._oauth.client_metadata_url,
+        )
+
+    def _machine_provider(self) -> httpx2.Auth:
+        """Client credentials: no person, no browser; the SDK's providers do the grant."""
+        from mcp.client.auth.extensions.client_credentials import (
+            ClientCredentialsOAuthProvider,
+            PrivateKeyJWTOAuthProvider,
+            SignedJWTParameters,
+        )
+
+        oauth = self._oauth
+        client_id = oauth.client_id or ""
+        # Without `issuer` the SDK warns (on stderr, under the app's screen) at every connect;
+        # the README says to set it, and the server's metadata decides where the grant goes.
+        warnings.filterwarnings("ignore", message="Omitting `issuer` is deprecated")
+        if oauth.private_key_file:
+            signer = SignedJWTParameters(
+                issuer=client_id,
+                subject=client_id,
+                signing_key=Path(oauth.private_key_file).read_text(encoding="utf-8"),
+                signing_algorithm=oauth.signing_algorithm,
+            )
+            return PrivateKeyJWTOAuthProvider(
+                server_url=self.config.url,
+                storage=self.tokens,
+                client_id=client_id,
+                assertion_provider=signer.create_assertion_provider(),
+                scope=oauth.scope,
+                issuer=oauth.issuer,
+            )
+        return ClientCredentialsOAuthProvider(
+            server_url=self.config.url,
+            storage=self.tokens,
+            client_id=client_id,
+            client_secret=oauth.client_secret or "",
+            scope=oauth.scope,
+            issuer=oauth.issuer,
         )
 
     def _redirect_uri(self) -> str:

@@ -25,7 +25,9 @@ class McpOAuth:
     client gives `client_id` (and `client_secret`); without one the client registers itself
     (dynamic registration) or, where the server supports it, names itself by
     `client_metadata_url`. `scope` replaces what discovery would choose; `callback_port` fixes
-    the loopback port for servers that registered one exact redirect URI.
+    the loopback port for servers that registered one exact redirect URI. `grant =
+    "client_credentials"` is a machine identity instead of a person's login: the client id with
+    its secret, or with a private key (`private_key_file`, PEM) that signs a JWT assertion.
     """
 
     store: str
@@ -34,6 +36,10 @@ class McpOAuth:
     scope: str | None = None
     callback_port: int | None = None
     client_metadata_url: str | None = None
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    private_key_file: str | None = None
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None  # client credentials: the only authorization server to trust
 
 
 @dataclass(frozen=True)
