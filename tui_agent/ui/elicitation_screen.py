@@ -4,15 +4,14 @@
 and numbers, a checkbox for booleans, a choice list for enums, a multi-select for arrays of
 choices; each pre-filled with the server's default. Accept checks every field (the rules live
 with the request, `ElicitRequest.check`) and shows what is wrong under each field instead of
-sending; Decline and Cancel (Esc) send no data. In URL mode the form shows the page's address
-and Accept opens it in the browser. Tab moves between fields, Enter in a text box accepts.
-`ask` is what the app hands the loop as its `Elicit`.
+sending; Decline and Cancel (Esc) send no data. In URL mode the form shows the page's address;
+on Accept the MCP client opens it in the browser. Tab moves between fields, Enter in a text
+box accepts. `ask` is what the app hands the loop as its `Elicit`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import webbrowser
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
@@ -106,9 +105,7 @@ class ElicitationForm(ModalScreen[ElicitAnswer]):
 
     def _accept(self) -> None:
         if self.request.url is not None:
-            url = self.request.url
-            self.app.run_worker(asyncio.to_thread(webbrowser.open, url), exit_on_error=False)
-            self.dismiss(ElicitAnswer("accept"))
+            self.dismiss(ElicitAnswer("accept"))  # the client opens the page (where it can)
             return
         typed = {field.name: self._typed(field) for field in self.request.fields}
         content, problems = self.request.check(typed)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui_agent.tools.elicitation import Elicit, ElicitRequest, form_fields
+from tui_agent.tools.mcp._auth import open_browser
 
 
 def session_callback(server: str, elicit: Elicit) -> Any:
@@ -18,6 +19,8 @@ def session_callback(server: str, elicit: Elicit) -> Any:
         else:
             request = ElicitRequest(server, params.message, form_fields(params.requested_schema))
         answer = await elicit(request)
+        if answer.action == "accept" and request.url is not None:
+            await open_browser(request.url)  # no browser: the form showed the address
         content = dict(answer.content) if answer.action == "accept" and request.fields else None
         return types.ElicitResult(action=answer.action, content=content)
 
