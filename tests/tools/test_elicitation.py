@@ -94,3 +94,33 @@ async def test_where_nobody_can_answer_the_request_is_declined_with_a_notice() -
         "MCP server \"crm\" asked for input ('Which account?'); "
         "declined: this run cannot ask anyone"
     ]
+
+
+async def test_a_url_request_accepted_opens_the_page_and_sends_no_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp import types
+
+    from tui_agent.tools.mcp import _elicit
+
+    opened: list[str] = []
+
+    async def browser(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(_elicit, "open_browser", browser)
+    asked: list[ElicitRequest] = []
+
+    async def accept(request: ElicitRequest) -> ElicitAnswer:
+        asked.append(request)
+        return ElicitAnswer("accept")
+
+    callback = _elicit.session_callback("pay", accept)
+    params = types.ElicitRequestURLParams(message="Pay", url="https://pay.example/x")
+
+    result = await callback(None, params)
+
+    assert (result.action, result.content) == ("accept", None)
+    assert asked[0].url == "https://pay.example/x" and asked[0].fields == ()
+    assert opened == ["https://pay.example/x"]
