@@ -210,17 +210,24 @@ def _server(
         source=source,
         cwd=str(workspace),
         as_written=(table.url or "") if transport == "http" else shlex.join([command, *args]),
-        oauth=_oauth(table.oauth, expand) if transport == "http" else None,
+        oauth=_oauth(table.oauth, expand, source) if transport == "http" else None,
     )
 
 
-def _oauth(table: McpOAuthTable | None, expand: _Expander) -> McpOAuth:
+def _oauth(table: McpOAuthTable | None, expand: _Expander, source: str) -> McpOAuth:
     """Every HTTP server may need a login: without a table, discovery and registration do all."""
     from tui_agent.tools.mcp import McpOAuth
 
     store = str(AppPaths.from_env().config_file.parent / OAUTH_DIR)
     if table is None:
         return McpOAuth(store=store)
+    if source == "workspace" and table.private_key_file:
+        # A repository must not make us sign assertions with a key of the user's choosing.
+        raise _Problem(
+            "oauth.private_key_file",
+            f"a workspace's {MCP_JSON} may not name a key file to sign with (configure the "
+            "server in config.toml's [mcp_servers] instead)",
+        )
     given = {
         "client_id": table.client_id,
         "client_secret": table.client_secret,
