@@ -32,7 +32,7 @@ from tui_agent.tools.mcp._config import McpOAuth, McpServerConfig
 from tui_agent.tools.mcp._loopback import Loopback
 
 if TYPE_CHECKING:
-    import httpx2
+    from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 LOGIN_TIMEOUT_S = 300.0  # how long a login waits for the browser to come back
@@ -229,7 +229,7 @@ class Authorizer:
             return "logged in (token expired; refreshed on the next request)"
         return f"logged in (token valid {_duration(left)} more)"
 
-    def provider(self) -> httpx2.Auth:
+    def provider(self) -> OAuthClientProvider:
         if self._oauth.grant == "client_credentials":
             return self._machine_provider()
         from mcp.client.auth import OAuthClientProvider
@@ -262,7 +262,7 @@ class Authorizer:
             client_metadata_url=self._oauth.client_metadata_url,
         )
 
-    def _machine_provider(self) -> httpx2.Auth:
+    def _machine_provider(self) -> OAuthClientProvider:
         """Client credentials: no person, no browser; the SDK's providers do the grant."""
         from mcp.client.auth.extensions.client_credentials import (
             ClientCredentialsOAuthProvider,
