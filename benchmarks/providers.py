@@ -68,8 +68,12 @@ def openai_stream() -> bytes:
     lines = [chunk({"role": "assistant", "content": ""})]
     lines += [chunk({"reasoning_content": f" step{i}"}) for i in range(3_999)]
     lines += [chunk({"content": f" word{i}"}) for i in range(14_000)]
-    call = {"index": 0, "id": "call_bench", "type": "function",
-            "function": {"name": "read_file", "arguments": ""}}
+    call = {
+        "index": 0,
+        "id": "call_bench",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": ""},
+    }
     lines.append(chunk({"tool_calls": [call]}))
     lines += [
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": f'"k{i}":{i},'}}]})
@@ -88,49 +92,97 @@ def anthropic_stream() -> bytes:
     def event(kind: str, payload: dict[str, Any]) -> str:
         return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n"
 
-    usage = {"input_tokens": 100, "cache_creation_input_tokens": 0,
-             "cache_read_input_tokens": 0, "output_tokens": 1}
-    message = {"id": "msg_bench", "type": "message", "role": "assistant",
-               "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
-               "stop_sequence": None, "usage": usage}
+    usage = {
+        "input_tokens": 100,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 1,
+    }
+    message = {
+        "id": "msg_bench",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
     events = [event("message_start", {"message": message})]
-    events.append(event("content_block_start",
-                        {"index": 0, "content_block": {"type": "thinking", "thinking": "",
-                                                       "signature": ""}}))
+    events.append(
+        event(
+            "content_block_start",
+            {"index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+        )
+    )
     events += [
-        event("content_block_delta",
-              {"index": 0, "delta": {"type": "thinking_delta", "thinking": f" step{i}"}})
+        event(
+            "content_block_delta",
+            {"index": 0, "delta": {"type": "thinking_delta", "thinking": f" step{i}"}},
+        )
         for i in range(3_995)
     ]
-    events.append(event("content_block_delta",
-                        {"index": 0, "delta": {"type": "signature_delta", "signature": "EqQ="}}))
+    events.append(
+        event(
+            "content_block_delta",
+            {"index": 0, "delta": {"type": "signature_delta", "signature": "EqQ="}},
+        )
+    )
     events.append(event("content_block_stop", {"index": 0}))
-    events.append(event("content_block_start",
-                        {"index": 1, "content_block": {"type": "text", "text": ""}}))
+    events.append(
+        event("content_block_start", {"index": 1, "content_block": {"type": "text", "text": ""}})
+    )
     events += [
-        event("content_block_delta",
-              {"index": 1, "delta": {"type": "text_delta", "text": f" word{i}"}})
+        event(
+            "content_block_delta",
+            {"index": 1, "delta": {"type": "text_delta", "text": f" word{i}"}},
+        )
         for i in range(14_000)
     ]
     events.append(event("content_block_stop", {"index": 1}))
-    events.append(event("content_block_start",
-                        {"index": 2, "content_block": {"type": "tool_use", "id": "toolu_bench",
-                                                       "name": "read_file", "input": {}}}))
-    events.append(event("content_block_delta",
-                        {"index": 2, "delta": {"type": "input_json_delta", "partial_json": "{"}}))
+    events.append(
+        event(
+            "content_block_start",
+            {
+                "index": 2,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_bench",
+                    "name": "read_file",
+                    "input": {},
+                },
+            },
+        )
+    )
+    events.append(
+        event(
+            "content_block_delta",
+            {"index": 2, "delta": {"type": "input_json_delta", "partial_json": "{"}},
+        )
+    )
     events += [
-        event("content_block_delta",
-              {"index": 2, "delta": {"type": "input_json_delta",
-                                     "partial_json": f'"k{i}": {i}, '}})
+        event(
+            "content_block_delta",
+            {"index": 2, "delta": {"type": "input_json_delta", "partial_json": f'"k{i}": {i}, '}},
+        )
         for i in range(1_993)
     ]
-    events.append(event("content_block_delta",
-                        {"index": 2, "delta": {"type": "input_json_delta",
-                                               "partial_json": '"end": 0}'}}))
+    events.append(
+        event(
+            "content_block_delta",
+            {"index": 2, "delta": {"type": "input_json_delta", "partial_json": '"end": 0}'}},
+        )
+    )
     events.append(event("content_block_stop", {"index": 2}))
-    events.append(event("message_delta", {"delta": {"stop_reason": "tool_use",
-                                                    "stop_sequence": None},
-                                          "usage": {"output_tokens": 20_000}}))
+    events.append(
+        event(
+            "message_delta",
+            {
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 20_000},
+            },
+        )
+    )
     events.append(event("message_stop", {}))
     assert len(events) == CHUNKS, len(events)
     return "".join(events).encode()
@@ -176,8 +228,9 @@ async def ours(kind: str, body: bytes) -> int:
         elif isinstance(event, Finished):
             break
     await client.aclose()
-    assert json.loads("{" + "".join(arguments[0])[:-1] + "}" if kind == "openai"
-                      else "".join(arguments[0]))
+    assert json.loads(
+        "{" + "".join(arguments[0])[:-1] + "}" if kind == "openai" else "".join(arguments[0])
+    )
     return len("".join(text)) + len("".join(thinking))
 
 
@@ -325,8 +378,10 @@ def main() -> None:
             ],
         ),
     }
-    print(f"Decode + accumulate, {CHUNKS:,} chunks from memory, {PIECE} B pieces, best of "
-          f"{ROUNDS}; ratio = SDK time / our time, against the deltas and the snapshot path\n")
+    print(
+        f"Decode + accumulate, {CHUNKS:,} chunks from memory, {PIECE} B pieces, best of "
+        f"{ROUNDS}; ratio = SDK time / our time, against the deltas and the snapshot path\n"
+    )
     for stream, (body, paths) in sides.items():
         times = [best_of_async(make) for _, make in paths]
         print(f"{stream} stream ({len(body) / 1e6:.1f} MB)")
@@ -336,8 +391,10 @@ def main() -> None:
             baselines = times[:2] if label == "tui_agent.llm" else []
             print(row(label, seconds, len(body), baselines))
         print()
-    print(f"SSE decoding alone, OpenAI stream ({len(oa) / 1e6:.1f} MB), best of {DECODE_ROUNDS}; "
-          "ratio against httpx-sse")
+    print(
+        f"SSE decoding alone, OpenAI stream ({len(oa) / 1e6:.1f} MB), best of {DECODE_ROUNDS}; "
+        "ratio against httpx-sse"
+    )
     httpx_sse_s = best_of(lambda: decode_httpx_sse(oa), DECODE_ROUNDS)
     sdk_s = best_of(lambda: decode_openai_sdk(oa), DECODE_ROUNDS)
     ours_s = best_of(lambda: decode_ours(oa), DECODE_ROUNDS)

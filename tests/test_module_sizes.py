@@ -30,8 +30,7 @@ def test_a_module_over_the_limit_says_why_it_is_one_piece() -> None:
     unexplained = [
         f"{name}: {len(lines)} lines"
         for name, lines in _modules()
-        if len(lines) > LIMIT
-        and not ONE_PIECE.search("\n".join(lines[:HEAD_LINES]))
+        if len(lines) > LIMIT and not ONE_PIECE.search("\n".join(lines[:HEAD_LINES]))
     ]
     assert not unexplained, (
         f"over {LIMIT} lines with no 'One piece (N lines): why' in the first {HEAD_LINES} "
@@ -47,4 +46,3 @@ def test_every_size_note_is_within_ten_percent_of_the_truth() -> None:
         if abs(int(stated.replace(",", "")) - len(lines)) > 0.1 * len(lines)
     ]
     assert not wrong, wrong
-

@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui_agent.replay_command import main as replay_main
 
         return replay_main(args_list[1:])
+    if args_list[:1] == ["mcp"]:
+        from tui_agent.mcp_cli import main as mcp_main
+
+        return mcp_main(args_list[1:])
     if args_list[:1] == ["acp"]:
         from tui_agent.acp import main as acp_main
 

@@ -9,7 +9,7 @@ import pytest
 
 from tui_agent.session import ConfigError, parse_config
 from tui_agent.session._mcp import McpSetup, WorkspaceTrust, load_mcp_servers
-from tui_agent.tools.mcp import McpServerConfig
+from tui_agent.tools.mcp import McpOAuth, McpServerConfig
 
 
 def _setup(
@@ -230,13 +230,15 @@ def test_what_is_shown_of_a_server_is_as_written_with_names_not_values(tmp_path:
         {"env": {"PYTHONPATH": "/repo/evil"}},
         {"transport": "http", "url": "https://x/mcp"},
         {"transport": "http", "url": "https://x/mcp", "headers": {"Authorization": "b"}},
+        {"transport": "http", "url": "https://x/mcp", "oauth": McpOAuth(store="s", client_id="c")},
     ],
 )
 def test_an_approval_is_asked_again_when_anything_the_server_runs_with_changes(
     tmp_path: Path, change: dict[str, object]
 ) -> None:
     server = McpServerConfig(name="t", command="uvx", args=("mcp-server-time",), source="workspace")
-    base = {"transport": "http", "url": "https://x/mcp"} if "headers" in change else {}
+    http = {"transport": "http", "url": "https://x/mcp", "oauth": McpOAuth(store="s")}
+    base = http if "headers" in change or "oauth" in change else {}
     approved = McpServerConfig(**{**server.__dict__, **base})  # type: ignore[arg-type]
     WorkspaceTrust(tmp_path).remember([approved])
     assert WorkspaceTrust(tmp_path).approved([approved])

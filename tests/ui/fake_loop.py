@@ -20,6 +20,7 @@ from tui_agent.loop.api import (
     RestorePlan,
 )
 from tui_agent.loop.costs import CostReport
+from tui_agent.loop.elicitation import Elicit
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers
 from tui_agent.loop.snapshot import LoopSnapshot
@@ -77,6 +78,7 @@ class FakeLoop:
     answer_options: list[tuple[RuleScope, ApprovalMode | None]] = field(default_factory=list)
     cost_report: CostReport | None = None
     request: LLMRequest | None = None
+    elicit: Elicit | None = None  # what the app answers MCP servers' questions with
     _subscribers: list[Callable[[LoopEvent], None]] = field(default_factory=list)
     _next: int = 0
 
@@ -209,6 +211,17 @@ class FakeLoop:
     async def reconnect_mcp(self, name: str) -> bool:
         self.calls.append(("reconnect_mcp", name))
         return any(server.name == name for server in self.mcp)
+
+    async def login_mcp(self, name: str) -> str | None:
+        self.calls.append(("login_mcp", name))
+        return None
+
+    async def logout_mcp(self, name: str) -> str | None:
+        self.calls.append(("logout_mcp", name))
+        return None
+
+    def answer_elicitations(self, elicit: Elicit) -> None:
+        self.elicit = elicit
 
     async def close(self) -> None:
         self.closed = True

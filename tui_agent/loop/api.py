@@ -27,6 +27,7 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.costs import CostReport
+    from tui_agent.loop.elicitation import Elicit
     from tui_agent.loop.mcp_offers import McpOffers
     from tui_agent.loop.session_tree import SessionTree
     from tui_agent.loop.userhooks import HookInfo
@@ -308,6 +309,19 @@ class LoopApi(Protocol):
 
     def mcp_offers(self) -> McpOffers:
         """The MCP servers' prompts and resources, as they last listed them."""
+        ...
+
+    async def login_mcp(self, name: str) -> str | None:
+        """Log in to an OAuth MCP server (opens the browser) and connect it; None when done,
+        else what went wrong."""
+        ...
+
+    async def logout_mcp(self, name: str) -> str | None:
+        """Forget an OAuth MCP server's tokens and disconnect it; None when done."""
+        ...
+
+    def answer_elicitations(self, elicit: Elicit) -> None:
+        """Who answers MCP servers' requests for input (unset: each is declined, with a notice)."""
         ...
 
     async def close(self) -> None:

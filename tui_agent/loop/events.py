@@ -302,10 +302,11 @@ class McpServerInfo(BaseModel):
 
     name: str
     source: str  # "config" (config.toml) | "workspace" (.mcp.json) | "client" (ACP)
-    state: str  # off | skipped | waiting | starting | ready | failed | crashed | disabled
+    state: str  # off | skipped | waiting | starting | ready | failed | crashed | disabled | login
     command: str  # the command line or URL
     tools: tuple[str, ...] = ()
     error: str | None = None
+    auth: str | None = None  # OAuth servers: "logged in (…)" or "not logged in"
 
 
 class McpServersChanged(_Event):

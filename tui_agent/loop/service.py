@@ -58,6 +58,7 @@ from tui_agent.vocab import (
 )
 
 if TYPE_CHECKING:
+    from tui_agent.loop.elicitation import Elicit
     from tui_agent.loop.userhooks import HookInfo, UserHooks
     from tui_agent.tools.mcp import McpServers
 
@@ -320,6 +321,20 @@ class AgentLoopService:
 
     def mcp_offers(self) -> McpOffers:
         return NO_OFFERS if self._mcp is None else ServerOffers(self._mcp)
+
+    async def login_mcp(self, name: str) -> str | None:
+        if self._mcp is None:
+            return "no MCP servers are configured"
+        return await self._mcp.login(name)
+
+    async def logout_mcp(self, name: str) -> str | None:
+        if self._mcp is None:
+            return "no MCP servers are configured"
+        return await self._mcp.logout(name)
+
+    def answer_elicitations(self, elicit: Elicit) -> None:
+        if self._mcp is not None:
+            self._mcp.elicit = elicit
 
     # -- checkpoints -------------------------------------------------------------------------
     async def undo_plan(self) -> RestorePlan | None:

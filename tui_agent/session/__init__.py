@@ -53,7 +53,7 @@ from tui_agent.session._images import (
 )
 from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
-from tui_agent.session._mcp import client_server
+from tui_agent.session._mcp import client_server, load_mcp_servers
 from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
 from tui_agent.session._paths import HOME_ENV, AppPaths
 from tui_agent.session._prompt_history import PromptHistory
@@ -129,6 +129,7 @@ __all__ = [
     "load_custom_commands",
     "load_image",
     "load_instructions",
+    "load_mcp_servers",
     "load_skills",
     "logged_tree",
     "mentioned_paths",

@@ -126,6 +126,21 @@ class ModelConfig(_Table):
     price_cache_write_per_mtok: NonNegativeFloat | None = None
 
 
+class McpOAuthTable(_Table):
+    """`[mcp_servers.NAME.oauth]`: a pre-registered client and login settings (see
+    `tools.mcp.McpOAuth`); values may use `${VAR}` like the server's other strings."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+    client_metadata_url: str | None = Field(default=None, pattern=r"^https://")
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    private_key_file: str | None = None  # client credentials signed with this key (PEM)
+    signing_algorithm: str = "RS256"
+    issuer: str | None = Field(default=None, pattern=r"^https?://")
+
+
 class McpServerTable(_Table):
     """One MCP server: `command` (with `args`, `env`) for stdio, or `url` (with `headers`)."""
 
@@ -138,6 +153,7 @@ class McpServerTable(_Table):
     enabled: bool = True
     startup_timeout_s: PositiveFloat | None = None
     tool_timeout_s: PositiveFloat | None = None
+    oauth: McpOAuthTable | None = None
 
 
 class PermissionsTable(_Table):

@@ -27,19 +27,25 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from tui_agent import keys
-from tui_agent.session._config import Config, ConfigError, McpServerTable, toml_key
+from tui_agent.session._config import (
+    Config,
+    ConfigError,
+    McpOAuthTable,
+    McpServerTable,
+    toml_key,
+)
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._trust import TrustFile, fingerprint
 
 if TYPE_CHECKING:  # loaded only when a server is configured: the one-shot path stays light
-    from tui_agent.tools.mcp import McpServerConfig
+    from tui_agent.tools.mcp import McpOAuth, McpServerConfig
 
 MCP_JSON = ".mcp.json"
 APPROVALS_FILE = "mcp-approvals.json"
@@ -150,10 +156,21 @@ def _claude_keys(entry: Any) -> Any:
     """An entry's keys in Claude Code's format; other tools' keys are ignored."""
     if not isinstance(entry, dict):
         return entry
-    return {key: value for key, value in entry.items() if key in _CLAUDE_KEYS}
+    kept = {key: value for key, value in entry.items() if key in _CLAUDE_KEYS}
+    if isinstance(kept.get("oauth"), dict):
+        kept["oauth"] = {_OAUTH_KEYS.get(key, key): value for key, value in kept["oauth"].items()}
+    return kept
 
 
-_CLAUDE_KEYS = frozenset(("type", "command", "args", "env", "url", "headers"))
+_CLAUDE_KEYS = frozenset(("type", "command", "args", "env", "url", "headers", "oauth"))
+# Claude Code writes `oauth` keys in camel case; config.toml's are in snake case.
+_OAUTH_KEYS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "callbackPort": "callback_port",
+    "clientMetadataUrl": "client_metadata_url",
+}
+OAUTH_DIR = "mcp-auth"  # beside config.toml: one token file per server URL
 
 
 def _server(
@@ -190,6 +207,38 @@ def _server(
         source=source,
         cwd=str(workspace),
         as_written=(table.url or "") if transport != "stdio" else shlex.join([command, *args]),
+        oauth=_oauth(table.oauth, expand, source) if transport == "http" else None,
+    )
+
+
+def _oauth(table: McpOAuthTable | None, expand: _Expander, source: str) -> McpOAuth:
+    """Every HTTP server may need a login: without a table, discovery and registration do all."""
+    from tui_agent.tools.mcp import McpOAuth
+
+    store = str(AppPaths.from_env().config_file.parent / OAUTH_DIR)
+    if table is None:
+        return McpOAuth(store=store)
+    if source == "workspace" and table.private_key_file:
+        # A repository must not make us sign assertions with a key of the user's choosing.
+        raise _Problem(
+            "oauth.private_key_file",
+            f"a workspace's {MCP_JSON} may not name a key file to sign with (configure the "
+            "server in config.toml's [mcp_servers] instead)",
+        )
+    given = {
+        "client_id": table.client_id,
+        "client_secret": table.client_secret,
+        "private_key_file": table.private_key_file,
+    }
+    return McpOAuth(
+        store=store,
+        **{key: expand(value, f"oauth.{key}") if value else None for key, value in given.items()},
+        scope=table.scope,
+        callback_port=table.callback_port,
+        client_metadata_url=table.client_metadata_url,
+        grant=table.grant,
+        signing_algorithm=table.signing_algorithm,
+        issuer=table.issuer,
     )
 
 
@@ -243,7 +292,17 @@ class WorkspaceTrust:
 
 def _fingerprint(server: McpServerConfig) -> str:
     # Everything that decides what runs and what it is given: a changed env (PYTHONPATH into
-    # the repository) or header asks again. Values reach the file only inside a one-way hash.
+    # the repository), header or OAuth client asks again. Values reach the file only inside a
+    # one-way hash. An `oauth` table left at its defaults adds nothing, so approvals given
+    # before OAuth existed still hold.
+    from tui_agent.tools.mcp import McpOAuth
+
+    oauth = server.oauth
+    login = (
+        ()
+        if oauth is None or oauth == McpOAuth(store=oauth.store)
+        else (json.dumps(sorted((k, v) for k, v in asdict(oauth).items() if k != "store")),)
+    )
     return fingerprint(
         server.name,
         server.transport,
@@ -252,4 +311,5 @@ def _fingerprint(server: McpServerConfig) -> str:
         json.dumps(sorted(server.env.items())),
         server.url,
         json.dumps(sorted(server.headers.items())),
+        *login,
     )

@@ -194,6 +194,7 @@ class TuiAgentApp(App[None]):
             lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
         )
         self._unsubscribe = loop.subscribe(self._on_loop_event)
+        loop.answer_elicitations(self.approvals.elicit)
         if not transcript and loop.info.demo:
             self.vm.add_marker("notice", DEMO_NOTICE)
         for notice in loop.info.notices:

@@ -6,6 +6,7 @@ answer only when the person is quiet (no key for `QUIET_S` and the draft untouch
 request appeared), and `a`/`n` followed at once by another letter were the start of a word, so
 both go to the draft. Tab moves between the draft and the box. A sub-agent's transcript that
 covers the box is closed first. The answer goes to the loop (`LoopApi.answer_approval`).
+An MCP server's request for input is answered in a form of its own (`elicit`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tui_agent.ui.widgets.approval_bar import QUIET_S, ApprovalBar
 from tui_agent.ui.widgets.pane import FollowsViewModel
 
 if TYPE_CHECKING:
+    from tui_agent.loop.elicitation import ElicitAnswer, ElicitRequest
     from tui_agent.ui.app import TuiAgentApp
 
 
@@ -31,6 +33,12 @@ class ApprovalFlow:
         self._last_quiet = False  # whether the person was quiet before the key being handled
         self._letter: tuple[str, float] | None = None  # `a`/`n` that opened a step, and when
         FollowsViewModel(app, app.vm, ("approvals",), self.show)
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """The app's answer to an MCP server's `elicitation/create`: the person fills a form."""
+        from tui_agent.ui.elicitation_screen import ask  # only once a server asks
+
+        return await ask(self.app, request)
 
     def key_arrived(self) -> bool:
         """A key came from the terminal: whether the person had been quiet before it."""

@@ -95,7 +95,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "permissions", "[remove N]", "The permission rules in force; remove one", slash.permissions
     ),
     SlashCommand("inspect", "", "Open the live machine inspector (F2)", slash.open_inspector),
-    SlashCommand("mcp", "[reconnect NAME]", "MCP servers: status, tools, last error", slash.mcp),
+    SlashCommand(
+        "mcp",
+        "[reconnect|login|logout NAME]",
+        "MCP servers: status, tools, OAuth, last error",
+        slash.mcp,
+    ),
     SlashCommand("hooks", "", "Hook commands: where from, trusted or not, last run", show_hooks),
     SlashCommand(
         "status", "", "Model, approval mode, sandbox, session and workspace", slash.status

@@ -36,6 +36,7 @@ from tui_agent.vocab import (
 if TYPE_CHECKING:
     from tui_agent.loop.api import SubagentRun
     from tui_agent.loop.costs import CostReport
+    from tui_agent.loop.elicitation import Elicit
     from tui_agent.loop.session_tree import SessionTree
     from tui_agent.loop.userhooks import HookInfo
 
@@ -46,6 +47,7 @@ class OpeningLoop:
         self._opener = opener
         self._attached: asyncio.Future[LoopApi] | None = None
         self._approval_mode: ApprovalMode | None = None
+        self._elicit: Elicit | None = None
 
     async def open(self) -> LoopApi:
         """Open the real loop (errors propagate: the caller reports them)."""
@@ -55,6 +57,8 @@ class OpeningLoop:
         """The app now listens to `loop`: release the commands that waited for it."""
         if self._approval_mode is not None:
             loop.set_approval_mode(self._approval_mode)
+        if self._elicit is not None:
+            loop.answer_elicitations(self._elicit)
         self._ready().set_result(loop)
 
     def _ready(self) -> asyncio.Future[LoopApi]:
@@ -209,6 +213,15 @@ class OpeningLoop:
 
     async def reconnect_mcp(self, name: str) -> bool:
         return await (await self._real()).reconnect_mcp(name)
+
+    async def login_mcp(self, name: str) -> str | None:
+        return await (await self._real()).login_mcp(name)
+
+    async def logout_mcp(self, name: str) -> str | None:
+        return await (await self._real()).logout_mcp(name)
+
+    def answer_elicitations(self, elicit: Elicit) -> None:
+        self._elicit = elicit  # given to the real loop when it is attached
 
     async def close(self) -> None:
         """Closing before the real loop arrived: the app closes the real one itself."""

@@ -167,8 +167,23 @@ def mcp(app: TuiAgentApp, arg: str) -> None:
         app.vm.add_marker("info", mcp_text(app.vm.mcp))
     elif action == "reconnect" and name.strip():
         app._call(_reconnect_mcp(app, name.strip()), "/mcp reconnect")
+    elif action in ("login", "logout") and name.strip():
+        app._call(_mcp_auth(app, action, name.strip()), f"/mcp {action}")
     else:
-        app.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect NAME")
+        app.vm.add_marker("warning", "usage: /mcp, or /mcp reconnect|login|logout NAME")
+
+
+async def _mcp_auth(app: TuiAgentApp, action: str, name: str) -> None:
+    if action == "login":
+        app.vm.add_marker("info", f"logging in to MCP server {name}…")
+        problem = await app.loop.login_mcp(name)
+    else:
+        problem = await app.loop.logout_mcp(name)
+    if problem:
+        app.vm.add_marker("warning", problem)
+    else:
+        # From the loop, not the view model: its change event may not have arrived yet.
+        app.vm.add_marker("info", mcp_text([s for s in app.loop.mcp_servers() if s.name == name]))
 
 
 async def _reconnect_mcp(app: TuiAgentApp, name: str) -> None:
@@ -350,6 +365,7 @@ MCP_STATES = {
     "failed": "failed",
     "crashed": "crashed (restarts on the next call)",
     "disabled": "disabled",
+    "login": "needs a login",
 }
 MCP_SOURCES = {"config": "config.toml", "workspace": ".mcp.json", "client": "ACP client"}
 
@@ -367,11 +383,13 @@ def mcp_text(servers: Sequence[McpServerInfo]) -> str:
         source = MCP_SOURCES.get(server.source, server.source)
         state = MCP_STATES.get(server.state, server.state)
         lines.append(f"● {server.name}  {state}  ({source}: {server.command})")
+        if server.auth:
+            lines.append(f"    OAuth: {server.auth}")
         if server.tools:
             prefix = f"mcp__{server.name}__"
             names = [tool.removeprefix(prefix) for tool in server.tools]
             lines.append(f"    tools: {', '.join(names)}")
         if server.error:
             lines.append("    " + server.error.replace("\n", "\n    "))
-    lines.append("/mcp reconnect NAME restarts a server.")
+    lines.append("/mcp reconnect NAME restarts a server; /mcp login NAME, /mcp logout NAME.")
     return "\n".join(lines)

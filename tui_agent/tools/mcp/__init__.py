@@ -8,6 +8,7 @@ loop (start-up, trust, tools, faults, reconnect); each server tool becomes an `M
 from tui_agent.tools.mcp._config import (
     DEFAULT_STARTUP_TIMEOUT_S,
     DEFAULT_TOOL_TIMEOUT_S,
+    McpOAuth,
     McpServerConfig,
 )
 from tui_agent.tools.mcp._names import tool_name
@@ -26,6 +27,7 @@ __all__ = [
     "DEFAULT_STARTUP_TIMEOUT_S",
     "DEFAULT_TOOL_TIMEOUT_S",
     "AskTrust",
+    "McpOAuth",
     "McpRequestError",
     "McpServerConfig",
     "McpServerStatus",

@@ -19,6 +19,31 @@ DEFAULT_TOOL_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
+class McpOAuth:
+    """How an HTTP server's OAuth login is done and where its tokens are kept.
+
+    `store` is the folder of token files (one per server URL, mode 0600). A pre-registered
+    client gives `client_id` (and `client_secret`); without one the client registers itself
+    (dynamic registration) or, where the server supports it, names itself by
+    `client_metadata_url`. `scope` replaces what discovery would choose; `callback_port` fixes
+    the loopback port for servers that registered one exact redirect URI. `grant =
+    "client_credentials"` is a machine identity instead of a person's login: the client id with
+    its secret, or with a private key (`private_key_file`, PEM) that signs a JWT assertion.
+    """
+
+    store: str
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    callback_port: int | None = None
+    client_metadata_url: str | None = None
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    private_key_file: str | None = None
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None  # client credentials: the only authorization server to trust
+
+
+@dataclass(frozen=True)
 class McpServerConfig:
     name: str
     transport: Transport = "stdio"
@@ -36,6 +61,8 @@ class McpServerConfig:
     # The command line (or URL) as its file writes it, `${VAR}` unexpanded: what is shown, so a
     # value from the environment (a token) is never printed. Empty: shown as run.
     as_written: str = ""
+    # HTTP servers: their OAuth settings (None: no OAuth, e.g. an ACP client's server).
+    oauth: McpOAuth | None = None
 
     @property
     def trusted(self) -> bool:

@@ -16,12 +16,15 @@ import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from importlib.metadata import version
 from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from tui_agent.tools._groups import child_group, end_group, track
+from tui_agent.tools.elicitation import Elicit
+from tui_agent.tools.mcp._auth import Authorizer
 from tui_agent.tools.mcp._config import McpServerConfig
+from tui_agent.tools.mcp._elicit import session_callback
 from tui_agent.tools.mcp._notifications import ListKind, list_changed_handler
+from tui_agent.version import package_version
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -69,9 +72,13 @@ class McpConnection:
         self,
         config: McpServerConfig,
         on_list_changed: Callable[[ListKind], None] = lambda kind: None,
+        authorizer: Authorizer | None = None,
+        elicit: Elicit | None = None,
     ) -> None:
         self.config = config
         self._on_list_changed = on_list_changed
+        self._authorizer = authorizer
+        self._elicit = elicit
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
@@ -129,12 +136,14 @@ class McpConnection:
                     group = child_group(marker)
                     if group is not None:
                         track(group)
+                answers = session_callback(self.config.name, self._elicit) if self._elicit else None
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,
                         write,
                         message_handler=list_changed_handler(self._on_list_changed),
-                        client_info=Implementation(name="tui-agent", version=version("tui-agent")),
+                        client_info=Implementation(name="tui-agent", version=package_version()),
+                        elicitation_callback=answers,
                     )
                 )
                 await session.initialize()
@@ -148,7 +157,9 @@ class McpConnection:
             raise
         except BaseException as error:  # the SDK raises exception groups from its task groups
             if not ready.done():
-                ready.set_exception(McpStartError(self._with_tail(_describe(error))))
+                failure = McpStartError(self._with_tail(_describe(error)))
+                failure.__cause__ = error  # the caller looks in it for a needed login
+                ready.set_exception(failure)
         finally:
             self._session = None
             if group is not None:
@@ -161,7 +172,8 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = create_mcp_http_client(headers=dict(config.headers) or None)
+            auth = self._authorizer.provider() if self._authorizer else None
+            client = create_mcp_http_client(headers=dict(config.headers) or None, auth=auth)
             return streamable_http_client(config.url, http_client=client)
         if config.transport == "sse":
             from mcp.client.sse import sse_client

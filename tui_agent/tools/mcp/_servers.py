@@ -24,6 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tui_agent.tools._base import Tool
+from tui_agent.tools.elicitation import Elicit, ElicitAnswer, ElicitRequest, decline_unanswerable
+from tui_agent.tools.mcp._auth import (
+    Authorizer,
+    OpenBrowser,
+    needs_login,
+    oauth_failure,
+    open_browser,
+)
 from tui_agent.tools.mcp._config import McpServerConfig
 from tui_agent.tools.mcp._connection import (
     McpCallError,
@@ -49,7 +57,7 @@ from tui_agent.tools.mcp._tool import McpTool
 from tui_agent.vocab import TextPart, ToolResult, ToolSpec, error_result
 
 ServerState = Literal[
-    "off", "skipped", "waiting", "starting", "ready", "failed", "crashed", "disabled"
+    "off", "skipped", "waiting", "starting", "ready", "failed", "crashed", "disabled", "login"
 ]
 TrustAnswer = Literal["once", "always", "deny"]
 NoticeLevel = Literal["info", "warning", "error"]
@@ -80,6 +88,7 @@ class McpServerStatus:
     command: str
     tools: tuple[str, ...] = ()
     error: str | None = None
+    auth: str | None = None  # OAuth servers: logged in or not (never a token)
 
 
 @dataclass(eq=False)
@@ -95,6 +104,7 @@ class _Entry:
     prompts: tuple[ServerPrompt, ...] = ()
     stale: set[ListKind] = field(default_factory=set)
     refreshing: asyncio.Task[None] | None = None
+    authorizer: Authorizer | None = None
 
 
 class McpServers:
@@ -107,8 +117,21 @@ class McpServers:
         problems: Sequence[str] = (),
         on_change: Callable[[], None] = lambda: None,
         on_notice: Callable[[NoticeLevel, str], None] = lambda level, text: None,
+        browser: OpenBrowser = open_browser,
     ) -> None:
         self._entries = {config.name: _Entry(config) for config in configs}
+        for entry in self._entries.values():
+            if entry.config.transport == "http" and entry.config.oauth is not None:
+                entry.authorizer = Authorizer(
+                    entry.config,
+                    entry.config.oauth,
+                    on_url=self._login_url(entry.config.name),
+                    browser=browser,
+                )
+        # Who answers a server's `elicitation/create`: a front end that can ask sets it.
+        self.elicit: Elicit = decline_unanswerable(
+            lambda text: on_notice("warning", text), "nobody here can answer it"
+        )
         self._problems = tuple(problems)
         self._trust = trust
         self._ask_trust = ask_trust
@@ -132,6 +155,7 @@ class McpServers:
                 command=entry.config.command_line(),
                 tools=tuple(tool.name for tool in entry.tools),
                 error=entry.error,
+                auth=entry.authorizer.state() if entry.authorizer else None,
             )
             for entry in self._entries.values()
         ]
@@ -215,10 +239,23 @@ class McpServers:
 
     async def _connect(self, entry: _Entry) -> None:
         self._set(entry, "starting", None)
-        connection = McpConnection(entry.config, lambda kind: self._list_changed(entry, kind))
+        connection = McpConnection(
+            entry.config,
+            on_list_changed=lambda kind: self._list_changed(entry, kind),
+            authorizer=entry.authorizer,
+            elicit=self._ask,
+        )
         try:
             listed = await connection.open()
         except McpStartError as error:
+            if needs_login(error):
+                self._needs_login(entry)
+                return
+            failure = oauth_failure(error)
+            if failure is not None:
+                error = McpStartError(
+                    f"it needs authorization (401) and the OAuth login failed: {failure}"
+                )
             self._set(entry, "failed", str(error))
             self._on_notice("error", f'MCP server "{entry.config.name}" failed to start: {error}')
             return
@@ -317,6 +354,12 @@ class McpServers:
         try:
             result = await connection.call(tool, arguments, progress)
         except McpConnectionLost as error:
+            if entry.authorizer is not None and entry.authorizer.wanted_login:
+                # More scope, or a refused refresh, and nobody here to log in: not a crash.
+                entry.connection = None
+                self._spawn(connection.close())
+                self._needs_login(entry)
+                return error_result(f'MCP server "{name}" {_login_hint(name)}')
             self._died(entry, connection, str(error))
             return error_result(f'MCP server "{name}" failed during "{tool}": {error}')
         except McpCallError as error:
@@ -359,6 +402,53 @@ class McpServers:
             await self._connect(entry)
         return True
 
+    # -- OAuth and elicitation -------------------------------------------------------------
+    async def login(self, name: str) -> str | None:
+        """Log in to an OAuth server (browser and loopback) and connect it; None when done,
+        else why not."""
+        entry = self._entries.get(name)
+        if entry is None:
+            return f"no MCP server named {name!r} (/mcp lists them)"
+        if entry.authorizer is None:
+            return f'MCP server "{name}" does not use OAuth (only HTTP servers log in)'
+        # From now on this server may ask again (a refused refresh, more scope mid-session).
+        entry.authorizer.interactive = True
+        await self.reconnect(name)
+        if entry.state != "ready":
+            return f'MCP server "{name}" is not up after the login: {entry.error}'
+        return None
+
+    async def logout(self, name: str) -> str | None:
+        """Forget an OAuth server's tokens and disconnect it; None when done, else why not."""
+        entry = self._entries.get(name)
+        if entry is None or entry.authorizer is None:
+            return f"no MCP server named {name!r} that logs in with OAuth (/mcp lists them)"
+        async with entry.lock:
+            connection, entry.connection = entry.connection, None
+            if connection is not None:
+                await connection.close()
+            entry.authorizer.tokens.clear()
+            entry.authorizer.interactive = False
+            self._set(entry, "login", _login_hint(name))
+        return None
+
+    def _needs_login(self, entry: _Entry) -> None:
+        name = entry.config.name
+        self._set(entry, "login", _login_hint(name))
+        self._on_notice("warning", f'MCP server "{name}" {_login_hint(name)}')
+
+    def _login_url(self, name: str) -> Callable[[str], None]:
+        def show(url: str) -> None:
+            self._on_notice(
+                "info",
+                f'Log in to MCP server "{name}" in your browser. If none opened, open:\n{url}',
+            )
+
+        return show
+
+    async def _ask(self, request: ElicitRequest) -> ElicitAnswer:
+        return await self.elicit(request)  # looked up per request: a front end sets it later
+
     # -- bookkeeping -----------------------------------------------------------------------
     def _set(self, entry: _Entry, state: ServerState, error: str | None) -> None:
         entry.state, entry.error = state, error
@@ -385,3 +475,7 @@ class McpServers:
         for entry in self._entries.values():
             entry.connection = None
         await asyncio.gather(*closing, *self._tasks, return_exceptions=True)
+
+
+def _login_hint(name: str) -> str:
+    return f"needs a login: /mcp login {name} in the app, or tui-agent mcp login {name}"
