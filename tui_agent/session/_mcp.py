@@ -135,13 +135,15 @@ def client_server(
     env: Mapping[str, str] | None = None,
     url: str = "",
     headers: Mapping[str, str] | None = None,
+    transport: Literal["http", "sse"] = "http",
 ) -> McpServerConfig:
-    """A server a front end hands over (an ACP client's): stdio with `command`, else HTTP."""
+    """A server a front end hands over (an ACP client's): stdio with `command`, else the URL
+    over `transport` (streamable HTTP, or the legacy HTTP+SSE transport)."""
     from tui_agent.tools.mcp import McpServerConfig
 
     return McpServerConfig(
         name=name,
-        transport="stdio" if command else "http",
+        transport="stdio" if command else transport,
         command=command,
         args=tuple(args),
         env=dict(env or {}),
