@@ -2,8 +2,10 @@
 shell, for the headless runs (`-p`) that never open a browser themselves.
 
 The server is looked up as a session would see it (config.toml, then the workspace's
-`.mcp.json`); the login opens the browser, prints the URL to paste where none opens, waits for
-the redirect on the loopback port, and stores the tokens where the app finds them.
+`.mcp.json`), or given by `--url` (an editor's server, which no file names: its tokens are kept
+by URL, where its ACP sessions find them); the login opens the browser, prints the URL to
+paste where none opens, waits for the redirect on the loopback port, and stores the tokens
+where the app finds them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import asyncio
 import sys
 from pathlib import Path
 
-from tui_agent.session import AppPaths, ConfigError, load_config, load_mcp_servers
+from tui_agent.session import (
+    AppPaths,
+    ConfigError,
+    client_server,
+    load_config,
+    load_mcp_servers,
+)
 from tui_agent.tools.mcp import McpServers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -25,9 +33,17 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("action", choices=("login", "logout"))
     parser.add_argument("name", help="the server's name in config.toml or .mcp.json")
+    parser.add_argument(
+        "--url",
+        default=None,
+        help="the server's URL, for one no file names (an editor's, given over ACP)",
+    )
     parser.add_argument("--workspace", type=Path, default=None)
     args = parser.parse_args(argv)
     workspace = (args.workspace or Path.cwd()).resolve()
+    if args.url is not None:
+        given = client_server(args.name, workspace, url=args.url)
+        return asyncio.run(_run(args.action, McpServers([given], on_notice=_print), args.name))
     config_file = AppPaths.from_env().config_file
     try:
         setup = load_mcp_servers(load_config(config_file), config_file, workspace)

@@ -1,6 +1,7 @@
 """A small MCP server for the client's fault tests, built on the SDK's MCPServer (FastMCP's
-successor in mcp 2): `python mcp_server.py stdio` or `python mcp_server.py http` (streamable
-HTTP on 127.0.0.1, an ephemeral port, printed as `PORT <n>` on stdout once it listens).
+successor in mcp 2): `python mcp_server.py stdio`, `python mcp_server.py http` (streamable
+HTTP on 127.0.0.1, an ephemeral port, printed as `PORT <n>` on stdout once it listens) or
+`python mcp_server.py sse` (the legacy HTTP+SSE transport at `/sse`, the port printed the same).
 
 Tools: `echo` and `env` (read-only), `fail` (an error result), `big` (200 KB of text),
 `image` (a PNG), `structured` (structuredContent), `hang` (never returns; a cancel is remembered),
@@ -147,12 +148,12 @@ def crash() -> str:
     os._exit(3)
 
 
-async def _serve_http() -> None:
+async def _serve_http(transport: str) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    app = server.streamable_http_app()
+    app = server.sse_app() if transport == "sse" else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning")
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     await uvicorn.Server(config).serve(sockets=[sock])
@@ -168,8 +169,8 @@ def _serve_ignoring_eof(pid_file: str) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["http"]:
-        anyio.run(_serve_http)
+    if sys.argv[1:] in (["http"], ["sse"]):
+        anyio.run(_serve_http, sys.argv[1])
     elif sys.argv[1:2] == ["stdio-ignoring-eof"]:
         _serve_ignoring_eof(sys.argv[2])
     else:

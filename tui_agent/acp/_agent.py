@@ -94,7 +94,7 @@ class AcpAgent:
                 prompt_capabilities=acp.PromptCapabilities(
                     image=True, audio=False, embedded_context=True
                 ),
-                mcp_capabilities=acp.McpCapabilities(http=True, sse=False),
+                mcp_capabilities=acp.McpCapabilities(http=True, sse=True),
                 session_capabilities=acp.SessionCapabilities(list=acp.SessionListCapabilities()),
             ),
             auth_methods=AUTH_METHODS if self._missing_key() else [],
@@ -264,7 +264,8 @@ async def _opened(config: LoopConfig) -> LoopApi:
 
 
 def _mcp_servers(servers: Sequence[Any], workspace: Path) -> tuple[Any, ...]:
-    """The client's MCP servers (stdio and HTTP; SSE is not offered in our capabilities)."""
+    """The client's MCP servers: stdio, streamable HTTP and legacy SSE (an `acp` one, carried
+    over the ACP connection itself, is not offered in our capabilities)."""
     configs = []
     for server in servers:
         if isinstance(server, acp.McpServerStdio):
@@ -274,9 +275,16 @@ def _mcp_servers(servers: Sequence[Any], workspace: Path) -> tuple[Any, ...]:
                     server.name, workspace, command=server.command, args=server.args, env=env
                 )
             )
-        elif isinstance(server, acp.HttpMcpServer):
+        elif isinstance(server, acp.HttpMcpServer | acp.SseMcpServer):
             headers = {item.name: item.value for item in server.headers}
-            configs.append(client_server(server.name, workspace, url=server.url, headers=headers))
+            transport: Literal["http", "sse"] = (
+                "sse" if isinstance(server, acp.SseMcpServer) else "http"
+            )
+            configs.append(
+                client_server(
+                    server.name, workspace, url=server.url, headers=headers, transport=transport
+                )
+            )
         else:
-            log.warning("MCP server %r: only stdio and http are supported", server.name)
+            log.warning("MCP server %r: only stdio, http and sse are supported", server.name)
     return tuple(configs)

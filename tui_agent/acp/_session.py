@@ -107,11 +107,14 @@ class Session:
 
     def announce(self) -> None:
         """What the client learns once it knows the session (after the answer that names it):
-        the commands it can offer, and any of its MCP servers that did not start."""
+        the commands it can offer, and any of its MCP servers that did not start or need a
+        login."""
         self._updates.put_nowait(commands_update(self.commands))
         for server in self.loop.mcp_servers():
             if server.source == "client" and server.state == "failed":
                 self._say(f"MCP server {server.name} did not start: {server.error}")
+            elif server.source == "client" and server.state == "login":
+                self._say(f"MCP server {server.name} {server.error}")
 
     async def set_model(self, model: str) -> None:
         """The same session on another model: its loop is closed and opened again (on the

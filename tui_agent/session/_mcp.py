@@ -135,13 +135,18 @@ def client_server(
     env: Mapping[str, str] | None = None,
     url: str = "",
     headers: Mapping[str, str] | None = None,
+    transport: Literal["http", "sse"] = "http",
 ) -> McpServerConfig:
-    """A server a front end hands over (an ACP client's): stdio with `command`, else HTTP."""
-    from tui_agent.tools.mcp import McpServerConfig
+    """A server a front end hands over (an ACP client's): stdio with `command`, else the URL
+    over `transport` (streamable HTTP, or the legacy HTTP+SSE transport). An HTTP one uses the
+    tokens a login to its URL stored (`tui-agent mcp login NAME --url URL`), and says when it
+    needs one."""
+    from tui_agent.tools.mcp import McpOAuth, McpServerConfig
 
+    http = not command and transport == "http"
     return McpServerConfig(
         name=name,
-        transport="stdio" if command else "http",
+        transport="stdio" if command else transport,
         command=command,
         args=tuple(args),
         env=dict(env or {}),
@@ -149,6 +154,7 @@ def client_server(
         headers=dict(headers or {}),
         source="client",
         cwd=str(workspace),
+        oauth=McpOAuth(store=oauth_store()) if http else None,
     )
 
 
@@ -170,7 +176,7 @@ _OAUTH_KEYS = {
     "callbackPort": "callback_port",
     "clientMetadataUrl": "client_metadata_url",
 }
-OAUTH_DIR = "mcp-auth"  # beside config.toml: one token file per server URL
+OAUTH_DIR = "mcp-auth"
 
 
 def _server(
@@ -211,11 +217,16 @@ def _server(
     )
 
 
+def oauth_store() -> str:
+    """Where the MCP servers' OAuth tokens live: beside config.toml, one file per server URL."""
+    return str(AppPaths.from_env().config_file.parent / OAUTH_DIR)
+
+
 def _oauth(table: McpOAuthTable | None, expand: _Expander, source: str) -> McpOAuth:
     """Every HTTP server may need a login: without a table, discovery and registration do all."""
     from tui_agent.tools.mcp import McpOAuth
 
-    store = str(AppPaths.from_env().config_file.parent / OAUTH_DIR)
+    store = oauth_store()
     if table is None:
         return McpOAuth(store=store)
     if source == "workspace" and table.private_key_file:

@@ -1,12 +1,14 @@
 """The in-test MCP server (tests/support/mcp_server.py) over stdio, and over streamable HTTP
-on 127.0.0.1 (an ephemeral port the server prints once it listens)."""
+or legacy SSE on 127.0.0.1 (an ephemeral port the server prints once it listens)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -21,14 +23,24 @@ def stdio_config(name: str = "fx", **overrides: object) -> McpServerConfig:
     return McpServerConfig(name=name, **fields)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def http_url() -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, SERVER, "http"], stdout=subprocess.PIPE, text=True)
+@contextmanager
+def served(transport: Literal["http", "sse"]) -> Iterator[str]:
+    """The fixture server over `transport`, and its URL once it listens."""
+    process = subprocess.Popen(
+        [sys.executable, SERVER, transport], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()  # blocks until the server listens (or dies)
-        assert line.startswith("PORT "), f"the HTTP fixture server did not start: {line!r}"
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+        assert line.startswith("PORT "), f"the {transport} fixture server did not start: {line!r}"
+        path = "mcp" if transport == "http" else "sse"
+        yield f"http://127.0.0.1:{int(line.split()[1])}/{path}"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def http_url() -> Iterator[str]:
+    with served("http") as url:
+        yield url

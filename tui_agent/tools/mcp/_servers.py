@@ -359,7 +359,7 @@ class McpServers:
                 entry.connection = None
                 self._spawn(connection.close())
                 self._needs_login(entry)
-                return error_result(f'MCP server "{name}" {_login_hint(name)}')
+                return error_result(f'MCP server "{name}" {_login_hint(entry.config)}')
             self._died(entry, connection, str(error))
             return error_result(f'MCP server "{name}" failed during "{tool}": {error}')
         except McpCallError as error:
@@ -429,13 +429,13 @@ class McpServers:
                 await connection.close()
             entry.authorizer.tokens.clear()
             entry.authorizer.interactive = False
-            self._set(entry, "login", _login_hint(name))
+            self._set(entry, "login", _login_hint(entry.config))
         return None
 
     def _needs_login(self, entry: _Entry) -> None:
         name = entry.config.name
-        self._set(entry, "login", _login_hint(name))
-        self._on_notice("warning", f'MCP server "{name}" {_login_hint(name)}')
+        self._set(entry, "login", _login_hint(entry.config))
+        self._on_notice("warning", f'MCP server "{name}" {_login_hint(entry.config)}')
 
     def _login_url(self, name: str) -> Callable[[str], None]:
         def show(url: str) -> None:
@@ -477,5 +477,13 @@ class McpServers:
         await asyncio.gather(*closing, *self._tasks, return_exceptions=True)
 
 
-def _login_hint(name: str) -> str:
+def _login_hint(config: McpServerConfig) -> str:
+    name = config.name
+    if config.source == "client":
+        # A front end's server (an editor's, over ACP) is in no file the login command reads,
+        # and the session cannot open a browser: its URL names it to the command.
+        return (
+            f"needs a login: run tui-agent mcp login {name} --url {config.url} in a terminal, "
+            "then start a new session"
+        )
     return f"needs a login: /mcp login {name} in the app, or tui-agent mcp login {name}"
