@@ -186,9 +186,7 @@ async def _asked(session: Session) -> None:
     def answer(event: ev.LoopEvent) -> None:
         if isinstance(event, ev.ApprovalRequested):
             decision, reason = next(answers)
-            task = asyncio.create_task(
-                service.answer_approval(event.request_id, decision, reason)
-            )
+            task = asyncio.create_task(service.answer_approval(event.request_id, decision, reason))
             answered.add(task)
 
     service.subscribe(answer)
