@@ -55,7 +55,7 @@ async def _loop(
             SessionMeta(
                 session_id=session.session_id,
                 workspace=str(session.workspace),
-                approval_mode=mode if mode != "yolo" else None,  # as logs before modes were
+                approval_mode=mode,
             )
         )
     return await build_loop(

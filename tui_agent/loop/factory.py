@@ -321,6 +321,7 @@ class _Children:
                 workspace=str(workspace),
                 provider=info.provider,
                 model=info.model,
+                approval_mode=info.approval_mode,
             )
         )
         return await build_loop(

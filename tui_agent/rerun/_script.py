@@ -270,7 +270,7 @@ class _Reader:
                 self.tool_calls[record.call.id] = record.call
             case ToolResultRecorded():
                 self.results[record.call_id] = record
-            case ApprovalAnswered(kind="tool") if self._asked_here(record):
+            case ApprovalAnswered(kind="tool") if self._asked_here(index, record):
                 self.answers[record.call_id] = record
                 self.answered_at[record.call_id] = index
             case StepEnd():
@@ -292,10 +292,14 @@ class _Reader:
             case TurnEnd():
                 self._turn_ends(index, record)
 
-    def _asked_here(self, record: ApprovalAnswered) -> bool:
-        """A call of this log asked, not a sub-agent's (its requests name the `task` call)."""
+    def _asked_here(self, index: int, record: ApprovalAnswered) -> bool:
+        """A call of this log asked, not a sub-agent's (its requests name the `task` call).
+        The answer comes between the call and its result, or the log is not one a loop wrote."""
         call = self.tool_calls.get(record.call_id)
-        return call is not None and call.name == record.name
+        if call is None or record.call_id in self.results:
+            where = "no call before it made" if call is None else "had its result already"
+            raise Unreplayable(index, f'an answer about call "{record.call_id}", which {where}')
+        return call.name == record.name
 
     def _when(self, index: int, record: Steer | Notification) -> int:
         """Right after the last record written before the person acted (by its time); an entry

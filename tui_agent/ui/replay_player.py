@@ -181,7 +181,7 @@ def _info(records: list[Record]) -> LoopInfo:
         provider=(meta.provider if meta else None) or "replay",
         model=(meta.model if meta else None) or "recorded",
         context_window=0,
-        approval_mode="yolo",
+        approval_mode=(meta.approval_mode if meta else None) or "yolo",
         session_id=meta.session_id if meta else "",
         workspace=meta.workspace if meta else "",
         demo=False,
