@@ -136,3 +136,27 @@ def test_the_inspector_shows_the_machines_mid_replay(workdir: Path, snap_compare
         await settle(app, pilot)
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=run_before)
+
+
+async def test_the_approval_bar_shows_where_the_person_was_asked_and_right_answers_it(
+    corpus: Corpus,  # noqa: F811 - the fixture imported above
+    workdir: Path,
+) -> None:
+    app = _player(corpus.asked.events_path, workdir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _held(app, pilot)
+        # Allowed, the call runs (its recorded result waits on the pause); denied, it never does.
+        for call_id, state in (("a_0", "running"), ("b_0", "denied")):
+            while not (app.approval_bar.display and app.approval_bar.request is not None):
+                await pilot.press("right")
+                await _held(app, pilot)
+            request = app.approval_bar.request
+            assert request is not None and request.call_id == call_id
+            assert _next_kind(app) == "approval.answered"  # held: the recorded answer waits
+            await pilot.press("right")
+            await until(pilot, lambda: not app.approval_bar.display)
+            await until(pilot, lambda c=call_id, s=state: _tool(app, c).state == s)
+
+
+def _tool(app: ReplayPlayer, call_id: str) -> ToolBlock:
+    return next(b for b in app.vm.blocks if isinstance(b, ToolBlock) and b.call_id == call_id)
