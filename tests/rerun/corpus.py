@@ -10,7 +10,8 @@ session folder under `home` (so `replay --check --all` finds them):
 - `crash`: a turn cut off mid-answer by a crash (the log stops there), then the session
   resumed from its folded log, as `--resume` does, and one more turn;
 - `asked`: a session in `ask` mode where the person allows one command once, denies one with
-  feedback and allows one always (a rule, which lets the same command run unasked after).
+  feedback and allows one always (a rule, which lets the same command run unasked after), then
+  cancels a turn while its call waits to be approved and stops another such call.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tests.loop.test_service import held, until
 from tests.support.fake_model import FakeModel, Step, calls, fail, text
@@ -161,11 +162,14 @@ async def _crash(session: Session) -> None:
     await resumed.close()
 
 
-# The person's answers in `asked`, in the order the bar shows the calls.
-ANSWERS: tuple[tuple[ApprovalDecision, str | None], ...] = (
+# The person's answers in `asked`, in the order the bar shows the calls; "cancel" cancels the
+# turn while the bar waits, "stop" stops that one call.
+ANSWERS: tuple[tuple[ApprovalDecision | Literal["cancel", "stop"], str | None], ...] = (
     ("once", None),
     ("deny", "not that one, it is too loud"),
     ("always", None),
+    ("cancel", None),
+    ("stop", None),
 )
 
 
@@ -177,20 +181,32 @@ async def _asked(session: Session) -> None:
             calls(("shell", {"command": "echo three"}), prefix="c"),
             calls(("shell", {"command": "echo three"}), prefix="d"),  # the rule allows it
             text("Ran them."),
+            calls(("shell", {"command": "ls"}), prefix="e"),
+            calls(("shell", {"command": "ls -a"}), prefix="f"),
+            text("Stopped."),
         ]
     )
     service: AgentLoopService = await _loop(session, model, mode="ask")
     answers = iter(ANSWERS)
-    answered: set[asyncio.Task[None]] = set()
+    answered: set[asyncio.Task[Any]] = set()
 
     def answer(event: ev.LoopEvent) -> None:
         if isinstance(event, ev.ApprovalRequested):
             decision, reason = next(answers)
-            task = asyncio.create_task(service.answer_approval(event.request_id, decision, reason))
+            if decision == "cancel":
+                task: asyncio.Task[Any] = asyncio.create_task(service.cancel())
+            elif decision == "stop":
+                task = asyncio.create_task(service.cancel_tool(event.call_id))
+            else:
+                task = asyncio.create_task(
+                    service.answer_approval(event.request_id, decision, reason)
+                )
             answered.add(task)
 
     service.subscribe(answer)
     await (await service.submit("run the echoes")).result()
+    await (await service.submit("list the files")).result()  # cancelled while asked
+    await (await service.submit("list them all")).result()  # the call stopped while asked
     await service.settled()
     await service.close()
 

@@ -108,10 +108,12 @@ async def test_a_damaged_line_is_named(corpus: Corpus, tmp_path: Path) -> None:
 async def test_a_session_in_ask_mode_reruns_answering_as_the_person_did(corpus: Corpus) -> None:
     lines = _lines(corpus.asked.events_path)
     answers = [line for line in lines if line["type"] == "approval.answered"]
-    assert [(a["call_id"], a["decision"], a["reason"]) for a in answers] == [
-        ("a_0", "once", None),
-        ("b_0", "deny", "not that one, it is too loud"),
-        ("c_0", "always", None),
+    assert [(a["call_id"], a["decision"], a["reason"], a["stop"]) for a in answers] == [
+        ("a_0", "once", None, None),
+        ("b_0", "deny", "not that one, it is too loud", None),
+        ("c_0", "always", None, None),
+        ("e_0", "deny", "The turn was cancelled.", "cancel"),
+        ("f_0", "deny", "The user stopped this call.", "stop_call"),
     ]
     assert answers[2]["rules"] == ["shell(echo:*)"]  # and d_0 ran unasked under it
     verdict = await check_path(corpus.asked.events_path)

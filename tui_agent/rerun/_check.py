@@ -91,7 +91,7 @@ async def check_log(records: Sequence[Record], workdir: Path | None = None) -> V
     except Unreplayable as exc:
         return Verdict(len(records), unreplayable=str(exc), unreplayable_at=exc.index)
     meta = next((r for r in records if isinstance(r, SessionMeta)), None)
-    unlogged = meta is not None and meta.approval_mode is None
+    unlogged = bool(records) and (meta is None or meta.approval_mode is None)
     return Verdict(len(records), await conductor.run(), answers_unlogged=unlogged)
 
 
