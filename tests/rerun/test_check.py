@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.rerun.corpus import Corpus
-from tui_agent.context import read_log
+from tui_agent.context import ApprovalAnswered, fold, read_log
+from tui_agent.loop.replay import replay
 from tui_agent.rerun import check_path
 from tui_agent.rerun._check import YOLO_FALLBACK
 from tui_agent.rerun._script import read_script
@@ -154,3 +155,13 @@ async def test_an_answer_after_its_calls_result_cannot_be_replayed(
     assert verdict.describe() == (
         f'cannot replay: record {at + 2}: an answer about call "a_0", which had its result already'
     )
+
+
+def test_logged_answers_change_neither_the_history_nor_the_resumed_transcript(
+    corpus: Corpus,
+) -> None:
+    records = read_log(corpus.asked.events_path)
+    bare = [record for record in records if not isinstance(record, ApprovalAnswered)]
+    assert len(bare) == len(records) - 5
+    assert fold(records) == fold(bare)
+    assert replay(records, context_window=1000).events == replay(bare, context_window=1000).events
