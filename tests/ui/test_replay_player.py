@@ -146,8 +146,10 @@ async def test_the_approval_bar_shows_where_the_person_was_asked_and_right_answe
     app = _player(corpus.asked.events_path, workdir)
     async with app.run_test(size=(120, 40)) as pilot:
         await _held(app, pilot)
-        # Allowed, the call runs (its recorded result waits on the pause); denied, it never does.
-        for call_id, state in (("a_0", "running"), ("b_0", "denied")):
+        # Allowed, the call runs (its recorded result waits on the pause); denied, it never
+        # does; withdrawn by a cancel, one → cancels the turn as the person did.
+        shown = (("a_0", "running"), ("b_0", "denied"), ("c_0", "running"), ("e_0", "denied"))
+        for call_id, state in shown:
             while not (app.approval_bar.display and app.approval_bar.request is not None):
                 await pilot.press("right")
                 await _held(app, pilot)

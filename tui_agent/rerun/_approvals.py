@@ -4,7 +4,8 @@ A live session asked because of its mode, its permission rules and what each rea
 (read-only, an edit, a sandboxed command); the log keeps none of the rules, and the recorded
 tools are not the real ones, so the rerun cannot work out again whether a call asks. It takes
 that from the log: a call with an `approval.answered` record asks (the bar shows what the
-person saw, in one line), every other call runs as it did. The answer itself comes from the
+person saw in one line: the command, the file; not an edit's diff, which the log does not
+keep), every other call runs as it did. The answer itself comes from the
 conductor, at the record's point, through the loop's approval queue like any front end's; a
 denial is worded by `Approvals` as it was live, so a changed decision shows in the result.
 """
@@ -56,7 +57,7 @@ class LoggedApprovals(Approvals):
             call_id=call_id,
             tool_name=answer.name,
             description=answer.summary,
-            preview=await tool.preview(args),
+            preview=answer.summary,  # the recorded tool's own would only name it
             rule=answer.rule,
             rules=answer.rules,
             why=answer.why,

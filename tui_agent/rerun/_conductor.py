@@ -347,7 +347,7 @@ class Conductor:
         service = self.service
         assert service is not None
         if answer.stop is not None:
-            await self.halt(answer.stop, request.call_id)
+            await self._halt(answer.stop, request.call_id, paced=False)
             return
         await service.answer_approval(
             request.request_id, answer.decision, answer.reason, keep=answer.keep, mode=answer.mode
@@ -386,18 +386,21 @@ class Conductor:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _halt(self, stop: Stop, call_id: str | None) -> None:
+    async def _halt(self, stop: Stop, call_id: str | None, *, paced: bool = True) -> None:
+        """`paced`: the person's pace is awaited first (an answer withdrawn has been already)."""
         service = self.service
         assert service is not None
         if stop == "crash":
             self._crashed.set()
             self._poke()
         elif stop == "stop_call" and call_id is not None:
-            await self._beat()
+            if paced:
+                await self._beat()
             await service.cancel_tool(call_id)
         elif not self._cancelled:
             self._cancelled = True
-            await self._beat()
+            if paced:
+                await self._beat()
             await service.cancel()
 
     async def forever(self) -> None:
