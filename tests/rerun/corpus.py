@@ -8,7 +8,10 @@ session folder under `home` (so `replay --check --all` finds them):
   overflow compacted on the spot, a `/compact`, a notification, a plan and a sub-agent
   (`task`, with its own log in `tasks/`);
 - `crash`: a turn cut off mid-answer by a crash (the log stops there), then the session
-  resumed from its folded log, as `--resume` does, and one more turn.
+  resumed from its folded log, as `--resume` does, and one more turn;
+- `asked`: a session in `ask` mode where the person allows one command once, denies one with
+  feedback and allows one always (a rule, which lets the same command run unasked after), then
+  cancels a turn while its call waits to be approved and stops another such call.
 """
 
 from __future__ import annotations
@@ -16,40 +19,53 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tests.loop.test_service import held, until
 from tests.support.fake_model import FakeModel, Step, calls, fail, text
 from tui_agent.context import EventLog, SessionMeta, fold, read_log
-from tui_agent.loop.api import LoopInfo
+from tui_agent.loop import events as ev
+from tui_agent.loop.api import ApprovalDecision, LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.session import AppPaths, Session
-from tui_agent.vocab import LLMErrorKind, TextDelta
+from tui_agent.vocab import ApprovalMode, LLMErrorKind, TextDelta
 
 
 @dataclass(frozen=True)
 class Corpus:
     story: Session
     crash: Session
+    asked: Session
 
 
 def _task(description: str, prompt: str) -> tuple[str, dict[str, Any]]:
     return ("task", {"description": description, "prompt": prompt})
 
 
-async def _loop(session: Session, model: FakeModel, records: list[Any] | None = None) -> Any:
+async def _loop(
+    session: Session,
+    model: FakeModel,
+    records: list[Any] | None = None,
+    mode: ApprovalMode = "yolo",
+) -> Any:
     log = EventLog(session.events_path)
     if records is None:
-        log.write(SessionMeta(session_id=session.session_id, workspace=str(session.workspace)))
+        log.write(
+            SessionMeta(
+                session_id=session.session_id,
+                workspace=str(session.workspace),
+                approval_mode=mode,
+            )
+        )
     return await build_loop(
         provider=model,
         info=LoopInfo(
             provider="scripted",
             model=model.model,
             context_window=128_000,
-            approval_mode="yolo",
+            approval_mode=mode,
             session_id=session.session_id,
             workspace=str(session.workspace),
             demo=False,
@@ -146,16 +162,67 @@ async def _crash(session: Session) -> None:
     await resumed.close()
 
 
+# The person's answers in `asked`, in the order the bar shows the calls; "cancel" cancels the
+# turn while the bar waits, "stop" stops that one call.
+ANSWERS: tuple[tuple[ApprovalDecision | Literal["cancel", "stop"], str | None], ...] = (
+    ("once", None),
+    ("deny", "not that one, it is too loud"),
+    ("always", None),
+    ("cancel", None),
+    ("stop", None),
+)
+
+
+async def _asked(session: Session) -> None:
+    model = FakeModel(
+        [
+            calls(("shell", {"command": "echo one"}), prefix="a"),
+            calls(("shell", {"command": "echo two"}), prefix="b"),
+            calls(("shell", {"command": "echo three"}), prefix="c"),
+            calls(("shell", {"command": "echo three"}), prefix="d"),  # the rule allows it
+            text("Ran them."),
+            calls(("shell", {"command": "ls"}), prefix="e"),
+            calls(("shell", {"command": "ls -a"}), prefix="f"),
+            text("Stopped."),
+        ]
+    )
+    service: AgentLoopService = await _loop(session, model, mode="ask")
+    answers = iter(ANSWERS)
+    answered: set[asyncio.Task[Any]] = set()
+
+    def answer(event: ev.LoopEvent) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            decision, reason = next(answers)
+            if decision == "cancel":
+                task: asyncio.Task[Any] = asyncio.create_task(service.cancel())
+            elif decision == "stop":
+                task = asyncio.create_task(service.cancel_tool(event.call_id))
+            else:
+                task = asyncio.create_task(
+                    service.answer_approval(event.request_id, decision, reason)
+                )
+            answered.add(task)
+
+    service.subscribe(answer)
+    await (await service.submit("run the echoes")).result()
+    await (await service.submit("list the files")).result()  # cancelled while asked
+    await (await service.submit("list them all")).result()  # the call stopped while asked
+    await service.settled()
+    await service.close()
+
+
 def build_corpus(home: Path, workspace: Path) -> Corpus:
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "a.txt").write_text("alpha\n")
     paths = AppPaths.from_env({"TUI_AGENT_HOME": str(home)})
     story = Session.create(workspace, paths=paths)
     crash = Session.create(workspace, paths=paths)
+    asked = Session.create(workspace, paths=paths)
 
     async def run() -> None:
         await _story(story)
         await _crash(crash)
+        await _asked(asked)
 
     asyncio.run(run())
-    return Corpus(story, crash)
+    return Corpus(story, crash, asked)

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from tests.rerun.corpus import Corpus
-from tui_agent.context import read_log
+from tui_agent.context import ApprovalAnswered, fold, read_log
+from tui_agent.loop.replay import replay
 from tui_agent.rerun import check_path
+from tui_agent.rerun._check import YOLO_FALLBACK
 from tui_agent.rerun._script import read_script
 
 R3 = Path(__file__).parents[1] / "loop" / "data" / "r3" / "session.jsonl"
@@ -102,3 +104,64 @@ async def test_a_damaged_line_is_named(corpus: Corpus, tmp_path: Path) -> None:
     path.write_text("\n".join(text) + "\n")
     verdict = await check_path(path)
     assert verdict.describe() == "cannot replay: line 4 is not a record"
+
+
+async def test_a_session_in_ask_mode_reruns_answering_as_the_person_did(corpus: Corpus) -> None:
+    lines = _lines(corpus.asked.events_path)
+    answers = [line for line in lines if line["type"] == "approval.answered"]
+    assert [(a["call_id"], a["decision"], a["reason"], a["stop"]) for a in answers] == [
+        ("a_0", "once", None, None),
+        ("b_0", "deny", "not that one, it is too loud", None),
+        ("c_0", "always", None, None),
+        ("e_0", "deny", "The turn was cancelled.", "cancel"),
+        ("f_0", "deny", "The user stopped this call.", "stop_call"),
+    ]
+    assert answers[2]["rules"] == ["shell(echo:*)"]  # and d_0 ran unasked under it
+    verdict = await check_path(corpus.asked.events_path)
+    assert verdict.describe() == f"identical: {verdict.records} records"
+
+
+async def test_a_log_older_than_logged_answers_says_it_reran_in_yolo() -> None:
+    verdict = await check_path(R3)
+    assert verdict.ok
+    assert verdict.describe().splitlines()[1] == YOLO_FALLBACK
+
+
+@pytest.mark.parametrize(
+    ("call_id", "changed"),
+    [
+        ("a_0", {"decision": "deny"}),  # the rerun denies what ran: its result differs
+        ("b_0", {"decision": "once", "reason": None}),  # the rerun runs what was denied
+        ("b_0", {"reason": "another reason"}),  # the denial's words differ
+    ],
+)
+async def test_a_changed_decision_fails_at_the_result_it_decides(
+    corpus: Corpus, tmp_path: Path, call_id: str, changed: dict[str, Any]
+) -> None:
+    lines = _lines(corpus.asked.events_path)
+    lines[_index(lines, "approval.answered", call_id=call_id)].update(changed)
+    verdict = await check_path(_write(tmp_path / "events.jsonl", lines))
+    assert verdict.at == _index(lines, "tool.result", call_id=call_id), verdict.describe()
+
+
+async def test_an_answer_after_its_calls_result_cannot_be_replayed(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    lines = _lines(corpus.asked.events_path)
+    at = _index(lines, "approval.answered", call_id="a_0")
+    lines[at], lines[at + 1] = lines[at + 1], lines[at]
+    verdict = await check_path(_write(tmp_path / "events.jsonl", lines))
+    assert verdict.at == at + 1
+    assert verdict.describe() == (
+        f'cannot replay: record {at + 2}: an answer about call "a_0", which had its result already'
+    )
+
+
+def test_logged_answers_change_neither_the_history_nor_the_resumed_transcript(
+    corpus: Corpus,
+) -> None:
+    records = read_log(corpus.asked.events_path)
+    bare = [record for record in records if not isinstance(record, ApprovalAnswered)]
+    assert len(bare) == len(records) - 5
+    assert fold(records) == fold(bare)
+    assert replay(records, context_window=1000).events == replay(bare, context_window=1000).events

@@ -48,7 +48,7 @@ def test_check_all_prints_a_table_of_the_workspaces_sessions(
     header, *rows = capsys.readouterr().out.splitlines()
     assert header.split() == ["session", "records", "result"]
     assert sorted(row.split()[0] for row in rows) == sorted(
-        [corpus.story.session_id, corpus.crash.session_id]
+        [corpus.story.session_id, corpus.crash.session_id, corpus.asked.session_id]
     )
     assert all("identical" in row for row in rows)
     assert any("identical (2 logs)" in row for row in rows)  # the story and its sub-agent

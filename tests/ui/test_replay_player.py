@@ -23,6 +23,7 @@ from tui_agent.context import read_log
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.replay_player import ReplayPlayer
 from tui_agent.ui.state import MarkerBlock, ToolBlock
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
 
 R3 = Path(__file__).parents[1] / "loop" / "data" / "r3" / "session.jsonl"
 
@@ -136,3 +137,47 @@ def test_the_inspector_shows_the_machines_mid_replay(workdir: Path, snap_compare
         await settle(app, pilot)
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=run_before)
+
+
+async def test_the_approval_bar_shows_where_the_person_was_asked_and_right_answers_it(
+    corpus: Corpus,  # noqa: F811 - the fixture imported above
+    workdir: Path,
+) -> None:
+    app = _player(corpus.asked.events_path, workdir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _held(app, pilot)
+        # Allowed, the call runs (its recorded result waits on the pause); denied, it never
+        # does; withdrawn by a cancel, one → cancels the turn as the person did.
+        shown = (("a_0", "running"), ("b_0", "denied"), ("c_0", "running"), ("e_0", "denied"))
+        for call_id, state in shown:
+            while not (app.approval_bar.display and app.approval_bar.request is not None):
+                await pilot.press("right")
+                await _held(app, pilot)
+            request = app.approval_bar.request
+            assert request is not None and request.call_id == call_id
+            assert _next_kind(app) == "approval.answered"  # held: the recorded answer waits
+            await pilot.press("right")
+            await until(pilot, lambda: not app.approval_bar.display)
+            await until(pilot, lambda c=call_id, s=state: _tool(app, c).state == s)
+
+
+def _tool(app: ReplayPlayer, call_id: str) -> ToolBlock:
+    return next(b for b in app.vm.blocks if isinstance(b, ToolBlock) and b.call_id == call_id)
+
+
+async def test_the_person_cannot_answer_the_bar_in_place_of_the_log(
+    corpus: Corpus,  # noqa: F811 - the fixture imported above
+    workdir: Path,
+) -> None:
+    app = _player(corpus.asked.events_path, workdir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _held(app, pilot)
+        while not (app.approval_bar.display and app.approval_bar.request is not None):
+            await pilot.press("right")
+            await _held(app, pilot)
+        app.approval_bar.post_message(
+            ApprovalBar.Answered(app.approval_bar.request.request_id, "deny", None)
+        )
+        await pilot.press("space")  # plays on: the log's "once" is the answer that counts
+        await until(pilot, lambda: app.verdict is not None)
+        assert app.verdict is not None and app.verdict.ok, app.verdict.describe()

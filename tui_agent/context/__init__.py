@@ -51,6 +51,7 @@ from tui_agent.context._projection import (
 )
 from tui_agent.context._records import (
     FORMAT_VERSION,
+    ApprovalAnswered,
     BranchSwitch,
     Compaction,
     ContentPartDone,
@@ -89,6 +90,7 @@ __all__ = [
     "INTERRUPTED_TOOL_OUTPUT",
     "SUMMARY_INSTRUCTIONS",
     "SUMMARY_KEY",
+    "ApprovalAnswered",
     "BranchSwitch",
     "Branches",
     "Compaction",

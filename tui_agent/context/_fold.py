@@ -22,6 +22,7 @@ from tui_agent.context._branches import Branches
 from tui_agent.context._bulk import gc_paused
 from tui_agent.context._log import EventLogError, parse_log
 from tui_agent.context._records import (
+    ApprovalAnswered,
     BranchSwitch,
     Compaction,
     ContentPartDone,
@@ -192,6 +193,7 @@ class Fold:
                 | FilesRestored()
                 | ErrorReported()
                 | HookRan()
+                | ApprovalAnswered()
             ):
                 pass
 

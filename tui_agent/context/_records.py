@@ -15,11 +15,13 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.vocab import (
+    ApprovalMode,
     ContentPart,
     FinishReason,
     HistoryEntry,
     Message,
     PromptDraft,
+    RuleScope,
     TokenUsage,
     ToolCall,
     ToolStatus,
@@ -48,6 +50,8 @@ class SessionMeta(_Record):
     provider: str | None = None
     model: str | None = None
     api_host: str | None = None  # scheme://host[:port] of the endpoint: what prices the model
+    # The approval mode the session started in (None in logs written before it was kept).
+    approval_mode: ApprovalMode | None = None
 
 
 class TurnBegin(_Record):
@@ -258,6 +262,31 @@ class BranchSwitch(_Record):
     durable: ClassVar[bool] = True
 
 
+class ApprovalAnswered(_Record):
+    """An approval request was answered: `call_id` (the call asked about; "" for a trust
+    question), the request's `kind`, what the bar showed in one line (`name`, `summary`, the
+    `rule` "always" would add, `why` it asked), the `decision` with the rules an "always" added
+    and where it kept them, a plan's chosen `mode`, and the `reason` the person typed with a
+    denial. `stop` says nobody answered: the turn was cancelled or the call stopped while it
+    waited (the loop denied it). Not history: folding skips it; a rerun answers from it."""
+
+    type: Literal["approval.answered"] = "approval.answered"
+    call_id: str
+    kind: Literal["tool", "plan", "trust"] = "tool"
+    name: str = ""
+    summary: str = ""
+    rule: str = ""
+    rules: tuple[str, ...] = ()
+    why: str = ""
+    decision: Literal["once", "always", "deny"]
+    keep: RuleScope = "session"
+    mode: ApprovalMode | None = None
+    reason: str | None = None
+    stop: Literal["cancel", "stop_call"] | None = None
+
+    durable: ClassVar[bool] = True
+
+
 class TurnOutcome(BaseModel):
     """How a turn ended: the fields of the loop's `TurnResult`, so one converts to the other."""
 
@@ -302,7 +331,8 @@ Record = Annotated[
     | FileCheckpoint
     | FilesRestored
     | Rewind
-    | BranchSwitch,
+    | BranchSwitch
+    | ApprovalAnswered,
     Field(discriminator="type"),
 ]
 

@@ -12,7 +12,9 @@ import asyncio
 import collections
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
+from tui_agent.context import ApprovalAnswered, Record
 from tui_agent.loop import events as ev
 from tui_agent.tools import ApprovalRequest, Decision
 
@@ -114,20 +116,25 @@ class _PendingApproval:
     request_id: str
     call_id: str
     future: asyncio.Future[Decision]
+    stop: Literal["cancel", "stop_call"] | None = None  # the loop denied it: nobody answered
 
 
 class ApprovalQueue:
     """Approvals as awaitable requests: `ask` publishes `approval.requested` and waits for
-    `answer` (or a denial when the turn is cancelled or the call stopped)."""
+    `answer` (or a denial when the turn is cancelled or the call stopped). Every front end's
+    answer passes here, so here each is logged (`approval.answered`): a rerun answers from it."""
 
-    def __init__(self, publish: Callable[[ev.LoopEvent], None]) -> None:
+    def __init__(
+        self, publish: Callable[[ev.LoopEvent], None], record: Callable[[Record], None]
+    ) -> None:
         self._publish = publish
+        self._record = record
         self._pending: dict[str, _PendingApproval] = {}
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         request_id, call_id = request.request_id, request.call_id
-        self._pending[request_id] = _PendingApproval(request_id, call_id, future)
+        pending = self._pending[request_id] = _PendingApproval(request_id, call_id, future)
         self._publish(
             ev.ApprovalRequested(
                 request_id=request_id,
@@ -147,6 +154,7 @@ class ApprovalQueue:
             decision = await future
         finally:
             self._pending.pop(request_id, None)
+        self._record(_answered(request, decision, pending.stop))
         self._publish(
             ev.ApprovalResolved(request_id=request_id, call_id=call_id, decision=decision.kind)
         )
@@ -161,4 +169,26 @@ class ApprovalQueue:
         """Deny every pending request, or only those of `call_id`."""
         for pending in list(self._pending.values()):
             if (call_id is None or pending.call_id == call_id) and not pending.future.done():
+                pending.stop = "cancel" if call_id is None else "stop_call"
                 pending.future.set_result(Decision.deny(reason))
+
+
+def _answered(
+    request: ApprovalRequest, decision: Decision, stop: Literal["cancel", "stop_call"] | None
+) -> ApprovalAnswered:
+    """The record of an answer: what the bar showed in one line, never its preview (a diff
+    or a plan is in the call's arguments already)."""
+    return ApprovalAnswered(
+        call_id=request.call_id,
+        kind=request.kind,
+        name=request.tool_name,
+        summary=request.description,
+        rule=request.rule,
+        rules=request.rules,
+        why=request.why,
+        decision=decision.kind,
+        keep=decision.keep,
+        mode=decision.mode,
+        reason=decision.reason,
+        stop=stop,
+    )

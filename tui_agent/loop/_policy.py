@@ -105,7 +105,7 @@ class TurnPolicy:
         self._subscribers = Subscribers(self.report_error)
         self._outbox = Outbox(self._subscribers.publish, self._log_failed)
         self._log_failure_reported = False
-        self.approvals = ApprovalQueue(self.publish)
+        self.approvals = ApprovalQueue(self.publish, journal.write)
         self.prompts: dict[str, SubmittedPrompt] = {}
         self._ids = itertools.count(1)
         self.active: Turn | None = None  # the loop turn that runs, if any

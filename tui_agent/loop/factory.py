@@ -116,6 +116,7 @@ async def build_loop(
     user_hooks: UserHooks | None = None,
     trust_asked: bool = False,
     replace_tools: Sequence[Tool[Any]] | None = None,  # a rerun's: built-in and own ones by name
+    approvals_type: Callable[..., Approvals] = Approvals,  # a rerun's asks where its log did
     result_note: ResultNote | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
@@ -145,7 +146,7 @@ async def build_loop(
         context_tokens=transcript.context_tokens if transcript is not None else 0,
         ledger=CostLedger(metering, spent, top_level=depth == 0),
     )
-    shared_approvals = approvals or Approvals(
+    shared_approvals = approvals or approvals_type(
         info.approval_mode,
         rules,
         ask=policy.approvals.ask if interactive else None,
@@ -320,6 +321,7 @@ class _Children:
                 workspace=str(workspace),
                 provider=info.provider,
                 model=info.model,
+                approval_mode=info.approval_mode,
             )
         )
         return await build_loop(

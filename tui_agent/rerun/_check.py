@@ -15,11 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_agent.context import Record, read_log_async
+from tui_agent.context import Record, SessionMeta, read_log_async
 from tui_agent.rerun._conductor import Conductor, Divergence
 from tui_agent.rerun._script import Unreplayable
 
 _WIDTH = 70  # characters of one field's value in a report
+YOLO_FALLBACK = (
+    "  approvals: this log is older than logged answers, so the rerun ran in yolo and took "
+    "the person's decisions from the tool results"
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,9 @@ class Verdict:
     divergence: Divergence | None = None
     unreplayable: str | None = None
     unreplayable_at: int | None = None  # the record (from 0) the rerun cannot reproduce
+    # A log from before the person's answers were kept: the rerun runs in yolo and the
+    # recorded results stand for the approvals.
+    answers_unlogged: bool = False
 
     @property
     def at(self) -> int | None:
@@ -44,7 +51,10 @@ class Verdict:
             return f"cannot replay: {self.unreplayable}"
         divergence = self.divergence
         if divergence is None:
-            return f"identical: {self.records} records"
+            said = f"identical: {self.records} records"
+            if self.answers_unlogged:
+                said += f"\n{YOLO_FALLBACK}"
+            return said
         number = divergence.index + 1
         lines = [f"record {number} differs" + (f" ({divergence.why})" if divergence.why else "")]
         lines.append(f"  expected: {_compact(divergence.expected, divergence.got)}")
@@ -80,7 +90,9 @@ async def check_log(records: Sequence[Record], workdir: Path | None = None) -> V
         conductor = Conductor(records, workdir)
     except Unreplayable as exc:
         return Verdict(len(records), unreplayable=str(exc), unreplayable_at=exc.index)
-    return Verdict(len(records), await conductor.run())
+    meta = next((r for r in records if isinstance(r, SessionMeta)), None)
+    unlogged = bool(records) and (meta is None or meta.approval_mode is None)
+    return Verdict(len(records), await conductor.run(), answers_unlogged=unlogged)
 
 
 async def check_path(path: Path) -> Verdict:

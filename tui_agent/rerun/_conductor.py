@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,15 +35,17 @@ from tui_agent.context import (
     TurnEnd,
     fold,
 )
+from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop
 from tui_agent.loop.hooks import Next, StepBeginContext
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.subagent import SubagentOptions
+from tui_agent.rerun._approvals import LoggedApprovals
 from tui_agent.rerun._normal import Normaliser
 from tui_agent.rerun._provider import RecordedModel
-from tui_agent.rerun._script import DRIVEN, Input, Life, ModelCall, Stop, read_script
+from tui_agent.rerun._script import Input, Life, ModelCall, Stop, read_script
 from tui_agent.rerun._tools import Cue, recorded_tools
 
 CONTEXT_WINDOW = 200_000  # only the usage bar reads it: the rerun compacts where the log did
@@ -156,7 +159,8 @@ class Conductor:
             provider=(meta.provider if meta else None) or "scripted",
             model=(meta.model if meta else None) or "recorded",
             context_window=CONTEXT_WINDOW,
-            approval_mode="yolo",  # what the person decided is in the recorded results
+            # A log from before the mode was kept: what the person decided is in the results.
+            approval_mode=(meta.approval_mode if meta else None) or "yolo",
             session_id=meta.session_id if meta else "rerun",
             workspace=str(workspace),
             demo=False,
@@ -170,7 +174,8 @@ class Conductor:
             system_prompt=lambda tools: "",
             history=fold(before),
             transcript=replay(before, context_window=CONTEXT_WINDOW),
-            interactive=False,
+            interactive=bool(self.script.answers),  # asked where the log's person was
+            approvals_type=functools.partial(LoggedApprovals, self.script.answers),
             options=self._options(),
             subagent_options=SubagentOptions(max_depth=0),  # `task` answers from the log
             replace_tools=recorded_tools(self.script, Cue(self.reached, self.halt)),
@@ -178,6 +183,7 @@ class Conductor:
         # The step gate's compaction estimates tokens over a system prompt the log does not
         # hold: the rerun compacts where the log did instead.
         service.on_will_begin_step.register("compaction", self._compaction_gate(service))
+        service.subscribe(self._on_event)
         self.service = service
         self.on_service(service)
         return service
@@ -301,7 +307,7 @@ class Conductor:
         assert self._log is not None
         while self.position < self._life.end:
             record = self.records[self.position]
-            if record.type in DRIVEN:
+            if self.script.driven(self.position):
                 return
             self._log.copy(record)
             self.position += 1
@@ -324,6 +330,28 @@ class Conductor:
         self._changed.set()
         self._changed = asyncio.Event()
         self.on_progress()
+
+    # -- the person's answers ------------------------------------------------------------------
+    def _on_event(self, event: ev.LoopEvent) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            task = asyncio.create_task(self._answer(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: ev.ApprovalRequested) -> None:
+        """Answers as the log did, once the rerun has written every record before the
+        answer (the player's bar waits there); a request withdrawn live (the turn cancelled,
+        the call stopped) is withdrawn the same way."""
+        answer = self.script.answers[request.call_id]
+        await self.reached(self.script.answered_at[request.call_id])
+        service = self.service
+        assert service is not None
+        if answer.stop is not None:
+            await self._halt(answer.stop, request.call_id, paced=False)
+            return
+        await service.answer_approval(
+            request.request_id, answer.decision, answer.reason, keep=answer.keep, mode=answer.mode
+        )
 
     # -- the stage the recorded model and tools act on -----------------------------------------
     def next_call(self) -> ModelCall | None:
@@ -358,18 +386,21 @@ class Conductor:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _halt(self, stop: Stop, call_id: str | None) -> None:
+    async def _halt(self, stop: Stop, call_id: str | None, *, paced: bool = True) -> None:
+        """`paced`: the person's pace is awaited first (an answer withdrawn has been already)."""
         service = self.service
         assert service is not None
         if stop == "crash":
             self._crashed.set()
             self._poke()
         elif stop == "stop_call" and call_id is not None:
-            await self._beat()
+            if paced:
+                await self._beat()
             await service.cancel_tool(call_id)
         elif not self._cancelled:
             self._cancelled = True
-            await self._beat()
+            if paced:
+                await self._beat()
             await service.cancel()
 
     async def forever(self) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tui_agent.context import (
+    ApprovalAnswered,
     Compaction,
     ContentPartDone,
     Notification,
@@ -57,7 +58,9 @@ CHUNK = 16  # characters per re-chunked delta: small enough that a player shows 
 Stop = Literal["cancel", "stop_call", "crash"]
 
 # The records the loop itself writes while it runs; every other kind (the first line, a
-# `!command`, checkpoints, rewinds, kinds added later) passes through from the log as is.
+# `!command`, checkpoints, rewinds, kinds added later) passes through from the log as is. An
+# answer to a call's approval is the loop's too (`Script.answers`); the others (a plan's, a
+# trust question's, a sub-agent's) are asked by parts the rerun does not run, and pass.
 DRIVEN: frozenset[str] = frozenset(
     {
         "turn.begin",
@@ -173,6 +176,15 @@ class Script:
     hangs: dict[str, Stop]  # tool calls that wait to be stopped, by call id
     inputs: list[Input]
     lives: list[Life]
+    answers: dict[str, ApprovalAnswered]  # the calls the person was asked about, by call id
+    answered_at: dict[str, int]  # where each of those answers is in the log
+
+    def driven(self, index: int) -> bool:
+        """Whether the rerun's loop writes the log's record `index` itself."""
+        record = self.records[index]
+        if isinstance(record, ApprovalAnswered):
+            return self.answered_at.get(record.call_id) == index
+        return record.type in DRIVEN
 
 
 def _error_of(code: str, message: str, status: int | None) -> LLMError:
@@ -199,6 +211,8 @@ class _Reader:
         self.queued_after = 0  # when the prompts queued for the open turn were entered
         self.last_turn_id = -1
         self.turn_calls: list[ModelCall] = []
+        self.answers: dict[str, ApprovalAnswered] = {}
+        self.answered_at: dict[str, int] = {}
 
     def read(self) -> Script:
         for index, record in enumerate(self.records):
@@ -214,7 +228,16 @@ class _Reader:
             elif result.outcome == "aborted" or _aborted(result):
                 hangs[call_id] = "stop_call" if _stopped_alone(result) else "cancel"
         self.inputs.sort(key=lambda item: item.after)
-        return Script(self.records, self.calls, self.results, hangs, self.inputs, self.lives)
+        return Script(
+            self.records,
+            self.calls,
+            self.results,
+            hangs,
+            self.inputs,
+            self.lives,
+            self.answers,
+            self.answered_at,
+        )
 
     def apply(self, index: int, record: Record) -> None:
         match record:
@@ -247,6 +270,9 @@ class _Reader:
                 self.tool_calls[record.call.id] = record.call
             case ToolResultRecorded():
                 self.results[record.call_id] = record
+            case ApprovalAnswered(kind="tool") if self._asked_here(index, record):
+                self.answers[record.call_id] = record
+                self.answered_at[record.call_id] = index
             case StepEnd():
                 self._step(index, record.uuid).end = record
             case RetryRecorded():
@@ -265,6 +291,15 @@ class _Reader:
                     self.inputs.append(Input(index, "compact"))
             case TurnEnd():
                 self._turn_ends(index, record)
+
+    def _asked_here(self, index: int, record: ApprovalAnswered) -> bool:
+        """A call of this log asked, not a sub-agent's (its requests name the `task` call).
+        The answer comes between the call and its result, or the log is not one a loop wrote."""
+        call = self.tool_calls.get(record.call_id)
+        if call is None or record.call_id in self.results:
+            where = "no call before it made" if call is None else "had its result already"
+            raise Unreplayable(index, f'an answer about call "{record.call_id}", which {where}')
+        return call.name == record.name
 
     def _when(self, index: int, record: Steer | Notification) -> int:
         """Right after the last record written before the person acted (by its time); an entry

@@ -20,6 +20,7 @@ from tui_agent.context import ToolResultRecorded
 from tui_agent.rerun._script import Script, Stop
 from tui_agent.tools import Tool, ToolAborted, ToolAccesses, ToolContext
 from tui_agent.vocab import ToolResult
+from tui_agent.vocab.tools import DENIED
 
 _PARTIAL = "\nOutput before it stopped:\n"
 
@@ -67,6 +68,9 @@ class RecordedTool(Tool[RecordedArgs]):
             raise RuntimeError(f'the log has no result for call "{ctx.call_id}"')
         await self._cue.reached(position)
         record = self._script.results[ctx.call_id]
+        if ctx.call_id in self._script.answers and (record.display or {}).get("outcome") == DENIED:
+            # Its result is the denial the loop words itself: the log's answer said otherwise.
+            raise RuntimeError(f'the log shows call "{ctx.call_id}" denied, and the rerun ran it')
         return ToolResult(
             output=record.output,
             is_error=record.is_error,

@@ -164,6 +164,7 @@ async def _build(
                 provider=resolved.provider_kind,
                 model=resolved.model,
                 api_host=api_host(resolved.base_url),
+                approval_mode=mode,
             )
         )
     instructions, skills = await asyncio.to_thread(

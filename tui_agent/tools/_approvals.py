@@ -277,12 +277,20 @@ class Approvals:
                 why=why,
                 change=await tool.proposed_change(args),
             )
-            on_waiting()
-            decision = await self._ask(request)
-            if decision.kind == "always" and rules:
-                self._remember(rules, decision.keep)
+            return await self._put(request, on_waiting)
+
+    async def _put(
+        self, request: ApprovalRequest, on_waiting: Callable[[], None]
+    ) -> ToolResult | None:
+        """Asks the person about a call (the asking lock held); None when they allow it,
+        otherwise the denial that replaces it. An "always" keeps `request.rules`."""
+        assert self._ask is not None
+        on_waiting()
+        decision = await self._ask(request)
+        if decision.kind == "always" and request.rules:
+            self._remember(request.rules, decision.keep)
         if decision.kind == "deny":
-            text = f'The user denied "{tool.name}" ({request.description}).'
+            text = f'The user denied "{request.tool_name}" ({request.description}).'
             if decision.reason:
                 text += f" Their reason: {decision.reason}"
             return error_result(text)

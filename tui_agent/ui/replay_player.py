@@ -4,7 +4,9 @@ The app is the everyday one, attached to the loop a `rerun.Conductor` builds in 
 folder: the transcript, panes, status bar and F2 inspector show what the rerun's machines do,
 which is what the person saw (prompts, steers, queued prompts and cancels come in where the
 log has them; the tools answer from the log and never touch the workspace). The prompt is
-read-only; a bar above the status line says where the playback is. Keys: space
+read-only; a bar above the status line says where the playback is. The approval bar shows
+where the person was asked and holds there until the log's answer is given (the person's own
+keys on it are not taken). Keys: space
 pause/resume; → one recorded event (a chunk of an answer, a tool's result, an input of the
 person; the machines take every transition it leads to); Shift+→ to the end of the step; ]
 to the end of the turn; + and - the speed.
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
@@ -32,6 +34,7 @@ from tui_agent.loop.api import LoopApi, LoopInfo
 from tui_agent.rerun import Conductor, PlayerPace, Unreplayable, Verdict
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.widgets.approval_bar import ApprovalBar
 
 
 class ReplayPlayer(TuiAgentApp):
@@ -87,6 +90,13 @@ class ReplayPlayer(TuiAgentApp):
             await self.run_action(action)
             return
         await super().on_event(event)
+
+    @on(ApprovalBar.Answered)
+    def _recorded_answer_only(self, message: ApprovalBar.Answered) -> None:
+        """The log answers the bar at its point (→ gives it): an answer of the person's would
+        make another session. Before the app's own handler, which this one keeps from it."""
+        message.prevent_default()
+        self.notify("The recorded answer is given at its point (→ plays on to it).")
 
     async def _start(self) -> LoopApi:
         self._first = asyncio.get_running_loop().create_future()
@@ -181,7 +191,7 @@ def _info(records: list[Record]) -> LoopInfo:
         provider=(meta.provider if meta else None) or "replay",
         model=(meta.model if meta else None) or "recorded",
         context_window=0,
-        approval_mode="yolo",
+        approval_mode=(meta.approval_mode if meta else None) or "yolo",
         session_id=meta.session_id if meta else "",
         workspace=meta.workspace if meta else "",
         demo=False,
