@@ -748,6 +748,8 @@ async def test_a_long_answer_draws_each_settled_block_once() -> None:
         for start in range(0, len(text), 50):
             loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=text[start : start + 50]))
             await pilot.pause()  # a frame for (nearly) every piece
+        # On a busy machine the events can still be queued here: wait for the answer's widget.
+        await until(pilot, lambda: bool(app.transcript.query(AssistantText)))
         answer = app.transcript.query_one(AssistantText)
         await until(pilot, lambda: answer.drawn_chars == len(text))
         assert answer.blocks == split_blocks(text)  # as an answer drawn from its whole text
