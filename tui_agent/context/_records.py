@@ -128,7 +128,8 @@ class ToolResultRecorded(_Record):
 
 
 class StepEnd(_Record):
-    """`interrupted` and `error` end an attempt without sealing it (see `fold`)."""
+    """`interrupted` and `error` end an attempt without sealing it (see `fold`). `model`: the
+    model that served the step when it was not the session's (a custom command's `model:`)."""
 
     type: Literal["step.end"] = "step.end"
     uuid: str
@@ -185,6 +186,7 @@ class UsageAdded(_Record):
 
     type: Literal["usage.added"] = "usage.added"
     usage: TokenUsage
+    model: str | None = None  # the model that served them, when not the session's
 
 
 class ErrorReported(_Record):
