@@ -12,7 +12,7 @@ refused, with the reason. A `--script` session's script plays whatever model is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from tui_agent.llm import Provider
 from tui_agent.loop.turn_model import ModelRefused, TurnModel, TurnModels
@@ -38,6 +38,7 @@ def turn_models(
     settings: Config,
     session: ResolvedModel,
     build: Callable[[ResolvedModel], Provider],
+    environ: Mapping[str, str] | None = None,  # tests'; else the keys the process was given
 ) -> TurnModels:
     def choose(name: str) -> TurnModel:
         if session.script is not None:
@@ -45,7 +46,11 @@ def turn_models(
             return TurnModel(name, pricer, session.max_output_tokens)
         try:
             resolved = resolve(
-                settings, provider=config.provider, model=name, base_url=config.base_url
+                settings,
+                provider=config.provider,
+                model=name,
+                base_url=config.base_url,
+                environ=environ,
             )
         except ConfigError as exc:
             raise ModelRefused(f"model {name}: {exc}") from None
