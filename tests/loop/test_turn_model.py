@@ -30,7 +30,10 @@ def cheap_model(name: str) -> TurnModel:
 
 
 def metering(model: str) -> Metering:
-    return Metering(Pricer(model, provider="scripted", override=SESSION), Budget())
+    """The session's prices, and those of another model a logged step names (a reopened
+    session's; `session.open_loop` reads them from config.toml)."""
+    session = Pricer(model, provider="scripted", override=SESSION)
+    return Metering(session, Budget(), others=lambda name: cheap_model(name).pricer)
 
 
 async def test_a_commands_turn_runs_and_is_priced_on_its_model_and_the_next_on_the_sessions(

@@ -108,8 +108,21 @@ class Budget:
 
 @dataclass(frozen=True)
 class Metering:
-    pricer: Pricer
+    pricer: Pricer  # the session's model's
     budget: Budget
+    # The pricer of another model a logged step names (a turn a custom command ran on it);
+    # None: such a step is priced by its name alone.
+    others: Callable[[str], Pricer] | None = None
+    _seen: dict[str, Pricer] = field(default_factory=dict, compare=False, repr=False)
+
+    def pricer_for(self, model: str | None) -> Pricer:
+        """The pricer of the step's model (None: the session's)."""
+        if model is None or model == self.pricer.model:
+            return self.pricer
+        if model not in self._seen:
+            other = self.others(model) if self.others is not None else None
+            self._seen[model] = other or Pricer(model, provider="")
+        return self._seen[model]
 
     @property
     def limited(self) -> bool:
@@ -206,23 +219,19 @@ class CostLedger:
 
 
 def priced(
-    events: Sequence[ev.LoopEvent], pricer: Pricer, others: Callable[[str], Pricer] | None = None
+    events: Sequence[ev.LoopEvent], pricer_for: Callable[[str | None], Pricer]
 ) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
     """A logged session's replayed events with `cost_usd` on each `usage` event, and what the
     session spent: each `usage` event adds one step (or a finished sub-agent) to the total
-    before it, and each is priced on its own, by `pricer` or, for a step another model served
-    (its event names it), by `others` of that model."""
+    before it, and each is priced on its own, by the pricer of the model that served it (the
+    event names it when it was not the session's: `Metering.pricer_for`)."""
     line = CostLine("session")
     out: list[ev.LoopEvent] = []
-    seen: dict[str, Pricer] = {}
     for event in events:
         if isinstance(event, ev.UsageChanged):
             step = _less(event.total, line.usage)
-            by = pricer
-            if event.model is not None and others is not None:
-                by = seen.get(event.model) or seen.setdefault(event.model, others(event.model))
             if step.total:
-                line = line.plus(step, by.cost(step))
+                line = line.plus(step, pricer_for(event.model).cost(step))
             event = event.model_copy(update={"cost_usd": line.cost_usd})
         out.append(event)
     return tuple(out), line

@@ -53,7 +53,7 @@ from tui_agent.loop.service import (
     mcp_server_infos,
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Parent, SubagentOptions, Subagents, Task
-from tui_agent.loop.turn_model import ModelRefused, ModelRouter, TurnModels
+from tui_agent.loop.turn_model import ModelRouter, TurnModels
 from tui_agent.loop.userhooks import ToolHookGate, UserHooks, attach
 from tui_agent.tools import (
     PLAN_MODE_PROMPT,
@@ -141,7 +141,7 @@ async def build_loop(
     metering = metering or Metering(Pricer(info.model, provider=info.provider), Budget())
     router = router or ModelRouter(provider, turn_models)
     provider = router  # every request goes through it, sub-agents' and compaction's too
-    shown, spent = await _spent_so_far(metering, transcript, turn_models, top_level=depth == 0)
+    shown, spent = await _spent_so_far(metering, transcript, top_level=depth == 0)
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
         journal=journal,
@@ -278,7 +278,7 @@ async def build_loop(
 
 
 async def _spent_so_far(
-    metering: Metering, transcript: Replay | None, models: TurnModels | None, *, top_level: bool
+    metering: Metering, transcript: Replay | None, *, top_level: bool
 ) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
     """A resumed session's events, priced, and what it spent (counted against its budget)."""
     # The price table's import takes half a second: in a thread, off the (UI's) event loop;
@@ -288,24 +288,9 @@ async def _spent_so_far(
     if not (shown and top_level):
         return shown, CostLine("session")
     await warming  # the status bar of a reopened session shows its cost at once
-    shown, spent = priced(shown, metering.pricer, _other_pricers(metering, models))
+    shown, spent = priced(shown, metering.pricer_for)
     metering.budget.spent = spent.cost_usd or 0.0
     return shown, spent
-
-
-def _other_pricers(metering: Metering, models: TurnModels | None) -> Callable[[str], Pricer]:
-    """A logged step's model's pricer, as the turn that ran on it was priced (a model that
-    cannot be resolved now is priced by its name alone)."""
-
-    def pricer(model: str) -> Pricer:
-        try:
-            if models is not None:
-                return models(model).pricer
-        except ModelRefused:
-            pass
-        return Pricer(model, provider="")
-
-    return pricer
 
 
 @dataclass(frozen=True)

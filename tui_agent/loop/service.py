@@ -360,7 +360,7 @@ class AgentLoopService:
 
     async def session_tree(self) -> SessionTree:
         records = await self._restorer().records()
-        return SessionTree.of(records).price(self._policy.ledger.metering.pricer.cost)
+        return SessionTree.of(records).price(self._policy.ledger.metering.pricer_for)
 
     async def switch_plan(self, turn: int) -> RestorePlan:
         return await switch_plan(self._restorer(), turn)

@@ -37,7 +37,7 @@ from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.userhooks import UserHooks
 from tui_agent.session._config import Config, ConfigError
-from tui_agent.session._costs import api_host
+from tui_agent.session._costs import api_host, named_pricer
 from tui_agent.session._instructions import build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
@@ -242,7 +242,7 @@ def metering(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> M
         max_session_usd=config.max_budget_usd or settings.max_budget_usd,
         max_turn_usd=settings.max_turn_budget_usd,
     )
-    return Metering(pricer, budget)
+    return Metering(pricer, budget, others=lambda model: named_pricer(settings, model))
 
 
 def web_tools(settings: Config) -> list[Tool[Any]]:
