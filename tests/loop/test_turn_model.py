@@ -74,6 +74,9 @@ async def test_a_commands_turn_runs_and_is_priced_on_its_model_and_the_next_on_t
     )
     resumed = reopened.costs()
     assert resumed is not None and resumed.session.cost_usd == pytest.approx(0.00022)
+    # And its transcript says again which turn ran on the command's model.
+    shown = [e.model for e in reopened.transcript() if isinstance(e, ev.TurnStarted)]
+    assert shown == ["cheap-model", None]
 
 
 async def test_a_sub_agent_started_in_the_turn_runs_on_the_turns_model(

@@ -66,6 +66,7 @@ class Prompt(_Record):
     prompt_id: str
     message: Message
     draft: PromptDraft | None = None
+    model: str | None = None  # the model it asked its turn to run on (a command's `model:`)
 
 
 class Notification(_Record):

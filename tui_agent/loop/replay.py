@@ -99,7 +99,10 @@ class _Replayer:
                 self.branches.begin(self._here())
                 self.opening = []
             case Prompt():
-                self._entry(HistoryEntry(message=record.message, meta=_PROMPT), ts=record.ts)
+                meta = (
+                    _PROMPT.model_copy(update={"model": record.model}) if record.model else _PROMPT
+                )
+                self._entry(HistoryEntry(message=record.message, meta=meta), ts=record.ts)
             case Notification() | Reminder() | Steer() | Entry():
                 self._entry(record.entry, ts=record.ts)
             case StepBegin():

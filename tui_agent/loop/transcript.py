@@ -64,7 +64,9 @@ def entry_record(entry: HistoryEntry) -> Record:
     if meta.source == "input" and meta.in_turn:
         return Steer(prompt_ids=meta.prompt_ids, entry=entry)
     if meta.source == "input" and meta.prompt_id:
-        return Prompt(prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft)
+        return Prompt(
+            prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft, model=meta.model
+        )
     if meta.source == "notify":
         return Notification(entry=entry)
     if meta.source == "reminder":
