@@ -17,6 +17,7 @@ from tui_agent.loop import events as ev
 from tui_agent.loop.costs import Budget, Metering
 from tui_agent.loop.replay import replay
 from tui_agent.loop.turn_model import ModelRefused, TurnModel
+from tui_agent.rerun import check_path
 from tui_agent.usage import PriceOverride, Pricer
 
 SESSION = PriceOverride(input=1.0, output=10.0)  # $ per M tokens
@@ -62,6 +63,9 @@ async def test_a_commands_turn_runs_and_is_priced_on_its_model_and_the_next_on_t
     await service.close()
     steps = [r for r in read_log(log) if isinstance(r, StepEnd)]
     assert [s.model for s in steps] == ["cheap-model", None]
+    # `tui-agent replay --check` runs the command's turn on its model again.
+    verdict = await check_path(log)
+    assert verdict.ok, verdict.describe()
 
     # Reopened, the session prices each step by the model that served it, as it ran.
     records = read_log(log)
