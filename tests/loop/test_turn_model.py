@@ -107,3 +107,23 @@ async def test_a_model_that_cannot_be_used_is_refused_and_nothing_is_queued(
         await service.submit("review", model="dear-model")
     await service.settled()
     assert model.requests == [] and service.history() == []
+
+
+async def test_a_command_merged_with_other_queued_prompts_says_its_turn_is_on_the_sessions(
+    make_loop: LoopMaker,
+) -> None:
+    model = FakeModel([text("all three")])
+    service, _, _ = await make_loop([], model=model, turn_models=cheap_model)
+    notices: list[str] = []
+    service.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
+    # Submitted together, before the turn opens: the queue enters it as one.
+    handles = [
+        await service.submit("busy"),
+        await service.submit("review", model="cheap-model"),
+        await service.submit("and this"),
+    ]
+    for handle in handles:
+        await handle.result()
+    (request,) = model.requests
+    assert request.model == "fake-model" and len(request.messages) == 3
+    assert any("runs on the session's model, not cheap-model" in n for n in notices)

@@ -408,6 +408,15 @@ class TurnPolicy:
             return
         name = transcript.turn_model_of(entries)
         chosen = next((p.model for p in turn.prompts if p.model and p.model.model == name), None)
+        asked = sorted({p.model.model for p in turn.prompts if p.model is not None})
+        if asked and chosen is None:  # said, never silent: queued prompts merged into one turn
+            self.publish(
+                ev.Notice(
+                    level="warning",
+                    text=f"This turn runs on the session's model, not {', '.join(asked)}: "
+                    "it was sent together with prompts that did not ask for it.",
+                )
+            )
         try:
             self.router.begin(chosen)
         except Exception as exc:  # its provider could not be built: the turn cannot run
