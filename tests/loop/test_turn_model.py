@@ -5,6 +5,7 @@ refused before anything is queued."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -126,4 +127,25 @@ async def test_a_command_merged_with_other_queued_prompts_says_its_turn_is_on_th
         await handle.result()
     (request,) = model.requests
     assert request.model == "fake-model" and len(request.messages) == 3
+    assert any("runs on the session's model, not cheap-model" in n for n in notices)
+
+
+async def test_a_command_steered_into_a_running_turn_says_the_turn_keeps_its_model(
+    make_loop: LoopMaker,
+) -> None:
+    release = asyncio.Event()
+    first = calls(("read_file", {"path": "a.txt"}))
+    first.hold = release
+    model = FakeModel([first, text("done")])
+    service, _, _ = await make_loop([], model=model, turn_models=cheap_model)
+    notices: list[str] = []
+    service.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
+    started = asyncio.Event()
+    service.subscribe(lambda e: started.set() if isinstance(e, ev.StepStarted) else None)
+    running = await service.submit("busy")
+    await started.wait()
+    await service.submit("review", model="cheap-model", steer_if_active=True)
+    release.set()
+    await running.result()
+    assert [r.model for r in model.requests] == ["fake-model", "fake-model"]
     assert any("runs on the session's model, not cheap-model" in n for n in notices)

@@ -1,6 +1,6 @@
 """The loop's private turn policy: what the engine calls back, and the state it keeps.
 
-One piece (610 lines): every callback below reads and writes the same turn state (the active
+One piece (630 lines): every callback below reads and writes the same turn state (the active
 turn, its prompts, the gate's hooks, the error handlers' continuation); split, one turn's state
 would be shared by several modules. Its parts that hold no turn state live beside it
 (`_turn.py`, `_delivery.py`, `costs.py`).
@@ -248,8 +248,20 @@ class TurnPolicy:
         if busy and prompt.state == "pending":
             self.publish(ev.PromptQueued(prompt_id=prompt.id, text=text))
             if steer_if_active and self.active is not None:
-                await self.steer([prompt.id])
+                steered = await self.steer([prompt.id])
+                if steered and chosen is not None:
+                    self._model_not_applied([chosen.model])
         return prompt
+
+    def _model_not_applied(self, asked: Sequence[str]) -> None:
+        """Said, never silent: a prompt's model cannot change a turn it joins."""
+        self.publish(
+            ev.Notice(
+                level="warning",
+                text=f"This turn runs on the session's model, not {', '.join(asked)}: "
+                "that prompt joined a turn with prompts that did not ask for it.",
+            )
+        )
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         if not prompt_ids or self.active is None:
@@ -409,14 +421,8 @@ class TurnPolicy:
         name = transcript.turn_model_of(entries)
         chosen = next((p.model for p in turn.prompts if p.model and p.model.model == name), None)
         asked = sorted({p.model.model for p in turn.prompts if p.model is not None})
-        if asked and chosen is None:  # said, never silent: queued prompts merged into one turn
-            self.publish(
-                ev.Notice(
-                    level="warning",
-                    text=f"This turn runs on the session's model, not {', '.join(asked)}: "
-                    "it was sent together with prompts that did not ask for it.",
-                )
-            )
+        if asked and chosen is None:  # queued prompts merged into one turn
+            self._model_not_applied(asked)
         try:
             self.router.begin(chosen)
         except Exception as exc:  # its provider could not be built: the turn cannot run
