@@ -79,6 +79,36 @@ async def test_a_users_command_sent_as_a_prompt_reaches_the_model_expanded(
     assert "Review a.txt closely." in str(user)
 
 
+async def test_a_commands_model_runs_its_turn_and_the_next_prompt_the_sessions(
+    workspace: Path,
+) -> None:
+    commands = workspace / ".tui-agent" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "quick.md").write_text("---\nmodel: gpt-4.1-mini\n---\nCheck $ARGUMENTS.\n")
+    client = RecordingClient()
+    async with openai_agent(client, [{"text": "Checked."}, {"text": "Plain."}]) as (conn, server):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/quick a.txt")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("plain")])
+    assert [request["model"] for request in server.requests] == ["gpt-4.1-mini", "m"]
+
+
+async def test_a_commands_model_the_session_cannot_reach_is_refused(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a session on OpenAI; nothing is sent
+    commands = workspace / ".tui-agent" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "quick.md").write_text("---\nmodel: claude-haiku-4-5\n---\nCheck it.\n")
+    client = RecordingClient()
+    async with agent(client, "--model", "gpt-4.1") as (conn, _):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("/quick")])
+    assert done.stop_reason == "end_turn"
+    assert "not sent: model claude-haiku-4-5 cannot be used: ANTHROPIC_API_KEY" in said(client)
+
+
 async def test_a_builtin_command_answers_without_the_model_and_a_wrong_one_is_refused(
     tmp_path: Path, workspace: Path
 ) -> None:

@@ -38,9 +38,10 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
         context_window: int = 128_000,
         model: Any = None,
         metering: Metering | None = None,
+        **more: Any,
     ) -> tuple[AgentLoopService, Any, Path]:
         """A loop over `steps` played by a `FakeModel` (or over another fake `model`, when
-        given), priced by `metering` when given."""
+        given), priced by `metering` when given; `more` goes to `build_loop` as is."""
         model = model or FakeModel(list(steps))
         log_path = tmp_path / f"events-{len(opened)}.jsonl"
         service = await build_loop(
@@ -61,6 +62,7 @@ async def make_loop(tmp_path: Path, workspace: Path) -> AsyncIterator[LoopMaker]
             options=options,
             extra_tools=tools,
             metering=metering,
+            **more,
         )
         opened.append(service)
         return service, model, log_path

@@ -29,6 +29,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.rewind_screen import CONVERSATION, RestoreChoice, RewindPicker
 from tui_agent.ui.tree_view import TreeDialog
 from tui_agent.ui.view_model import MarkerBlock
+from tui_agent.usage import PriceOverride, Pricer
 from tui_agent.vocab import FinishReason, TokenUsage, user_message
 
 
@@ -116,7 +117,8 @@ def test_the_tree_dialog_looks_as_reviewed(snap_compare: Any, monkeypatch: Any) 
         if leave_to is not None:
             records.append(BranchSwitch(turn=leave_to))
     records.append(BranchSwitch(turn=3))
-    tree = SessionTree.of(records).price(lambda usage: usage.total * 3 / 1_000_000)
+    flat = Pricer("m", provider="", override=PriceOverride(input=3.0, output=3.0))
+    tree = SessionTree.of(records).price(lambda model: flat)
     app, _loop, _clock = make_app()
 
     async def run_before(pilot: Pilot[None]) -> None:

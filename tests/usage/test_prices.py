@@ -135,7 +135,7 @@ def test_a_reopened_session_prices_each_step_it_had() -> None:
     totals = [one, one + one, one + one]  # the third repeats the total (a rewind says it again)
     events = [ev.UsageChanged(total=t, context_tokens=0, context_window=1) for t in totals]
     # Each step alone is under the 200k tier: 150000×3 + 1000×15 = 465,000 per M, twice.
-    shown, spent = priced(events, pricer)
+    shown, spent = priced(events, lambda model: pricer)
     assert spent.cost_usd == pytest.approx(2 * 0.465)
     costs = [e.cost_usd for e in shown if isinstance(e, ev.UsageChanged)]
     assert costs == pytest.approx([0.465, 0.93, 0.93])

@@ -45,6 +45,7 @@ class Command:
     hint: str = ""  # what it takes after its name ("" when nothing)
     run: Callable[[Host, str], Awaitable[str]] | None = None  # a built-in: its answer
     expand: Callable[[str], str] | None = None  # a command that becomes this prompt
+    model: str | None = None  # the model its turn runs on (a user's command's `model:`)
 
 
 async def _compact(host: Host, arg: str) -> str:
@@ -109,7 +110,8 @@ def custom_commands(workspace: Path, *, yolo: bool = False) -> list[Command]:
     found, _ = load_custom_commands(workspace)
     skills = skill_commands(available_skills(workspace, trust_all=yolo), {c.name for c in found})
     return [
-        Command(c.name, c.description, c.argument_hint, expand=c.expand) for c in (*found, *skills)
+        Command(c.name, c.description, c.argument_hint, expand=c.expand, model=c.model or None)
+        for c in (*found, *skills)
     ]
 
 

@@ -20,7 +20,7 @@ from tui_agent.acp._commands import Command, Invocation, commands_update, invoca
 from tui_agent.acp._prompt import prompt_images, prompt_text
 from tui_agent.acp._translate import Translator, Update, plan_update, text_block, usage_update
 from tui_agent.loop import events as ev
-from tui_agent.loop.api import ApprovalDecision, LoopApi
+from tui_agent.loop.api import ApprovalDecision, LoopApi, ModelRefused
 from tui_agent.session import attach, image_attachment
 from tui_agent.vocab import ApprovalMode
 
@@ -141,13 +141,21 @@ class Session:
         call = invocation(text, self.commands)
         if call is not None and (call.command is None or call.command.run is not None):
             return await self._answer(call)
+        model = None
         if call is not None and call.command is not None and call.command.expand is not None:
-            text = call.command.expand(call.arguments)
+            text, model = call.command.expand(call.arguments), call.command.model
         if not text.strip() and not images:
             raise RequestError.invalid_params({"prompt": "the prompt is empty"})
         if images:
             text = attach(text, [image_attachment(name, image) for name, image in images])
-        handle = await self.loop.submit(text, images=[image.part for _, image in images])
+        try:
+            handle = await self.loop.submit(
+                text, images=[image.part for _, image in images], model=model
+            )
+        except ModelRefused as refused:  # nothing was sent: the editor is told why
+            self._say(f"not sent: {refused}")
+            await self._flushed()
+            return acp.PromptResponse(stop_reason="end_turn")
         result = await handle.result()
         await self._flushed()
         if result.type == "cancelled":

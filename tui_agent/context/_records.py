@@ -70,6 +70,7 @@ class Prompt(_Record):
     prompt_id: str
     message: Message
     draft: PromptDraft | None = None
+    model: str | None = None  # the model it asked its turn to run on (a command's `model:`)
 
 
 class Notification(_Record):
@@ -132,7 +133,8 @@ class ToolResultRecorded(_Record):
 
 
 class StepEnd(_Record):
-    """`interrupted` and `error` end an attempt without sealing it (see `fold`)."""
+    """`interrupted` and `error` end an attempt without sealing it (see `fold`). `model`: the
+    model that served the step when it was not the session's (a custom command's `model:`)."""
 
     type: Literal["step.end"] = "step.end"
     uuid: str
@@ -189,6 +191,7 @@ class UsageAdded(_Record):
 
     type: Literal["usage.added"] = "usage.added"
     usage: TokenUsage
+    model: str | None = None  # the model that served them, when not the session's
 
 
 class ErrorReported(_Record):

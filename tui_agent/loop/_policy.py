@@ -1,6 +1,6 @@
 """The loop's private turn policy: what the engine calls back, and the state it keeps.
 
-One piece (570 lines): every callback below reads and writes the same turn state (the active
+One piece (630 lines): every callback below reads and writes the same turn state (the active
 turn, its prompts, the gate's hooks, the error handlers' continuation); split, one turn's state
 would be shared by several modules. Its parts that hold no turn state live beside it
 (`_turn.py`, `_delivery.py`, `costs.py`).
@@ -55,6 +55,7 @@ from tui_agent.loop.hooks import (
     StopContext,
 )
 from tui_agent.loop.result import Cancelled, Completed, Failed, LoopRunResult, to_turn_result
+from tui_agent.loop.turn_model import ModelRefused, ModelRouter
 from tui_agent.usage import Pricer
 from tui_agent.vocab import (
     AbortSignal,
@@ -122,6 +123,10 @@ class TurnPolicy:
         self.closed = False
         # Set by the top-level loop's factory: `Approvals.limit_turn` of its approvals.
         self.limit_tools: Callable[[Sequence[str] | None], None] | None = None
+        # Set by the factory: the provider the requests go through (shared with sub-agents;
+        # only the top-level loop, `owns_turns`, switches it for a turn).
+        self.router: ModelRouter | None = None
+        self.owns_turns = False
         self.on_will_begin_step: OrderedHookSlot[StepBeginContext] = OrderedHookSlot()
         self.on_did_finish_step: OrderedHookSlot[StepDoneContext] = OrderedHookSlot()
         self.on_before_submit_prompt: OrderedHookSlot[PromptContext] = OrderedHookSlot()
@@ -180,11 +185,17 @@ class TurnPolicy:
 
     def subagent_usage(self, run: SubagentRun) -> None:
         """A sub-agent's tokens: counted, and logged so a reopened session counts them too."""
-        self._journal.write(UsageAdded(usage=run.usage))
+        model = self.serving_model()
+        self._journal.write(UsageAdded(usage=run.usage, model=model))
         self.ledger.subagent(run.call_id, run.description, run.usage, run.cost_usd)
-        self.add_usage(run.usage)
+        self.add_usage(run.usage, model)
 
-    def add_usage(self, usage: TokenUsage) -> None:
+    def serving_model(self) -> str | None:
+        """The model serving this turn's requests when it is not the session's."""
+        turn = self.router.turn if self.router is not None else None
+        return turn.model if turn is not None else None
+
+    def add_usage(self, usage: TokenUsage, model: str | None = None) -> None:
         self.usage = self.usage + usage
         self.publish(
             transcript.usage_changed(
@@ -193,6 +204,7 @@ class TurnPolicy:
                 self._context_window,
                 ts=self._clock(),
                 cost_usd=self.ledger.session.cost_usd,
+                model=model,
             )
         )
         for warning in self.ledger.metering.budget.warnings():
@@ -207,10 +219,16 @@ class TurnPolicy:
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
         allowed_tools: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> SubmittedPrompt:
         if self.closed:
             raise RuntimeError("the agent loop is closed")
-        prompt = SubmittedPrompt(f"p{next(self._ids)}", text, allowed_tools)
+        chosen = None
+        if model is not None:  # refused (`ModelRefused`) before anything is queued
+            if self.router is None:
+                raise ModelRefused(f"this loop cannot run a turn on {model}")
+            chosen = self.router.choose(model)
+        prompt = SubmittedPrompt(f"p{next(self._ids)}", text, allowed_tools, chosen)
         self.prompts[prompt.id] = prompt
         busy = self.active is not None or self.engine.waiting
         message = user_message(text)
@@ -223,14 +241,27 @@ class TurnPolicy:
                 prompt_id=prompt.id,
                 created_at=self._clock(),
                 draft=draft if draft is not None and draft.text != text else None,
+                model=chosen.model if chosen is not None else None,
             ),
         )
         await self.engine.submit(entry)
         if busy and prompt.state == "pending":
             self.publish(ev.PromptQueued(prompt_id=prompt.id, text=text))
             if steer_if_active and self.active is not None:
-                await self.steer([prompt.id])
+                steered = await self.steer([prompt.id])
+                if steered and chosen is not None:
+                    self._model_not_applied([chosen.model])
         return prompt
+
+    def _model_not_applied(self, asked: Sequence[str]) -> None:
+        """Said, never silent: a prompt's model cannot change a turn it joins."""
+        self.publish(
+            ev.Notice(
+                level="warning",
+                text=f"This turn runs on the session's model, not {', '.join(asked)}: "
+                "that prompt joined a turn with prompts that did not ask for it.",
+            )
+        )
 
     async def steer(self, prompt_ids: list[str]) -> bool:
         if not prompt_ids or self.active is None:
@@ -316,7 +347,7 @@ class TurnPolicy:
             await until_done_or_aborted(turn.after_step, signal)
         if turn is None or signal.aborted or turn.abort_reason is not None:
             return GateOutcome(False)
-        if turn.stop_requested:
+        if turn.stop_requested or turn.failed_step is not None:
             return GateOutcome(False)
         # Before the hooks: a proactive compaction is a request too.
         refusal, warning = self.ledger.budget_check()
@@ -365,6 +396,7 @@ class TurnPolicy:
             self._turns_by_machine[turn_id] = turn
             self._adopt(turn, entries)
             self._limit_tools(turn)
+            self._choose_model(turn, entries)
             return
         turn.continuing = False
         turn.step_base = turn.steps
@@ -381,6 +413,20 @@ class TurnPolicy:
             self.limit_tools([text for limit in limits for text in limit or ()])
         else:
             self.limit_tools(None)
+
+    def _choose_model(self, turn: Turn, entries: tuple[HistoryEntry, ...]) -> None:
+        """The turn runs on the model its opening prompts asked for (`turn_model_of`)."""
+        if self.router is None or not self.owns_turns:
+            return
+        name = transcript.turn_model_of(entries)
+        chosen = next((p.model for p in turn.prompts if p.model and p.model.model == name), None)
+        asked = sorted({p.model.model for p in turn.prompts if p.model is not None})
+        if asked and chosen is None:  # queued prompts merged into one turn
+            self._model_not_applied(asked)
+        try:
+            self.router.begin(chosen)
+        except Exception as exc:  # its provider could not be built: the turn cannot run
+            turn.failed_step = LoopError(code=ErrorCode.INTERNAL, message=f"{name}: {exc}")
 
     def drained(self, turn_id: int, entries: tuple[HistoryEntry, ...]) -> None:
         turn = self._turns_by_machine.get(turn_id)
@@ -400,7 +446,7 @@ class TurnPolicy:
     def usage_recorded(self, usage: TokenUsage) -> None:
         self.context_tokens = usage.total
         self.ledger.step(usage)
-        self.add_usage(usage)
+        self.add_usage(usage, self.serving_model())
 
     def step_finished(self, facts: StepFacts) -> None:
         turn = self._turns_by_machine.get(facts.turn_id)
@@ -508,6 +554,10 @@ class TurnPolicy:
             self.active = None
             if self.limit_tools is not None:
                 self.limit_tools(None)
+            if self.router is not None and self.owns_turns:
+                own = self.router.end()
+                if own is not None:
+                    self._spawn(own.aclose())
         wire = to_turn_result(result)
         state: PromptState = {
             "completed": "completed",

@@ -14,16 +14,22 @@ from typing import Any
 
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import PromptState
+from tui_agent.loop.turn_model import TurnModel
 from tui_agent.vocab import AbortSignal, TurnError
 
 
 class SubmittedPrompt:
     def __init__(
-        self, prompt_id: str, text: str, allowed_tools: Sequence[str] | None = None
+        self,
+        prompt_id: str,
+        text: str,
+        allowed_tools: Sequence[str] | None = None,
+        model: TurnModel | None = None,
     ) -> None:
         self._id = prompt_id
         self.text = text
         self.allowed_tools = tuple(allowed_tools) if allowed_tools is not None else None
+        self.model = model  # the model it asked its turn to run on
         self._state: PromptState = "pending"
         self._result: asyncio.Future[ev.TurnResult] = asyncio.get_running_loop().create_future()
 

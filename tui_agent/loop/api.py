@@ -81,6 +81,11 @@ class SubagentRun:
             watcher(event)
 
 
+class ModelRefused(ValueError):
+    """A prompt's model cannot be used (`LoopApi.submit(model=)`); the message says why.
+    Nothing was queued."""
+
+
 ApprovalDecision = Literal["once", "always", "deny"]
 PromptState = Literal[
     "pending", "running", "steered", "completed", "failed", "cancelled", "blocked"
@@ -179,13 +184,17 @@ class LoopApi(Protocol):
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
         allowed_tools: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> PromptHandle:
         """Queue a prompt; it opens the next turn, or with `steer_if_active` joins the running
         one at its next drain point (the turn then takes at least one more step). `draft` is
         what the person typed, when `text` is more (attached files, pasted text): the log keeps
         it for a rewind to put back. `images` follow the text in the same user message.
         `allowed_tools` (a custom command's, as permission rules): the turn this prompt opens
-        may use only those tools (`Approvals.limit_turn`)."""
+        may use only those tools (`Approvals.limit_turn`). `model` (a custom command's): the
+        turn this prompt opens runs on that model (resolved as `/model` resolves a name; see
+        `loop.turn_model`), the turns after it on the session's; a name that cannot be used
+        raises `ModelRefused` and nothing is queued."""
         ...
 
     async def steer(self, prompt_ids: list[str]) -> bool:

@@ -11,7 +11,7 @@ text, four characters a token), priced once as fresh input. The `/cost` view rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tui_agent.context import message_tokens
@@ -108,8 +108,21 @@ class Budget:
 
 @dataclass(frozen=True)
 class Metering:
-    pricer: Pricer
+    pricer: Pricer  # the session's model's
     budget: Budget
+    # The pricer of another model a logged step names (a turn a custom command ran on it);
+    # None: such a step is priced by its name alone.
+    others: Callable[[str], Pricer] | None = None
+    _seen: dict[str, Pricer] = field(default_factory=dict, compare=False, repr=False)
+
+    def pricer_for(self, model: str | None) -> Pricer:
+        """The pricer of the step's model (None: the session's)."""
+        if model is None or model == self.pricer.model:
+            return self.pricer
+        if model not in self._seen:
+            other = self.others(model) if self.others is not None else None
+            self._seen[model] = other or Pricer(model, provider="")
+        return self._seen[model]
 
     @property
     def limited(self) -> bool:
@@ -119,8 +132,17 @@ class Metering:
 class CostLedger:
     """One loop's costs (see the module docstring)."""
 
-    def __init__(self, metering: Metering, session: CostLine, *, top_level: bool = True) -> None:
+    def __init__(
+        self,
+        metering: Metering,
+        session: CostLine,
+        *,
+        top_level: bool = True,
+        pricing: Callable[[Pricer], Pricer] = lambda session: session,
+    ) -> None:
         self.metering = metering
+        # The pricer of the model serving requests now (a turn may run on another model).
+        self._pricing = pricing
         self.session = session
         self._top_level = top_level  # a sub-agent's turns run inside its parent's turn
         self.turn: CostLine | None = None
@@ -135,7 +157,7 @@ class CostLedger:
 
     def step(self, usage: TokenUsage) -> float | None:
         """One request's usage: priced, added here and to the shared spend."""
-        cost = self.metering.pricer.cost(usage)
+        cost = self.pricer.cost(usage)
         self._add(usage, cost)
         if cost is not None:
             self.metering.budget.spent += cost
@@ -144,15 +166,15 @@ class CostLedger:
     def budget_check(self) -> tuple[str | None, str | None]:
         """Before a request: why it must not be sent (a budget is spent), and a warning to show
         once when a budget is set but the model has no price (the request then goes)."""
-        metering = self.metering
+        metering, pricer = self.metering, self.pricer
         if not metering.limited:
             return None, None
-        if not metering.pricer.known:
+        if not pricer.known:
             if self._unpriced_said:
                 return None, None
             self._unpriced_said = True
             return None, (
-                f"No price is known for {metering.pricer.model}: the budget cannot be checked. "
+                f"No price is known for {pricer.model}: the budget cannot be checked. "
                 "Set price_input_per_mtok and price_output_per_mtok under its [models] table in "
                 "config.toml."
             )
@@ -169,15 +191,15 @@ class CostLedger:
         output = result.output
         content = (TextPart(text=output),) if isinstance(output, str) else output
         tokens = message_tokens(Message(role="tool", content=content, is_error=result.is_error))
-        cost = self.metering.pricer.cost(TokenUsage(input_other=tokens))
+        cost = self.pricer.cost(TokenUsage(input_other=tokens))
         self._tools.append(ToolCost(call_id, name, tokens, cost))
 
     def report(self) -> CostReport:
         budget = self.metering.budget
         tools = sorted(self._tools, key=lambda tool: tool.tokens, reverse=True)[:TOP_TOOLS]
         return CostReport(
-            model=self.metering.pricer.model,
-            price_source=self.metering.pricer.source,
+            model=self.pricer.model,
+            price_source=self.pricer.source,
             session=self.session,
             turn=self.turn,
             subagents=tuple(self._subagents.values()),
@@ -186,6 +208,10 @@ class CostLedger:
             max_turn_budget_usd=budget.max_turn_usd,
         )
 
+    @property
+    def pricer(self) -> Pricer:
+        return self._pricing(self.metering.pricer)
+
     def _add(self, usage: TokenUsage, cost: float | None) -> None:
         self.session = self.session.plus(usage, cost)
         if self.turn is not None:
@@ -193,18 +219,19 @@ class CostLedger:
 
 
 def priced(
-    events: Sequence[ev.LoopEvent], pricer: Pricer
+    events: Sequence[ev.LoopEvent], pricer_for: Callable[[str | None], Pricer]
 ) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
     """A logged session's replayed events with `cost_usd` on each `usage` event, and what the
     session spent: each `usage` event adds one step (or a finished sub-agent) to the total
-    before it, and each is priced on its own."""
+    before it, and each is priced on its own, by the pricer of the model that served it (the
+    event names it when it was not the session's: `Metering.pricer_for`)."""
     line = CostLine("session")
     out: list[ev.LoopEvent] = []
     for event in events:
         if isinstance(event, ev.UsageChanged):
             step = _less(event.total, line.usage)
             if step.total:
-                line = line.plus(step, pricer.cost(step))
+                line = line.plus(step, pricer_for(event.model).cost(step))
             event = event.model_copy(update={"cost_usd": line.cost_usd})
         out.append(event)
     return tuple(out), line

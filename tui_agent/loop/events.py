@@ -59,6 +59,7 @@ class TurnStarted(_Event):
     turn_id: int
     prompt_ids: tuple[str, ...]
     texts: tuple[str, ...]  # the user-visible inputs that opened the turn, in order
+    model: str | None = None  # the model it runs on, when its prompts asked for another
 
 
 class StepStarted(_Event):
@@ -229,6 +230,7 @@ class UsageChanged(_Event):
     context_tokens: int
     context_window: int
     cost_usd: float | None = None  # `total`'s price in USD; None: no price known (or not said)
+    model: str | None = None  # the model that served the tokens added, when not the session's
 
 
 class CostedUsage(TokenUsage):

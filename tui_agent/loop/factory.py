@@ -53,6 +53,7 @@ from tui_agent.loop.service import (
     mcp_server_infos,
 )
 from tui_agent.loop.subagent import SUBAGENT_PROMPT, Parent, SubagentOptions, Subagents, Task
+from tui_agent.loop.turn_model import ModelRouter, TurnModels
 from tui_agent.loop.userhooks import ToolHookGate, UserHooks, attach
 from tui_agent.tools import (
     PLAN_MODE_PROMPT,
@@ -118,6 +119,8 @@ async def build_loop(
     replace_tools: Sequence[Tool[Any]] | None = None,  # a rerun's: built-in and own ones by name
     approvals_type: Callable[..., Approvals] = Approvals,  # a rerun's asks where its log did
     result_note: ResultNote | None = None,
+    turn_models: TurnModels | None = None,
+    router: ModelRouter | None = None,
 ) -> AgentLoopService:
     """Wire a service from parts; tests use it with their own provider, paths and tools.
 
@@ -130,12 +133,15 @@ async def build_loop(
     steps and holds the budgets (a sub-agent shares its parent's). `trust_asked`: the front end
     asked about the workspace's servers and allow rules at start-up, so nothing asks again.
     `result_note` adds to each tool result before the model sees it (a sub-folder's memory
-    files)."""
+    files). `turn_models` resolves the model a prompt asks its turn to run on (see
+    `loop.turn_model`); a sub-agent shares its parent's `router`, so it runs on the turn's."""
     root = Workspace(workspace, readable=(spill_dir,))
     if checkpoints is None and checkpoint_dir is not None:
         checkpoints = Checkpoints(checkpoint_dir, root, log)
     journal = LogJournal(log)
     metering = metering or Metering(Pricer(info.model, provider=info.provider), Budget())
+    router = router or ModelRouter(provider, turn_models)
+    provider = router  # every request goes through it, sub-agents' and compaction's too
     shown, spent = await _spent_so_far(metering, transcript, top_level=depth == 0)
     # Built first: the engine reports to it, and the tools below publish through it.
     policy = TurnPolicy(
@@ -144,8 +150,9 @@ async def build_loop(
         context_window=info.context_window,
         usage=transcript.usage if transcript is not None else TokenUsage(),
         context_tokens=transcript.context_tokens if transcript is not None else 0,
-        ledger=CostLedger(metering, spent, top_level=depth == 0),
+        ledger=CostLedger(metering, spent, top_level=depth == 0, pricing=router.pricer),
     )
+    policy.router, policy.owns_turns = router, depth == 0
     shared_approvals = approvals or approvals_type(
         info.approval_mode,
         rules,
@@ -192,6 +199,7 @@ async def build_loop(
             checkpoints=checkpoints,
             metering=metering,
             user_hooks=user_hooks,
+            router=router,
         )
     subagents = Subagents(Path(log.path).parent / "tasks")
     registry = _registry(tools, policy, shared_approvals, subagents, children, tool_names, mcp)
@@ -213,7 +221,7 @@ async def build_loop(
     )
     tool_specs = tuple(registry.specs())  # JSON Schema generation is too dear to repeat per step
     build_request = _request_builder(
-        provider,
+        router,
         policy,
         shared_approvals,
         system,
@@ -281,7 +289,7 @@ async def _spent_so_far(
     if not (shown and top_level):
         return shown, CostLine("session")
     await warming  # the status bar of a reopened session shows its cost at once
-    shown, spent = priced(shown, metering.pricer)
+    shown, spent = priced(shown, metering.pricer_for)
     metering.budget.spent = spent.cost_usd or 0.0
     return shown, spent
 
@@ -310,6 +318,7 @@ class _Children:
     checkpoints: Checkpoints | None
     metering: Metering  # prices and budgets: a sub-agent spends from its parent's
     user_hooks: UserHooks | None
+    router: ModelRouter  # the parent's: a sub-agent runs on its turn's model
 
     async def spawn(self, call_id: str, names: Sequence[str] | None, path: Path) -> LoopApi:
         info, workspace, system_prompt = self.info, self.workspace, self.system_prompt
@@ -345,6 +354,7 @@ class _Children:
             checkpoints=self.checkpoints,
             metering=self.metering,
             user_hooks=self.user_hooks,
+            router=self.router,
         )
 
 
@@ -380,7 +390,7 @@ def _registry(
 
 
 def _request_builder(
-    provider: Provider,
+    provider: ModelRouter,
     policy: TurnPolicy,
     approvals: Approvals,
     system: str,
@@ -400,8 +410,8 @@ def _request_builder(
             system="\n\n".join(part for part in said if part),
             messages=tuple(project(policy.view(history))),
             tools=tool_specs + mcp.specs() if mcp else tool_specs,
-            max_tokens=max_tokens,
-            echo_reasoning=echo_reasoning,
+            max_tokens=provider.max_tokens(max_tokens),
+            echo_reasoning=provider.echo_reasoning(echo_reasoning),
         )
         prefix.see(request)  # logs where a provider's prompt cache will miss, and why
         return request

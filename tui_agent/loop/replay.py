@@ -99,7 +99,10 @@ class _Replayer:
                 self.branches.begin(self._here())
                 self.opening = []
             case Prompt():
-                self._entry(HistoryEntry(message=record.message, meta=_PROMPT), ts=record.ts)
+                meta = (
+                    _PROMPT.model_copy(update={"model": record.model}) if record.model else _PROMPT
+                )
+                self._entry(HistoryEntry(message=record.message, meta=meta), ts=record.ts)
             case Notification() | Reminder() | Steer() | Entry():
                 self._entry(record.entry, ts=record.ts)
             case StepBegin():
@@ -131,7 +134,7 @@ class _Replayer:
                 self.events.extend(transcript.user_command(record, f"user-{self.user_commands}"))
             case UsageAdded():
                 self.usage = self.usage + record.usage
-                self._usage_changed(record.ts)
+                self._usage_changed(record.ts, record.model)
             case Rewind():
                 self._move_to(self.branches.rewind(record.turn, self._here), record.ts)
             case BranchSwitch():
@@ -195,11 +198,13 @@ class _Replayer:
             # The loop reports a step's usage once its answer is complete.
             self.usage = self.usage + record.usage
             self.context_tokens = record.usage.total
-            self._usage_changed(record.ts)
+            self._usage_changed(record.ts, record.model)
 
-    def _usage_changed(self, ts: float) -> None:
+    def _usage_changed(self, ts: float, model: str | None = None) -> None:
         self.events.append(
-            transcript.usage_changed(self.usage, self.context_tokens, self.window, ts=ts)
+            transcript.usage_changed(
+                self.usage, self.context_tokens, self.window, ts=ts, model=model
+            )
         )
 
     def _here(self) -> _Mark:

@@ -201,6 +201,7 @@ class AgentLoopService:
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
         allowed_tools: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> SubmittedPrompt:
         return await self._policy.submit(
             text,
@@ -208,6 +209,7 @@ class AgentLoopService:
             draft=draft,
             images=images,
             allowed_tools=allowed_tools,
+            model=model,
         )
 
     async def steer(self, prompt_ids: list[str]) -> bool:
@@ -358,7 +360,7 @@ class AgentLoopService:
 
     async def session_tree(self) -> SessionTree:
         records = await self._restorer().records()
-        return SessionTree.of(records).price(self._policy.ledger.metering.pricer.cost)
+        return SessionTree.of(records).price(self._policy.ledger.metering.pricer_for)
 
     async def switch_plan(self, turn: int) -> RestorePlan:
         return await switch_plan(self._restorer(), turn)

@@ -27,6 +27,7 @@ from tui_agent.context import (
     TurnBegin,
     UsageAdded,
 )
+from tui_agent.usage import Pricer
 from tui_agent.vocab import PromptDraft, TokenUsage
 
 RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
@@ -43,6 +44,9 @@ class TurnNode:
     draft: PromptDraft | None = None
     files: set[str] = field(default_factory=set)  # changed by its tool calls
     usage: TokenUsage = field(default_factory=TokenUsage)
+    # Each step's (and finished sub-agent's) tokens, with the model that served them when it
+    # was not the session's: each is priced on its own.
+    spent: list[tuple[str | None, TokenUsage]] = field(default_factory=list)
     cost_usd: float | None = 0.0
 
 
@@ -66,8 +70,11 @@ class SessionTree:
                     tree.nodes[-1].draft = record.draft
                 case FileCheckpoint() if tree.nodes and record.call_id != RESTORE_CALL:
                     tree.nodes[-1].files.add(record.path)
-                case StepEnd(usage=usage) | UsageAdded(usage=usage) if tree.nodes and usage:
+                case StepEnd(usage=usage, model=model) | UsageAdded(usage=usage, model=model) if (
+                    tree.nodes and usage
+                ):
                     tree.nodes[-1].usage = tree.nodes[-1].usage + usage
+                    tree.nodes[-1].spent.append((model, usage))
                 case Rewind():
                     branches.rewind(record.turn, partial(int, at))
                 case BranchSwitch():
@@ -78,9 +85,11 @@ class SessionTree:
         tree.left_at = {turn: at for turn, at in branches.ends().items() if turn is not None}
         return tree
 
-    def price(self, cost: Callable[[TokenUsage], float | None]) -> SessionTree:
+    def price(self, pricer_for: Callable[[str | None], Pricer]) -> SessionTree:
+        """Each turn's cost: its steps', each priced by the model that served it."""
         for node in self.nodes:
-            node.cost_usd = cost(node.usage)
+            costs = [pricer_for(model).cost(usage) for model, usage in node.spent]
+            node.cost_usd = None if None in costs else sum(c for c in costs if c is not None)
         return self
 
     def children(self, turn: int | None) -> list[int]:

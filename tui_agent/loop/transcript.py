@@ -64,12 +64,22 @@ def entry_record(entry: HistoryEntry) -> Record:
     if meta.source == "input" and meta.in_turn:
         return Steer(prompt_ids=meta.prompt_ids, entry=entry)
     if meta.source == "input" and meta.prompt_id:
-        return Prompt(prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft)
+        return Prompt(
+            prompt_id=meta.prompt_id, message=entry.message, draft=meta.draft, model=meta.model
+        )
     if meta.source == "notify":
         return Notification(entry=entry)
     if meta.source == "reminder":
         return Reminder(key=meta.key or "", entry=entry)
     return Entry(entry=entry)
+
+
+def turn_model_of(entries: Sequence[HistoryEntry]) -> str | None:
+    """The model a turn opened by `entries` runs on (see `loop.turn_model`): the one every
+    prompt among them asked for (`meta.model`); a prompt that asked for none, or for another,
+    keeps the turn on the session's."""
+    asked = {entry.meta.model for entry in entries if entry.meta.source == "input"}
+    return next(iter(asked)) if len(asked) == 1 else None
 
 
 def turn_started(
@@ -81,6 +91,7 @@ def turn_started(
         turn_id=record.turn_id,
         prompt_ids=prompt_ids,
         texts=tuple(entry.message.text for entry in entries),
+        model=turn_model_of(entries),
         ts=record.ts,
     )
 
@@ -238,6 +249,7 @@ def usage_changed(
     *,
     ts: float,
     cost_usd: float | None = None,
+    model: str | None = None,
 ) -> ev.UsageChanged:
     """`cost_usd`: the session's spend when the live loop knows its price (a resumed one is
     priced afterwards, from the logged steps)."""
@@ -246,5 +258,6 @@ def usage_changed(
         context_tokens=context_tokens,
         context_window=context_window,
         cost_usd=cost_usd,
+        model=model,
         ts=ts,
     )

@@ -42,11 +42,13 @@ from tui_agent.loop.hooks import Next, StepBeginContext
 from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.subagent import SubagentOptions
+from tui_agent.loop.turn_model import TurnModel
 from tui_agent.rerun._approvals import LoggedApprovals
 from tui_agent.rerun._normal import Normaliser
 from tui_agent.rerun._provider import RecordedModel
 from tui_agent.rerun._script import Input, Life, ModelCall, Stop, read_script
 from tui_agent.rerun._tools import Cue, recorded_tools
+from tui_agent.usage import Pricer
 
 CONTEXT_WINDOW = 200_000  # only the usage bar reads it: the rerun compacts where the log did
 STALL_S = 30.0  # no record for this long while nothing is due: the rerun is stuck
@@ -179,6 +181,7 @@ class Conductor:
             options=self._options(),
             subagent_options=SubagentOptions(max_depth=0),  # `task` answers from the log
             replace_tools=recorded_tools(self.script, Cue(self.reached, self.halt)),
+            turn_models=_recorded_model,
         )
         # The step gate's compaction estimates tokens over a system prompt the log does not
         # hold: the rerun compacts where the log did instead.
@@ -426,10 +429,15 @@ class Conductor:
         service = self.service
         assert service is not None
         if item.kind == "submit":
-            await service.submit(item.text, draft=item.draft, images=item.images)
+            await service.submit(item.text, draft=item.draft, images=item.images, model=item.model)
         elif item.kind == "steer":
             await service.submit(item.text, steer_if_active=True)
         elif item.kind == "notify":
             await service.notify(item.text)
         else:
             await service.compact()
+
+
+def _recorded_model(name: str) -> TurnModel:
+    """The recorded model answers for every model a logged prompt asked its turn to run on."""
+    return TurnModel(name, Pricer(name, provider=""))

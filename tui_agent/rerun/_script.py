@@ -157,6 +157,7 @@ class Input:
     text: str = ""
     draft: PromptDraft | None = None
     images: tuple[ImagePart, ...] = ()
+    model: str | None = None  # the model a custom command's prompt asked for
 
 
 @dataclass
@@ -338,7 +339,14 @@ class _Reader:
         images = tuple(part for part in record.message.content if isinstance(part, ImagePart))
         after = self.queued_after if len(turn.prompt_ids) > 1 else self.turn_at
         self.inputs.append(
-            Input(after, "submit", record.message.text, draft=record.draft, images=images)
+            Input(
+                after,
+                "submit",
+                record.message.text,
+                draft=record.draft,
+                images=images,
+                model=record.model,
+            )
         )
 
     def _turn_ends(self, index: int, record: TurnEnd) -> None:

@@ -24,7 +24,7 @@ from rich.tree import Tree
 from tui_agent.context import BranchSwitch, EventLogError, Record, read_log
 from tui_agent.loop.session_tree import SessionTree
 from tui_agent.session._attachments import split_attachments
-from tui_agent.session._costs import session_pricer
+from tui_agent.session._costs import session_pricers
 from tui_agent.usage import usd
 
 H = TypeVar("H")
@@ -32,7 +32,7 @@ WIDTH = 44  # of a prompt's first line in a label: a row fits a dialog on 100 co
 
 
 def logged_tree(records: Sequence[Record]) -> SessionTree:
-    return SessionTree.of(records).price(session_pricer(records).cost)
+    return SessionTree.of(records).price(session_pricers(records))
 
 
 def on_branch(records: Sequence[Record], branch: int | None) -> list[Record]:

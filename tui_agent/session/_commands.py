@@ -10,7 +10,8 @@ replaced by that command's output first (run by the app, see `ui.custom_run`), a
 in it attaches the file like one typed in the prompt. The project's files win over the user's,
 ours over `.claude`'s. A project's command that runs `!` commands comes with the repository: it
 runs them only once trusted (`CommandTrust`). `allowed-tools` limit the turn the command
-starts (`Approvals.limit_turn`); `model` is read but not applied yet (see the README).
+starts (`Approvals.limit_turn`); `model` runs that turn on the named model, resolved as `/model`
+resolves a name (`session._turn_models`), and the turns after it on the session's.
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ table needs to tell OpenAI from a local server that serves a model under the sam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from tui_agent.context import EventLogError, Record, SessionMeta, read_log
 from tui_agent.loop import events as ev
-from tui_agent.loop.costs import CostLine, priced
+from tui_agent.loop.costs import Budget, CostLine, Metering, priced
 from tui_agent.loop.replay import replay
 from tui_agent.session._config import Config, ConfigError, load_config
+from tui_agent.session._resolve import provider_for_model
 from tui_agent.usage import PriceOverride, Pricer
 
 
@@ -50,24 +51,36 @@ def logged_cost(
 ) -> tuple[tuple[ev.LoopEvent, ...], CostLine]:
     """A logged session's replayed events with their costs (see `loop.costs.priced`), and what
     it spent, each step priced for its model."""
-    return priced(events, session_pricer(records))
+    return priced(events, session_pricers(records))
 
 
-def session_pricer(records: Sequence[Record]) -> Pricer:
-    """The prices of the model a logged session names (with config.toml's overrides)."""
-    meta = next((r for r in records if isinstance(r, SessionMeta)), None)
-    if meta is None or not meta.model:
-        return Pricer("", provider="scripted")
+def session_pricers(records: Sequence[Record]) -> Callable[[str | None], Pricer]:
+    """The prices of the model a logged session names, and of each other model one of its
+    steps names (a custom command's `model:`), with config.toml's overrides."""
     try:
         settings = load_config()
     except ConfigError:
         settings = Config()  # a broken file is said where it matters: when a loop opens
-    return Pricer(
-        meta.model,
-        provider=meta.provider or "",
-        base_url=meta.api_host,
-        override=price_override(settings, meta.model),
-    )
+    meta = next((r for r in records if isinstance(r, SessionMeta)), None)
+    session = Pricer("", provider="scripted")
+    if meta is not None and meta.model:
+        session = Pricer(
+            meta.model,
+            provider=meta.provider or "",
+            base_url=meta.api_host,
+            override=price_override(settings, meta.model),
+        )
+    metering = Metering(session, Budget(), others=lambda model: named_pricer(settings, model))
+    return metering.pricer_for
+
+
+def named_pricer(settings: Config, model: str) -> Pricer:
+    """A model's prices known only by its id (a logged step's): its provider as `/model`
+    would pick it, config.toml's overrides."""
+    provider = provider_for_model(settings, model)
+    configured = settings.providers.get(provider)
+    kind = configured.kind if configured is not None else provider
+    return Pricer(model, provider=kind, override=price_override(settings, model))
 
 
 def session_cost(log: Path) -> CostLine | None:

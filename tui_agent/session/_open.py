@@ -37,7 +37,7 @@ from tui_agent.loop.replay import replay
 from tui_agent.loop.service import AgentLoopService, LoopOptions
 from tui_agent.loop.userhooks import UserHooks
 from tui_agent.session._config import Config, ConfigError
-from tui_agent.session._costs import api_host, price_override
+from tui_agent.session._costs import api_host, named_pricer
 from tui_agent.session._instructions import build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._lock import SessionBusyError, SessionLock
@@ -49,6 +49,7 @@ from tui_agent.session._repository import WorkspaceSetup, pending, read_setup, s
 from tui_agent.session._resolve import ResolvedModel, resolve
 from tui_agent.session._sessions import Session
 from tui_agent.session._skills import SkillSetup, SkillTrust, load_skills, skill_notices
+from tui_agent.session._turn_models import model_pricer, turn_models
 from tui_agent.tools import (
     AddressGuard,
     Sandbox,
@@ -60,7 +61,6 @@ from tui_agent.tools import (
     WebSearch,
     open_sandbox,
 )
-from tui_agent.usage import Pricer
 from tui_agent.vocab import ApprovalMode
 
 
@@ -223,6 +223,9 @@ async def _build(
         rule_store=rules[1],
         extra_tools=[*web_tools(settings), *skill_tools(skills)],
         metering=metering(config, settings, resolved),
+        turn_models=turn_models(
+            config, settings, resolved, lambda other: _provider(config, settings, other)
+        ),
         user_hooks=UserHooks(setup.hooks.specs, config.workspace),
         trust_asked=config.trust_asked,
         # A resumed session's notes say which sub-folders' memory the model has had.
@@ -235,17 +238,12 @@ async def _build(
 def metering(config: LoopConfig, settings: Config, resolved: ResolvedModel) -> Metering:
     """The model's prices (config.toml's `price_*_per_mtok` over genai-prices' table) and the
     budgets (`--max-budget-usd` over config.toml's `max_budget_usd`)."""
-    pricer = Pricer(
-        resolved.model,
-        provider=resolved.provider_kind,
-        base_url=resolved.base_url,
-        override=price_override(settings, resolved.model),
-    )
+    pricer = model_pricer(settings, resolved)
     budget = Budget(
         max_session_usd=config.max_budget_usd or settings.max_budget_usd,
         max_turn_usd=settings.max_turn_budget_usd,
     )
-    return Metering(pricer, budget)
+    return Metering(pricer, budget, others=lambda model: named_pricer(settings, model))
 
 
 def web_tools(settings: Config) -> list[Tool[Any]]:

@@ -7,7 +7,8 @@ mode is yolo; otherwise the person is shown the commands and sends the command a
 them (the approval). A command a deny rule matches never runs, and a project's command that
 runs commands does nothing until the person trusts the workspace's commands. `@path` words in
 the prompt are attached as typed ones are (`PromptFlow.send`). The command's `allowed-tools`
-go with its prompt: the turn it opens may use only those tools.
+go with its prompt: the turn it opens may use only those tools. So does its `model`: the turn
+runs on it (a model the session cannot reach refuses the command: nothing is sent).
 """
 
 from __future__ import annotations
@@ -32,7 +33,13 @@ def send_custom(
     limit = command.allowed_tools or None
     if not command.shell_commands:
         # A command is one line, so it holds no paste chip: its expansion is plain text.
-        app.prompt.send(PromptDraft(text=prompt), steer=steer, typed=typed, allowed_tools=limit)
+        app.prompt.send(
+            PromptDraft(text=prompt),
+            steer=steer,
+            typed=typed,
+            allowed_tools=limit,
+            model=command.model or None,
+        )
         return
     app._call(_with_outputs(app, command, prompt, steer, typed), f"/{command.name}")
 
@@ -78,6 +85,7 @@ async def _with_outputs(
         steer=steer,
         typed=typed,
         allowed_tools=command.allowed_tools or None,
+        model=command.model or None,
     )
 
 

@@ -117,6 +117,7 @@ class OpeningLoop:
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
         allowed_tools: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> PromptHandle:
         real = await self._real()
         return await real.submit(
@@ -125,6 +126,7 @@ class OpeningLoop:
             draft=draft,
             images=images,
             allowed_tools=allowed_tools,
+            model=model,
         )
 
     async def steer(self, prompt_ids: list[str]) -> bool:

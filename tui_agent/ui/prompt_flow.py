@@ -10,12 +10,14 @@ prompt's messages here; the loop is reached through the app's tasks (`TuiAgentAp
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
+from tui_agent.loop.api import ModelRefused
 from tui_agent.session import limits_for
 from tui_agent.ui import commands
 from tui_agent.ui.custom_run import send_custom
@@ -58,16 +60,19 @@ class PromptFlow:
         steer: bool,
         typed: PromptDraft | None = None,
         allowed_tools: tuple[str, ...] | None = None,
+        model: str | None = None,
     ) -> None:
         """Send `draft`: the files it mentions (outside its pastes) and `!` outputs attached.
         `typed` is what the person typed, when it is not `draft` (a custom command's, whose
-        `allowed_tools` limit its turn)."""
+        `allowed_tools` limit its turn and whose `model` runs it)."""
         typed = typed or draft
         if "@" not in draft.text and not self.app.power.pending:
-            self.submit(unfolded(draft), steer=steer, draft=typed, allowed_tools=allowed_tools)
+            self.submit(
+                unfolded(draft), steer=steer, draft=typed, allowed_tools=allowed_tools, model=model
+            )
         else:
             self.app._call(
-                self._send_with_context(draft, steer, typed, allowed_tools),
+                self._send_with_context(draft, steer, typed, allowed_tools, model),
                 "reading the mentioned files",
             )
 
@@ -77,6 +82,7 @@ class PromptFlow:
         steer: bool,
         typed: PromptDraft,
         allowed_tools: tuple[str, ...] | None = None,
+        model: str | None = None,
     ) -> None:
         words = unfolded(draft)
         info = self.app.loop.info
@@ -105,6 +111,7 @@ class PromptFlow:
             draft=typed,
             images=ready.images,
             allowed_tools=allowed_tools,
+            model=model,
         )
 
     def submit(
@@ -116,13 +123,26 @@ class PromptFlow:
         draft: PromptDraft | None = None,
         images: tuple[ImagePart, ...] = (),
         allowed_tools: tuple[str, ...] | None = None,
+        model: str | None = None,
     ) -> None:
         self.remember(text if words is None else words)
         self.app.transcript.action_follow()
         sent = self.app.loop.submit(
-            text, steer_if_active=steer, draft=draft, images=images, allowed_tools=allowed_tools
+            text,
+            steer_if_active=steer,
+            draft=draft,
+            images=images,
+            allowed_tools=allowed_tools,
+            model=model,
         )
-        self.app._call(sent, "submit")
+        self.app._call(self._refusal_said(sent), "submit")
+
+    async def _refusal_said(self, sent: Awaitable[object]) -> None:
+        """A prompt whose model cannot be used was not queued: a warning says why."""
+        try:
+            await sent
+        except ModelRefused as refused:
+            self.app.vm.add_marker("warning", f"not sent: {refused}")
 
     def paste_image(self) -> None:
         self.app._call(self._paste_image(), "pasting the clipboard's image")

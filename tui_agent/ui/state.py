@@ -170,7 +170,7 @@ class Approval:
 @dataclass
 class Status:
     provider: str
-    model: str
+    model: str  # the running turn's, when it runs on another model than the session's
     approval_mode: ApprovalMode
     session_id: str
     demo: bool

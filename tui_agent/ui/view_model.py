@@ -7,7 +7,7 @@ are in `ui/state.py`. It holds no Textual object: widgets register a listener an
 `Change` values, then read the state they need. Everything runs on the app's asyncio loop, so no
 locking is needed.
 
-One piece (675 lines): it is the one place that reads the loop's
+One piece (680 lines): it is the one place that reads the loop's
 event words, one short arm per event type next to the state those arms keep; split, a reader
 would chase one event across files.
 """
@@ -103,6 +103,7 @@ class ViewModel:
         self.machines = Machines()
         self.plan: tuple[PlanItem, ...] = ()  # the model's plan (`todo_write`), newest
         self.status = _status_from(info)
+        self._session_model = info.model
         self.history: list[str] = []  # the user's own prompts, oldest first, for Up/Down
         self.mcp: tuple[McpServerInfo, ...] = ()  # the loop's MCP servers, for /mcp and status
         self._listeners: list[Listener] = []
@@ -143,6 +144,7 @@ class ViewModel:
         self.approvals = []
         self.machines = Machines()
         self.status = _status_from(info)
+        self._session_model = info.model
         self._tool_blocks = {}
         self._open_text = self._open_thinking = None
         self._attempt_blocks = []
@@ -411,6 +413,9 @@ class ViewModel:
             self._add(UserBlock(self._new_id(), text, "prompt"))
         self.status.activity = "running"
         self.status.step = 0
+        if event.model is not None:  # a custom command's `model:`, for this turn only
+            self.status.model = event.model
+            self.add_marker("info", f"this turn: {event.model}")
         self._emit(PaneChanged("status"))
 
     def _on_text(self, text: str, turn_id: int, step: int) -> None:
@@ -565,6 +570,7 @@ class ViewModel:
             self.add_marker(*marker)
         self.status.activity = "idle"
         self.status.step = 0
+        self.status.model = self._session_model  # back from a turn's own model
         self.approvals = []
         for call_id, row in list(self.tools.items()):
             if row.state != "detached":

@@ -125,6 +125,12 @@ class StepRecords:
 
     def _end(self, step: _OpenStep, reason: FinishReason, raw: str | None) -> None:
         self._journal.write(
-            StepEnd(uuid=step.uuid, finish_reason=reason, raw_finish_reason=raw, usage=step.usage)
+            StepEnd(
+                uuid=step.uuid,
+                finish_reason=reason,
+                raw_finish_reason=raw,
+                usage=step.usage,
+                model=self._listener.serving_model(),
+            )
         )
         self._open = None

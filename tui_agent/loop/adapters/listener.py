@@ -61,6 +61,11 @@ class EngineListener(Protocol):
 
     def tool_result(self, call_id: str, result: ToolResult, background: bool) -> None: ...
 
+    def serving_model(self) -> str | None:
+        """The model serving the running turn when it is not the session's (a step's log
+        record names it, so a reopened session prices the step as it ran)."""
+        ...
+
     def turn_ended(self, facts: TurnFacts) -> None: ...
 
     async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
