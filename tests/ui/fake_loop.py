@@ -112,6 +112,7 @@ class FakeLoop:
         draft: PromptDraft | None = None,
         images: Sequence[ImagePart] = (),
         allowed_tools: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> FakeHandle:
         self._next += 1
         self.calls.append(("submit", (text, steer_if_active)))
