@@ -87,6 +87,26 @@ async def test_a_no_opens_the_loop_and_trusts_nothing() -> None:
     assert trusted == []
 
 
+def _project_app(
+    tmp_path: Path, hooks: dict[str, Any], steps: list[dict[str, Any]]
+) -> tuple[TuiAgentApp, Path]:
+    """The app on a workspace whose `.claude/settings.json` holds `hooks`, asking at start-up
+    as the command line does, then opening a real loop on the scripted `steps`."""
+    workspace = tmp_path / "ws"
+    (workspace / ".claude").mkdir(parents=True)
+    (workspace / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": steps}))
+    config = LoopConfig(workspace=workspace, provider="scripted", script=str(script))
+
+    async def opener() -> LoopApi:
+        return await open_loop(replace(config, trust_asked=True))
+
+    asking = SessionHooks(repository=lambda: asyncio.to_thread(repository_prompt, config))
+    info = replace(INFO, workspace=str(workspace))
+    return TuiAgentApp(OpeningLoop(info, opener), hooks=asking), workspace
+
+
 def _opener(loop: FakeLoop) -> Any:
     async def opener() -> LoopApi:
         return loop
@@ -119,21 +139,13 @@ def test_hooks_lists_each_hook_with_its_source_trust_and_last_run(snap_compare: 
 async def test_a_trusted_project_hook_runs_in_the_app_and_blocks_a_call(
     tmp_path: Path,
 ) -> None:
-    workspace = tmp_path / "ws"
-    (workspace / ".claude").mkdir(parents=True)
     guard, log = recorder(tmp_path, "block")
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": guard}]}]}}
-    (workspace / ".claude" / "settings.json").write_text(json.dumps(settings))
-    script = tmp_path / "script.json"
     call = {"name": "shell", "arguments": {"command": "touch made"}}
-    script.write_text(json.dumps({"steps": [{"tool_calls": [call]}, {"text": "Refused."}]}))
-    config = LoopConfig(workspace=workspace, provider="scripted", script=str(script))
-
-    async def opener() -> LoopApi:
-        return await open_loop(replace(config, trust_asked=True))
-
-    hooks = SessionHooks(repository=lambda: asyncio.to_thread(repository_prompt, config))
-    app = TuiAgentApp(OpeningLoop(replace(INFO, workspace=str(workspace)), opener), hooks=hooks)
+    app, workspace = _project_app(
+        tmp_path,
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": guard}]}]},
+        [{"tool_calls": [call]}, {"text": "Refused."}],
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TrustScreen))
         assert isinstance(app.screen, TrustScreen)
@@ -150,20 +162,12 @@ async def test_a_trusted_project_hook_runs_in_the_app_and_blocks_a_call(
 
 
 async def test_an_untrusted_project_hook_never_runs_and_the_app_says_so(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    (workspace / ".claude").mkdir(parents=True)
     command, log = recorder(tmp_path)
-    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"command": command}]}]}}
-    (workspace / ".claude" / "settings.json").write_text(json.dumps(settings))
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"steps": [{"text": "Hello."}]}))
-    config = LoopConfig(workspace=workspace, provider="scripted", script=str(script))
-
-    async def opener() -> LoopApi:
-        return await open_loop(replace(config, trust_asked=True))
-
-    hooks = SessionHooks(repository=lambda: asyncio.to_thread(repository_prompt, config))
-    app = TuiAgentApp(OpeningLoop(replace(INFO, workspace=str(workspace)), opener), hooks=hooks)
+    app, _ = _project_app(
+        tmp_path,
+        {"UserPromptSubmit": [{"hooks": [{"command": command}]}]},
+        [{"text": "Hello."}],
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TrustScreen))
         await pilot.press("n")
