@@ -22,6 +22,7 @@ from acp import schema as acp
 from tests.acp.support import RecordingClient, agent, script
 from tests.e2e.test_cli import session_logs
 from tests.support.openai_server import scripted_openai_server
+from tests.support.processes import gone, kill_all_with
 from tui_agent.context import read_log
 
 pytestmark = pytest.mark.timeout(90)
@@ -151,22 +152,27 @@ async def test_cancel_mid_stream_answers_cancelled(tmp_path: Path, workspace: Pa
 async def endless_tool(
     client: RecordingClient, tmp_path: Path, workspace: Path
 ) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process, str, asyncio.Task[Any]]]:
-    """An agent whose turn runs a shell call that never ends, once the client saw it run."""
+    """An agent whose turn runs a shell call that never ends, once the client saw it run. Every
+    process of the command (bubblewrap's and the shell's) names the workspace in its command
+    line: `gone(str(workspace))` says whether they all ended."""
     never = f"while [ ! -e {workspace / 'never'} ]; do sleep 0.05; done"
     steps = [{"tool_calls": [{"name": "shell", "arguments": {"command": never}}]}]
-    async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
-        conn,
-        process,
-    ):
-        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
-        prompt = asyncio.create_task(
-            conn.prompt(session_id=session.session_id, prompt=[text_block("run")])
-        )
-        await client.wait_for(
-            lambda u: u.session_update == "tool_call_update" and u.status == "in_progress"
-        )
-        yield conn, process, session.session_id, prompt
+    try:
+        async with agent(client, "--provider", "scripted", "--script", script(tmp_path, steps)) as (
+            conn,
+            process,
+        ):
+            session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+            prompt = asyncio.create_task(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("run")])
+            )
+            await client.wait_for(
+                lambda u: u.session_update == "tool_call_update" and u.status == "in_progress"
+            )
+            yield conn, process, session.session_id, prompt
+    finally:
+        kill_all_with(str(workspace))  # what a failing test left: never the next test's
 
 
 async def test_cancel_mid_tool_answers_cancelled_with_the_call_failed(
@@ -176,6 +182,7 @@ async def test_cancel_mid_tool_answers_cancelled_with_the_call_failed(
     async with endless_tool(client, tmp_path, workspace) as (conn, _, session_id, prompt):
         await conn.cancel(session_id=session_id)
         done = await prompt
+        assert gone(str(workspace))  # the cancel ended them, not the agent's exit
     assert done.stop_reason == "cancelled"
     assert client.of("tool_call_update")[-1].status == "failed"
 
@@ -319,6 +326,7 @@ async def test_a_client_that_disappears_ends_the_turn_and_seals_the_log(
         process.stdin.close()  # the editor went away
         assert await process.wait() == 0
         prompt.cancel()  # its answer can never come: the connection is gone
+        assert gone(str(workspace))
     (log,) = session_logs()
     types = [record.type for record in read_log(log)]
     assert types[-1] == "turn.end"

@@ -15,7 +15,6 @@ import asyncio
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import WAIT_S, gone, kill_all_with, processes_with
 from tui_agent.session._config import Config
 from tui_agent.session._open import sandbox_policy
 from tui_agent.tools import (
@@ -43,7 +43,6 @@ from tui_agent.vocab import AbortSignal, ToolResult
 
 EVERY = ["bwrap", "landlock", "off"]  # attacks on the filesystem
 BWRAP = ["bwrap", "off"]  # attacks Landlock does not claim to stop
-WAIT_S = 10.0  # a hang guard for polling, not a timing assertion
 
 
 @dataclass(frozen=True)
@@ -90,43 +89,10 @@ async def run(sandbox: Sandbox, workspace: Path, command: str, **args: object) -
     return await Shell(root, sandbox).execute(ShellArgs(command=command, **args), ctx)
 
 
-def processes_with(token: str) -> list[int]:
-    """Live processes whose command line holds `token`."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                cmdline = handle.read()
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if token.encode() in cmdline and state != b"Z":
-            found.append(int(name))
-    return found
-
-
-def gone(token: str) -> bool:
-    deadline = time.monotonic() + WAIT_S
-    while processes_with(token) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not processes_with(token)
-
-
 def ended(token: str, kind: str) -> bool:
     """Whether what `token` marks has gone (waiting for it, a hang guard). With the sandbox off
     it must still run, which shows at once: waiting out the guard would prove nothing more."""
     return gone(token) if kind != "off" else not processes_with(token)
-
-
-def kill_all_with(token: str) -> None:
-    for pid in processes_with(token):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def unique_seconds() -> str:
@@ -318,5 +284,39 @@ async def test_cancelling_a_command_ends_its_daemons_too(box: Box, kind: str) ->
         with pytest.raises(ToolAborted):
             await call
         assert ended(seconds, kind) == (kind != "off")
+    finally:
+        kill_all_with(seconds)
+
+
+def _group(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return int(stat.rsplit(b")", 1)[1].split()[2])
+
+
+async def test_every_process_of_a_sandboxed_command_is_in_the_group_a_cancel_kills(
+    box: Box,
+) -> None:
+    # A cancel or the reaper kills the command's process group. bubblewrap's sandbox init used
+    # to leave it for a session of its own: a kill that landed while bubblewrap was still
+    # setting the sandbox up then ended only the outer bwrap, and the init lived on to run
+    # the command. (That moment lasts milliseconds, so the test checks the groups instead.)
+    seconds = unique_seconds()
+    root = Workspace(box.workspace)
+    abort = AbortSignal()
+    ctx = ToolContext(abort, lambda update: None, lambda text: None, root, "attack")
+    command = ShellArgs(command=f"sleep {seconds}")
+    call = asyncio.ensure_future(Shell(root, sandbox_of("bwrap")).execute(command, ctx))
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not processes_with(f"sleep\0{seconds}\0"):  # `sleep` itself, not a launcher
+            assert time.monotonic() < deadline and not call.done(), "the command never started"
+            await asyncio.sleep(0.02)
+        processes = processes_with(seconds)  # the outer bwrap, the sandbox's init, the command
+        assert len(processes) == 3
+        assert len({_group(pid) for pid in processes}) == 1  # the outer bwrap's
+        abort.abort("cancelled by the test")
+        with pytest.raises(ToolAborted):
+            await call
+        assert gone(seconds)
     finally:
         kill_all_with(seconds)

@@ -12,7 +12,9 @@ each command:
   on a folder, /dev/null on a file. The network namespace is new unless `sandbox_network`
   (then only loopback of its own). `--die-with-parent` and the PID namespace end every process
   the command started (setsid and double-fork daemons too) when the command's shell exits, is
-  killed, or the agent dies.
+  killed, or the agent dies. The `shell` tool's own runs stay in the tool's process group (no
+  `--new-session`, see `Sandbox.argv`), so a group kill reaches the sandbox's init even while
+  bubblewrap is still setting it up.
 - **Landlock** (kernel 5.13+), where bubblewrap cannot start (no user namespaces): `_landlock.py`
   restricts itself and then execs the command, with filesystem rules only: reading everywhere but
   the secrets, writing in the workspace, /tmp and a few devices. No network or process rules: a
@@ -140,8 +142,16 @@ class Sandbox:
                     found.append(resolved)
         return found
 
-    def argv(self, command: str, workspace: Path) -> list[str]:
-        """The argv that runs `bash -c command` in this sandbox, with the workspace as cwd."""
+    def argv(self, command: str, workspace: Path, *, own_session: bool = True) -> list[str]:
+        """The argv that runs `bash -c command` in this sandbox, with the workspace as cwd.
+
+        `own_session=False` is for a caller that started it in a session of its own with no
+        terminal and ends it by its process group (`spawn_group`): bubblewrap then keeps the
+        sandbox in that group. With a session of its own, a kill of the group that landed while
+        bubblewrap was still setting the sandbox up ended only the outer bwrap: the sandbox's
+        init, out of the group's reach, lived on and ran the command (`--die-with-parent` did
+        not end it). A new session is there to cut the command off a terminal it could type
+        into; a caller's session without a terminal leaves it none."""
         shell = ["bash", "-c", command]
         if not self.active:
             return shell
@@ -156,7 +166,8 @@ class Sandbox:
             }
             return [sys.executable, "-I", "-S", str(_LANDLOCK), json.dumps(spec), *shell]
         assert self.program is not None
-        return [self.program, *self._bwrap_options(root, hidden), "--", *shell]
+        options = self._bwrap_options(root, hidden, own_session)
+        return [self.program, *options, "--", *shell]
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """A sandboxed command's environment: its temporary files go to the writable /tmp."""
@@ -165,7 +176,7 @@ class Sandbox:
             result["TMPDIR"] = "/tmp"
         return result
 
-    def _bwrap_options(self, root: Path, hidden: Sequence[Path]) -> list[str]:
+    def _bwrap_options(self, root: Path, hidden: Sequence[Path], own_session: bool) -> list[str]:
         options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         bind = "--bind" if self.policy.mode == "workspace-write" else "--ro-bind"
         options += [bind, str(root), str(root)]
@@ -180,7 +191,9 @@ class Sandbox:
                 options += ["--ro-bind", "/dev/null", str(path)]
         if not self.policy.network:
             options.append("--unshare-net")
-        options += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+        options += ["--unshare-pid", "--unshare-ipc", "--die-with-parent"]
+        if own_session:
+            options.append("--new-session")
         return [*options, "--chdir", str(root)]
 
 

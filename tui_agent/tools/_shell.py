@@ -298,7 +298,7 @@ class Shell(Tool[ShellArgs]):
         if self.terminal is not None and not args.background:
             return await self._in_terminal(self.terminal, args, sandbox, ctx)
         process = await spawn_group(
-            sandbox.argv(args.command, self.workspace.root),
+            sandbox.argv(args.command, self.workspace.root, own_session=False),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -1,0 +1,44 @@
+"""Finding a test's processes by a token on their command line (a unique path or number), to
+prove that none outlives what should end it, and to clean up after a test that failed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+WAIT_S = 10.0  # a hang guard for polling, not a timing assertion
+
+
+def processes_with(token: str) -> list[int]:
+    """Live (non-zombie) processes, other than this one, whose command line holds `token`."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if token.encode() in cmdline and state != b"Z":
+            found.append(int(name))
+    return found
+
+
+def gone(token: str) -> bool:
+    """Whether every process marked by `token` has ended, waiting for it up to `WAIT_S`."""
+    deadline = time.monotonic() + WAIT_S
+    while processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not processes_with(token)
+
+
+def kill_all_with(token: str) -> None:
+    for pid in processes_with(token):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
