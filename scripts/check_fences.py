@@ -160,19 +160,27 @@ def class_attributes(qualname: str) -> frozenset[str]:
         return frozenset()
     names = set(dir(klass))
     for base in klass.__mro__:
-        try:
-            source = textwrap.dedent(inspect.getsource(base))
-        except (OSError, TypeError):
-            continue  # builtins and C classes store nothing we could read
-        for node in ast.walk(ast.parse(source)):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                names.add(node.attr)
+        names |= _stored_on_self(base)
     return frozenset(names)
+
+
+@cache
+def _stored_on_self(klass: type) -> frozenset[str]:
+    """The attributes `klass`'s own methods store on `self`. Cached per class: the library's
+    classes share their bases (Textual's `Widget`, `DOMNode`, `MessagePump`), and reading a
+    class's source parses its whole module."""
+    try:
+        source = textwrap.dedent(inspect.getsource(klass))
+    except (OSError, TypeError):
+        return frozenset()  # builtins and C classes store nothing we could read
+    return frozenset(
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 # -- what our package defines -----------------------------------------------------------------

@@ -9,6 +9,8 @@ import ast
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -31,6 +33,7 @@ def _declared() -> dict[str, str]:
     return found
 
 
+@cache  # two tests ask; parsing the whole package once is enough
 def _imports() -> dict[str, set[str]]:
     """Each third-party module the package imports, by top-level name."""
     found: dict[str, set[str]] = {}
@@ -49,8 +52,13 @@ def _imports() -> dict[str, set[str]]:
     return found
 
 
+@cache  # it reads every installed distribution's file list: once, not once per import
+def _packages() -> Mapping[str, list[str]]:
+    return metadata.packages_distributions()
+
+
 def _distributions(top: str) -> set[str]:
-    return {_name(d) for d in metadata.packages_distributions().get(top, [])}
+    return {_name(d) for d in _packages().get(top, [])}
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
