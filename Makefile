@@ -58,7 +58,7 @@ lint: $(STAMP)
 	$(BIN)/python scripts/check_fences.py
 
 test: lint tmux chromium
-	$(BIN)/pytest -n auto --maxprocesses 4
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadgroup
 
 # The terminal hang-up test drives the app in tmux, which a fresh Debian machine lacks: install
 # it when it is missing and apt-get can (as root); otherwise that test says it was skipped.

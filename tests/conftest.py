@@ -1,5 +1,6 @@
-"""Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys, and
-property tests never fail for being slow (a busy machine is not a bug)."""
+"""Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys,
+property tests never fail for being slow (a busy machine is not a bug), and tests that share
+an expensive set-up run on one xdist worker."""
 
 from __future__ import annotations
 
@@ -13,6 +14,27 @@ from tui_agent import keys
 
 settings.register_profile("tui-agent", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tui-agent")
+
+ROOT = Path(__file__).resolve().parent.parent
+# Tests whose set-up is built once per worker process (a module or session fixture, a cache).
+# Under `--dist loadgroup` (make test) each set runs on one worker, so it is built once, not on
+# every worker that happens to get one of its tests; xdist also starts the largest sets first,
+# so none of them is left for the end of the run.
+SHARED_SET_UP = {
+    "tests/e2e/test_faults.py": "faults",  # 25 agents killed at each moment of a turn
+    "tests/acp/test_acp_typescript.py": "acp-typescript",  # the Node client's two sessions
+    "tests/test_check_fences.py": "fences",  # the libraries' private names, from their source
+    "tests/test_packaging.py": "packaging",  # the package's imports, the installed packages
+    "tests/rerun/": "rerun",  # the corpus of sessions, run through the real loop
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path.relative_to(ROOT).as_posix()
+        group = next((g for prefix, g in SHARED_SET_UP.items() if path.startswith(prefix)), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

@@ -1,12 +1,15 @@
-"""kill -9 at 50 seeded moments of a scripted multi-step turn with writes and edits.
+"""kill -9 at every event of a scripted multi-step turn with writes and edits.
 
 Each run starts `tui-agent -p ... --output-format jsonl` against the local scripted server,
-reads its event lines (about 30 in a whole turn), and kills it with SIGKILL right after a line
-chosen by a seeded draw (plus a seeded pause of up to 20 ms, so kills also land between
-events). Nothing here times
-anything: the kill moments come from what the test observes, the checks from what is on disk.
-Runs go three at a time. Each costs about one second of CPU, most of it the interpreter
-starting, so the module takes ~20-30 s on two idle cores (more on a busy machine).
+reads its event lines, and kills it with SIGKILL right after line k (plus a seeded pause of up
+to 20 ms, so kills also land inside the write or edit that follows the line). The turn prints
+about 22 lines before its shell command starts (then every kill lands while it runs), so k
+sweeps 1..`RUNS`: each moment once, and a few in the shell. This used to be 50 seeded draws of
+k from 1..30: a quarter of them the same in-shell moment, the rest covering about 17 of the 21
+earlier moments, some twice; the sweep kills at every moment those draws could reach, with
+half the runs. Nothing here times anything: the kill moments come from what the test
+observes, the checks from what is on disk. Runs go three at a time; each costs about one
+second of CPU, most of it the interpreter starting.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from tests.support.openai_server import scripted_openai_server
 from tui_agent.context import Prompt, fold, project, read_log
 
 SEED = 20261130
-RUNS = 50
+RUNS = 25  # kill moments: after line 1, 2, ..., 25 (the last few while the shell runs)
 PARALLEL = 3
 BIG = "".join(f"line {n}\n" for n in range(100_000))  # ~1.1 MB: its rewrite takes a while
 BIG_EDITED = BIG.replace("line 50000\n", "LINE 50000\n")
@@ -169,7 +172,7 @@ def _check_log(run: Run, home: Path) -> None:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
     draw = random.Random(SEED)
     planned = [
-        Run(number, kill_after_line=draw.randint(1, 30), pause_s=draw.uniform(0, 0.02))
+        Run(number, kill_after_line=number + 1, pause_s=draw.uniform(0, 0.02))
         for number in range(RUNS)
     ]
     base = tmp_path_factory.mktemp("faults")
