@@ -740,9 +740,11 @@ async def test_commands_without_a_hook_say_they_are_not_available() -> None:
 async def test_a_long_answer_draws_each_settled_block_once() -> None:
     # A frame draws the block that can still change, never the whole answer again: so a frame
     # costs the same however long the answer grows.
+    # ~215 pieces, 17 blocks: drawing every settled block again at each frame would be ~1,800
+    # block draws, against the bound of 249 below (a frame per piece is what costs here).
     paragraph = "word " * 120 + "\n\n"
-    fence = "```\n" + "code line\n\n" * 200 + "```\n\n"  # blank lines inside: one block
-    text = paragraph * 20 + fence + paragraph * 20
+    fence = "```\n" + "code line\n\n" * 100 + "```\n\n"  # blank lines inside: one block
+    text = paragraph * 8 + fence + paragraph * 8
     async with running() as (app, pilot, loop):
         turn_running(loop)
         for start in range(0, len(text), 50):
@@ -755,8 +757,7 @@ async def test_a_long_answer_draws_each_settled_block_once() -> None:
         assert answer.blocks == split_blocks(text)  # as an answer drawn from its whole text
         assert fence in answer.blocks
         # Each block once, the growing one again at most once per piece, and all of them once
-        # more when the scrollbar appeared (the width changed). Drawing the answer again at
-        # each frame would be thousands.
+        # more when the scrollbar appeared (the width changed).
         pieces, blocks = len(text) // 50 + 1, len(answer.blocks)
         assert answer.blocks_drawn <= pieces + 2 * blocks
         drawn = answer.blocks_drawn
