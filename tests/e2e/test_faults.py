@@ -4,12 +4,12 @@ Each run starts `tui-agent -p ... --output-format jsonl` against the local scrip
 reads its event lines, and kills it with SIGKILL right after line k (plus a seeded pause of up
 to 20 ms, so kills also land inside the write or edit that follows the line). The turn prints
 about 22 lines before its shell command starts (then every kill lands while it runs), so k
-sweeps 1..`RUNS`: each moment once, and a few in the shell. This used to be 50 seeded draws of
-k from 1..30: a quarter of them the same in-shell moment, the rest covering about 17 of the 21
-earlier moments, some twice; the sweep kills at every moment those draws could reach, with
-half the runs. Nothing here times anything: the kill moments come from what the test
-observes, the checks from what is on disk. Runs go three at a time; each costs about one
-second of CPU, most of it the interpreter starting.
+sweeps 1..`RUNS`: each moment once, and a few in the shell. This used to be 50 seeded draws
+of k from 1..30: nearly a third of them the same in-shell moment, the rest covering about 17
+of the 21 earlier moments, some twice; the sweep kills at every moment those draws could
+reach, with half the runs. Nothing here times anything: the kill moments come from what the
+test observes, the checks from what is on disk. Runs go three at a time; each costs one to two
+seconds of CPU, most of it the interpreter starting.
 """
 
 from __future__ import annotations
