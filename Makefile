@@ -57,7 +57,10 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check_fences.py
 
+# The suite starts the agent as a process hundreds of times: its bytecode is compiled once here,
+# since a shell with PYTHONDONTWRITEBYTECODE set would otherwise compile every module each time.
 test: lint tmux chromium
+	$(BIN)/python -m compileall -q -j0 tui_agent
 	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadgroup
 
 # The terminal hang-up test drives the app in tmux, which a fresh Debian machine lacks: install
