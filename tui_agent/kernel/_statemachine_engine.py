@@ -32,6 +32,9 @@ manager no longer points back at its engine, so an engine let go of is freed at 
 
 `TUI_AGENT_KERNEL_ENGINE=stock` (or `use_engine("stock")`) runs the machines on the library's
 own `AsyncEngine` instead: the reference the differential test and the benchmark compare with.
+Inside `count_steps()`, machines built run on a subclass of the kernel's engine that counts the
+events it takes and the microsteps it runs (for the benchmark and the tests that prove a step's
+cost; the product never pays for the counting).
 
 Private names and non-public modules touched (name: why):
 - `statemachine.engines.async_`: `AsyncEngine`, the base of `KernelEngine` and the stock engine.
@@ -66,6 +69,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from statemachine import StateChart
@@ -263,6 +267,42 @@ class KernelEngine(AsyncEngine):
         return enabled if len(enabled) < 2 else self._filter_conflicting_transitions(enabled)
 
 
+@dataclass
+class StepCounts:
+    """What the machines built inside `count_steps()` did, summed over all of them."""
+
+    events: int = 0  # events taken: external ones, internal ones and invokes' completions
+    microsteps: int = 0  # sets of transitions taken, targetless ones included
+
+
+class _CountingEngine(KernelEngine):
+    def __init__(self, sm: Any, counts: StepCounts) -> None:
+        super().__init__(sm)
+        self._counts = counts
+
+    async def select_transitions(self, trigger_data: Any) -> Any:
+        self._counts.events += 1  # the library selects once per event it takes
+        return await super().select_transitions(trigger_data)
+
+    async def microstep(self, transitions: list[Any], trigger_data: Any) -> Any:
+        self._counts.microsteps += 1
+        return await super().microstep(transitions, trigger_data)
+
+
+_counts: StepCounts | None = None
+
+
+@contextmanager
+def count_steps() -> Iterator[StepCounts]:
+    """Machines built inside run on the kernel's engine and count into the value yielded."""
+    global _counts
+    previous, _counts = _counts, StepCounts()
+    try:
+        yield _counts
+    finally:
+        _counts = previous
+
+
 EngineKind = Literal["kernel", "stock"]
 ENGINE_ENV = "TUI_AGENT_KERNEL_ENGINE"
 _engine_kind: EngineKind = "stock" if os.environ.get(ENGINE_ENV) == "stock" else "kernel"
@@ -288,6 +328,8 @@ class EngineChart(StateChart[Any]):
 
     def _get_engine(self) -> AsyncEngine:
         # Every kernel machine has async callbacks, so the library would pick its async engine.
+        if _counts is not None:
+            return _CountingEngine(self, _counts)
         return KernelEngine(self) if _engine_kind == "kernel" else AsyncEngine(self)
 
     def restart(self) -> None:

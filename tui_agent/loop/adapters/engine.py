@@ -34,7 +34,7 @@ class _PromptGate:
         return GateVerdict(block=block, message=None if message is entry.message else message)
 
 
-class _AfterToolHook:
+class AfterToolHook:
     """Fills the kernel's ToolHooks port: calls proceed as they are; results pass the listener."""
 
     def __init__(self, listener: EngineListener) -> None:
@@ -66,7 +66,7 @@ class Engine:
             self._translator,
             options=options,
             prompt_gate=_PromptGate(listener),
-            tool_hooks=_AfterToolHook(listener),
+            tool_hooks=AfterToolHook(listener),
             history=history,
             on_error=listener.internal_error,
         )
@@ -182,4 +182,4 @@ def _notification_source(entry: HistoryEntry) -> str:
     return "notify"
 
 
-__all__ = ["Engine", "KernelOptions"]
+__all__ = ["AfterToolHook", "Engine", "KernelOptions"]
