@@ -6,6 +6,8 @@ Prints a table:
   step, 1,000 steps in one turn, tools that answer at once), without tool hooks and with the
   product's (the loop's after-tool hook, `loop/adapters/engine.py`, over a listener that only
   passes the result on);
+- what one machine event costs when its transition does nothing (a one-state chart), the unit
+  a step pays 7 times over, besides its 4 tool machines' activations (the floor of a step);
 - the machine events and microsteps per step in both configurations (counted on a separate run
   through `count_steps`, so the counting costs the timed runs nothing);
 - the same bookkeeping in a bare asyncio loop (accumulate deltas, build the vocab messages,
@@ -30,8 +32,16 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import get_args
 
+from statemachine import State
+
 from tui_agent.kernel import Agent, KernelEvent, KernelOptions, ToolHooks, ToolRunContext
-from tui_agent.kernel._statemachine_engine import EngineKind, StepCounts, count_steps, use_engine
+from tui_agent.kernel._statemachine_engine import (
+    EngineChart,
+    EngineKind,
+    StepCounts,
+    count_steps,
+    use_engine,
+)
 from tui_agent.kernel.tool import ToolMachine
 from tui_agent.loop.adapters.engine import AfterToolHook
 from tui_agent.vocab import (
@@ -206,6 +216,26 @@ async def one_reused_tool_machine(count: int) -> float:
     return time.process_time() - start
 
 
+class Idle(EngineChart):
+    """The least a machine event can do: a targetless transition with no callbacks."""
+
+    live = State(initial=True)
+    done = State(final=True)
+    ping = live.to(None)  # type: ignore[arg-type]
+    stop = live.to(done)
+
+
+async def one_idle_event(count: int) -> float:
+    chart = Idle()
+    await chart.activate_initial_state()
+    start = time.process_time()
+    for _ in range(count):
+        await chart.send("ping")
+    elapsed = time.process_time() - start
+    await chart.send("stop")
+    return elapsed
+
+
 async def one_bare_call(count: int) -> float:
     runner, call = Runner(), ToolCall(id="c", name="echo")
     start = time.process_time()
@@ -241,6 +271,7 @@ async def measure() -> list[Row]:
     tool_runs = [await one_tool_machine(STEPS) for _ in range(ROUNDS)]
     reused_runs = [await one_reused_tool_machine(STEPS) for _ in range(ROUNDS)]
     tool_base = [await one_bare_call(STEPS) for _ in range(ROUNDS)]
+    idle_runs = [await one_idle_event(STEPS * 4) for _ in range(ROUNDS)]
 
     return [
         (
@@ -275,6 +306,13 @@ async def measure() -> list[Row]:
             "one reused tool machine (ms)",
             best(reused_runs) / STEPS * 1e3,
             best(tool_base) / STEPS * 1e3,
+            None,
+            "",
+        ),
+        (
+            "one machine event doing nothing (ms)",
+            best(idle_runs) / (STEPS * 4) * 1e3,
+            0.0,
             None,
             "",
         ),
