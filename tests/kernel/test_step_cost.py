@@ -12,7 +12,9 @@ from __future__ import annotations
 from tests.kernel.fakes import ScriptedRunner, calls, note, ok, rig, text
 from tests.kernel.test_tool import AtOnceHooks
 from tui_agent.kernel import Transitioned
-from tui_agent.kernel._statemachine_engine import count_steps
+from tui_agent.kernel._statemachine_engine import count_steps, use_engine
+from tui_agent.kernel.tool import ToolMachine
+from tui_agent.vocab import AbortSignal, ToolCall
 
 
 async def _counted(steps: int) -> tuple[int, int]:
@@ -52,3 +54,22 @@ async def test_a_waiting_reminder_still_stops_the_turn_at_the_drain_point() -> N
         *("draining", "gating", "streaming", "done"),
     ]
     assert r.lines()[3] == "user:remember"
+
+
+async def test_a_reused_tool_machine_plans_its_microsteps_once_for_every_call() -> None:
+    """The exit and entry plans of its two microsteps outlive the engine each call replaces."""
+    call, errors = ToolCall(id="c1", name="echo"), list[BaseException]()
+    with use_engine("kernel"):
+        tool = ToolMachine(
+            call, ScriptedRunner(echo=ok("x")), AbortSignal(), lambda _: None, errors
+        )
+    await tool.activate()
+    await tool.settled
+    planned = dict(tool.__dict__["_kernel_plans"])
+    assert planned  # the first call made them
+    for index in range(3):
+        tool.reuse(call.model_copy(update={"id": f"c{index + 2}"}), AbortSignal())
+        await tool.activate()
+        await tool.settled
+        assert tool.outcome == "succeeded"
+    assert tool.__dict__["_kernel_plans"] == planned and errors == []

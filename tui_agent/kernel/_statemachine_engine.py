@@ -26,6 +26,13 @@ an `after` callback (the `Transitioned` emission). In order, a failing callback 
 the microstep as it did through `gather`; what goes is only the concurrency of several async
 callbacks of one group, which no kernel machine has.
 
+Which states a set of transitions exits and enters depends only on those transitions and the
+configuration (no kernel machine has history states): the plans are kept per machine, keyed
+by both, instead of computed again on every microstep (a tool machine takes the same two
+microsteps for every call; a turn the same few for every step). A plan holds the machine's own
+state objects, so it is never shared between machines; it outlives the engine, which a reused
+tool machine replaces per call.
+
 Smaller things: no kernel machine registers `prepare_event` callbacks or validators, so their
 lookups are skipped; an invoke named by a method skips a runtime Protocol check; and the invoke
 manager no longer points back at its engine, so an engine let go of is freed at once.
@@ -50,6 +57,8 @@ Private names and non-public modules touched (name: why):
 - `BaseEngine._invoke_manager`: replaced by one bound to that view, not to the engine.
 - `BaseEngine._initial_transitions`: overridden to build activation transitions once.
 - `BaseEngine._filter_conflicting_transitions`: called when two or more are enabled.
+- `BaseEngine._prepare_exit_states`: overridden to reuse a machine's exit plans.
+- `BaseEngine._prepare_entry_states`: overridden to reuse a machine's entry plans.
 - `BaseEngine._on_error_handler`: the error handler guards are run with.
 - `AsyncEngine._get_args_kwargs`: overridden to skip `prepare` lookups; called by the library.
 - `AsyncEngine._conditions_match`: overridden to skip validator lookups.
@@ -137,6 +146,23 @@ def _of(state: Any) -> _StateCandidates:
     return found
 
 
+_Plans = dict[tuple[int, ...], Any]
+_has_history: dict[type, bool] = {}
+
+
+def _plans_of(sm: Any) -> _Plans | None:
+    """The machine's exit and entry plans; None for a chart with history states, whose entry
+    also depends on the history recorded."""
+    kind = type(sm)
+    history = _has_history.get(kind)
+    if history is None:
+        history = _has_history[kind] = any(s.history for s in sm.states_map.values())
+    if history:
+        return None
+    plans: _Plans = sm.__dict__.setdefault("_kernel_plans", {})
+    return plans
+
+
 class _EngineView:
     """What `InvokeManager` reads of its engine, without pointing back at the engine."""
 
@@ -170,6 +196,7 @@ class KernelEngine(AsyncEngine):
         # No kernel machine has `prepare_event` callbacks or validators: their lookups, an
         # awaited call each, are skipped unless some are registered.
         self._prepares = sm.prepare.key in sm._callbacks
+        self._plans = _plans_of(sm)
 
     async def _get_args_kwargs(
         self, transition: Any, trigger_data: Any, target: Any = None, source: Any = None
@@ -198,6 +225,42 @@ class KernelEngine(AsyncEngine):
             transition.cond.key, *args, on_error=self._on_error_handler(), **kwargs
         )
         return matched
+
+    def _prepare_exit_states(self, enabled_transitions: list[Any]) -> Any:
+        plans = self._plans
+        if plans is None:
+            return super()._prepare_exit_states(enabled_transitions)
+        # 0 separates the transitions from the configuration (no object has id 0).
+        key = (*map(id, enabled_transitions), 0, *map(id, self.sm.configuration))
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = super()._prepare_exit_states(enabled_transitions)
+        ordered, exited = plan
+        return list(ordered), exited
+
+    def _prepare_entry_states(
+        self, enabled_transitions: list[Any], states_to_exit: Any, previous_configuration: Any
+    ) -> Any:
+        plans = self._plans
+        if plans is None:
+            return super()._prepare_entry_states(
+                enabled_transitions, states_to_exit, previous_configuration
+            )
+        key = (
+            *map(id, enabled_transitions),
+            0,
+            *map(id, previous_configuration),
+            0,
+            *map(id, states_to_exit),
+        )
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = super()._prepare_entry_states(
+                enabled_transitions, states_to_exit, previous_configuration
+            )
+        ordered, default_entry, history_content, configuration = plan
+        # The new configuration reaches callbacks as an argument: each gets its own copy.
+        return list(ordered), default_entry, history_content, OrderedSet(configuration)
 
     def _initial_transitions(self, trigger_data: Any) -> list[Any]:
         key = (type(self.sm), tuple(self.sm.start_configuration_values))
