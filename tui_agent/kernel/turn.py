@@ -6,9 +6,8 @@
 The seed's rules: docs/loop-spec.md §3.
 
     gating -> streaming(requesting, retrying) -> acting(running, aborting) -> draining -> gating
-    acting -> streaming directly once the tools settled, when there is nothing to drain and
-    nothing at the drain point would decide otherwise (not paused, steps left): the walk
-    through draining and gating would only have counted the step, in three microsteps
+    acting -> streaming at once when the tools settled with nothing to drain, not paused and
+    steps left (draining and gating would only count the step, in three microsteps)
     final: done | failed | aborted, delivered as a value (the machine itself, via `ended`)
 
 Whether to go on is decided by the tool calls of the finished message, never by the finish
@@ -348,12 +347,8 @@ class TurnMachine(KernelChart):
 
     def settled_straight_on(self) -> bool:
         """The tools settled and the drain point has nothing to do but count the step."""
-        return (
-            self.all_settled()
-            and not self.paused
-            and not self.out_of_steps()
-            and not self._host.has_inputs()
-        )
+        settled, paused = self.all_settled(), self.paused
+        return settled and not paused and not self.out_of_steps() and not self._host.has_inputs()
 
     def is_paused(self) -> bool:
         return self.paused
