@@ -3,14 +3,21 @@
 Prints a table:
 - microseconds per streamed chunk through the turn machine (one long text stream);
 - milliseconds of kernel overhead per step (zero-latency scripted requester, 4 tool calls per
-  step, 1,000 steps in one turn, tools that answer at once);
+  step, 1,000 steps in one turn, tools that answer at once), without tool hooks and with the
+  product's (the loop's after-tool hook, `loop/adapters/engine.py`, over a listener that only
+  passes the result on);
+- what one machine event costs when its transition does nothing (a one-state chart), the unit
+  a step pays 7 times over, besides its 4 tool machines' activations (the floor of a step);
+- the machine events and microsteps per step in both configurations (counted on a separate run
+  through `count_steps`, so the counting costs the timed runs nothing);
 - the same bookkeeping in a bare asyncio loop (accumulate deltas, build the vocab messages,
   run the 4 calls concurrently as tasks, append results in call order), and the ratio.
 
 Times are CPU time of this process (`time.process_time`): the work is CPU-bound (zero-latency
 ports), and CPU time keeps other load on a shared machine out of the figures.
 
-Run: `.venv/bin/python benchmarks/kernel.py` (targets: <= 2 us/chunk, <= 2 ms/step, <= 3x).
+Run: `.venv/bin/python benchmarks/kernel.py` (targets: <= 2 us/chunk, <= 2 ms/step, <= 3x);
+`--quick` runs 300 steps and 5,000 chunks, best of 2 (about 15 s).
 `--engine stock` measures the machines on python-statemachine's own async engine instead of
 the kernel's; `--engine both` measures both and prints them side by side (is ours still worth
 it?).
@@ -25,9 +32,25 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import get_args
 
-from tui_agent.kernel import Agent, KernelEvent, KernelOptions, ToolRunContext
-from tui_agent.kernel._statemachine_engine import EngineKind, use_engine
+from statemachine import State
+
+from tui_agent.kernel import (
+    Agent,
+    KernelEvent,
+    KernelOptions,
+    ToolHooks,
+    ToolRunContext,
+    ToolSettled,
+)
+from tui_agent.kernel._statemachine_engine import (
+    EngineChart,
+    EngineKind,
+    StepCounts,
+    count_steps,
+    use_engine,
+)
 from tui_agent.kernel.tool import ToolMachine
+from tui_agent.loop.adapters.engine import AfterToolHook
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,
@@ -94,6 +117,20 @@ class Requester:
             yield event
 
 
+class Listener:
+    """The part of the loop's policy the after-tool hook calls: here it passes results on."""
+
+    def finish_tool_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        return result
+
+    async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        return result
+
+
+def product_hooks() -> ToolHooks:
+    return AfterToolHook(Listener())  # type: ignore[arg-type]
+
+
 class Runner:
     def begin_batch(self, calls: Sequence[ToolCall], signal: AbortSignal) -> None:
         pass
@@ -102,23 +139,32 @@ class Runner:
         return ToolResult(output="ok")
 
 
-async def through_kernel(attempts: list[list[StreamEvent]]) -> float:
+async def through_kernel(
+    attempts: list[list[StreamEvent]], hooks: ToolHooks | None = None
+) -> float:
     emitted: list[KernelEvent] = []
-    done = asyncio.Event()
 
     def emit(event: KernelEvent) -> None:
         emitted.append(event)
 
-    agent = Agent(Requester(attempts), Runner(), emit, options=KernelOptions())
+    agent = Agent(Requester(attempts), Runner(), emit, options=KernelOptions(), tool_hooks=hooks)
     await agent.start()
     prompt = HistoryEntry(message=user_message("go"), meta=EntryMeta(source="input"))
     start = time.process_time()
     await agent.submit(prompt)
     await agent.idle()
     elapsed = time.process_time() - start
-    done.set()
     assert agent.errors == [], agent.errors
+    outcomes = {event.outcome for event in emitted if isinstance(event, ToolSettled)}
+    assert outcomes <= {"succeeded"}, outcomes  # a benchmark of failing calls would mislead
     return elapsed
+
+
+async def counted(attempts: list[list[StreamEvent]], hooks: ToolHooks | None) -> StepCounts:
+    """The events and microsteps of one run (of every machine, start and end included)."""
+    with count_steps() as counts:
+        await through_kernel(attempts, hooks)
+    return counts
 
 
 async def bare_asyncio(attempts: list[list[StreamEvent]]) -> float:
@@ -182,6 +228,26 @@ async def one_reused_tool_machine(count: int) -> float:
     return time.process_time() - start
 
 
+class Idle(EngineChart):
+    """The least a machine event can do: a targetless transition with no callbacks."""
+
+    live = State(initial=True)
+    done = State(final=True)
+    ping = live.to(None)  # type: ignore[arg-type]
+    stop = live.to(done)
+
+
+async def one_idle_event(count: int) -> float:
+    chart = Idle()
+    await chart.activate_initial_state()
+    start = time.process_time()
+    for _ in range(count):
+        await chart.send("ping")
+    elapsed = time.process_time() - start
+    await chart.send("stop")
+    return elapsed
+
+
 async def one_bare_call(count: int) -> float:
     runner, call = Runner(), ToolCall(id="c", name="echo")
     start = time.process_time()
@@ -207,12 +273,17 @@ async def measure() -> list[Row]:
     chunk_runs = [await through_kernel([text_events(CHUNKS)]) for _ in range(ROUNDS)]
     chunk_base = [await bare_asyncio([text_events(CHUNKS)]) for _ in range(ROUNDS)]
     steps = [step_events(i) for i in range(STEPS)]
-    step_runs = [await through_kernel(steps) for _ in range(ROUNDS)]
+    step_runs: list[float] = []
+    hooked_runs: list[float] = []
+    for _ in range(ROUNDS):  # the two configurations alternate, so load drifts hit both
+        step_runs.append(await through_kernel(steps))
+        hooked_runs.append(await through_kernel(steps, product_hooks()))
     step_base = [await bare_asyncio(steps) for _ in range(ROUNDS)]
 
     tool_runs = [await one_tool_machine(STEPS) for _ in range(ROUNDS)]
     reused_runs = [await one_reused_tool_machine(STEPS) for _ in range(ROUNDS)]
     tool_base = [await one_bare_call(STEPS) for _ in range(ROUNDS)]
+    idle_runs = [await one_idle_event(STEPS * 4) for _ in range(ROUNDS)]
 
     return [
         (
@@ -225,6 +296,13 @@ async def measure() -> list[Row]:
         (
             f"step with {CALLS_PER_STEP} tool calls (ms)",
             best(step_runs) / STEPS * 1e3,
+            best(step_base) / STEPS * 1e3,
+            2.0,
+            "ms",
+        ),
+        (
+            "  the same with the product's hooks (ms)",
+            best(hooked_runs) / STEPS * 1e3,
             best(step_base) / STEPS * 1e3,
             2.0,
             "ms",
@@ -243,6 +321,22 @@ async def measure() -> list[Row]:
             None,
             "",
         ),
+        (
+            "one machine event doing nothing (ms)",
+            best(idle_runs) / (STEPS * 4) * 1e3,
+            0.0,
+            None,
+            "",
+        ),
+    ]
+
+
+async def count_rows() -> list[tuple[str, StepCounts, StepCounts]]:
+    """Per step: machine events and microsteps, the turn's first and last steps included."""
+    steps = [step_events(i) for i in range(STEPS)]
+    return [
+        ("no hooks", await counted(steps, None), await counted([], None)),
+        ("product hooks", await counted(steps, product_hooks()), await counted([], None)),
     ]
 
 
@@ -262,10 +356,20 @@ async def main(engines: Sequence[EngineKind]) -> None:
         f"(best of {ROUNDS} runs; {CHUNKS:,} chunks; {STEPS:,} steps; ratio of {engines[0]} to "
         "bare asyncio, target <= 3x)"
     )
+    print(f"\n{'per step, 4 tool calls':<40}{'events':>10}{'microsteps':>12}")
+    for name, run, empty in await count_rows():
+        # A run without tool steps (one text answer) is subtracted: what is left is the steps'.
+        events = (run.events - empty.events) / STEPS
+        micro = (run.microsteps - empty.microsteps) / STEPS
+        print(f"{name:<40}{events:>10.1f}{micro:>12.1f}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--engine", choices=[*get_args(EngineKind), "both"], default="kernel")
-    chosen = parser.parse_args().engine
+    parser.add_argument("--quick", action="store_true", help="fewer steps and chunks, best of 2")
+    arguments = parser.parse_args()
+    chosen = arguments.engine
+    if arguments.quick:
+        CHUNKS, STEPS, ROUNDS = 5_000, 300, 2
     asyncio.run(main(get_args(EngineKind) if chosen == "both" else [chosen]))

@@ -34,6 +34,7 @@ from tui_agent.kernel import (
     KernelEvent,
     KernelOptions,
     Proceed,
+    ToolHooks,
     ToolRunContext,
     Transitioned,
 )
@@ -149,7 +150,7 @@ async def _first(*waits: Any) -> str:
     return str(next(t for t in tasks if t in done).result())
 
 
-class Hooks:
+class Hooks(ToolHooks):
     """`denied` is refused, `prepare_boom` and `finish_boom` raise, `rewritten` is rewritten."""
 
     async def prepare(self, call: ToolCall) -> Proceed | Deny:
@@ -165,6 +166,21 @@ class Hooks:
         if call.name == "rewritten":
             return ToolResult(output=f"{result.output} (checked)", is_error=result.is_error)
         return result
+
+
+class AtOnceHooks(Hooks):
+    """The product's kind: no preparing, and results finished at once except `rewritten`
+    (which goes through finishing); `finish_boom` raises at once."""
+
+    prepares = False
+
+    def finish_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        if call.name == "finish_boom":
+            raise RuntimeError("finish hook broke at once")
+        return None if call.name == "rewritten" else result
+
+
+HOOKS: tuple[type[ToolHooks] | None, ...] = (None, Hooks, AtOnceHooks)
 
 
 async def gate(entry: HistoryEntry) -> GateVerdict:
@@ -298,7 +314,9 @@ def emitted(world: World) -> tuple[list[str], dict[str, list[str]]]:
     return others, moves
 
 
-async def play(program: Sequence[tuple[Any, ...]], engine: EngineKind, hooks: bool) -> list[Any]:
+async def play(
+    program: Sequence[tuple[Any, ...]], engine: EngineKind, hooks: type[ToolHooks] | None
+) -> list[Any]:
     """The program on one engine: after each input, the configuration and the emissions."""
     with use_engine(engine):
         model, tools, clock = Model(), Tools(), FakeClock()
@@ -316,7 +334,7 @@ async def play(program: Sequence[tuple[Any, ...]], engine: EngineKind, hooks: bo
             tools,
             events.append,
             options=options,
-            tool_hooks=Hooks() if hooks else None,
+            tool_hooks=None if hooks is None else hooks(),
             prompt_gate=gate,
         )
         world = World(agent, model, tools, clock, events)
@@ -334,7 +352,7 @@ async def play(program: Sequence[tuple[Any, ...]], engine: EngineKind, hooks: bo
         return trace
 
 
-def same_on_both_engines(program: Sequence[tuple[Any, ...]], hooks: bool) -> None:
+def same_on_both_engines(program: Sequence[tuple[Any, ...]], hooks: type[ToolHooks] | None) -> None:
     ours = asyncio.run(play(program, "kernel", hooks))
     stock = asyncio.run(play(program, "stock", hooks))
     for mine, theirs in zip(ours, stock, strict=True):
@@ -342,9 +360,9 @@ def same_on_both_engines(program: Sequence[tuple[Any, ...]], hooks: bool) -> Non
 
 
 @SETTINGS
-@given(agent_programs, st.booleans())
+@given(agent_programs, st.sampled_from(HOOKS))
 def test_the_agent_machine_behaves_the_same_on_both_engines(
-    program: list[tuple[Any, ...]], hooks: bool
+    program: list[tuple[Any, ...]], hooks: type[ToolHooks] | None
 ) -> None:
     same_on_both_engines(program, hooks)
 
@@ -354,12 +372,12 @@ def test_the_agent_machine_behaves_the_same_on_both_engines(
 def test_the_turn_machine_behaves_the_same_on_both_engines(
     program: list[tuple[Any, ...]],
 ) -> None:
-    same_on_both_engines([("submit", "hello"), *program], hooks=False)
+    same_on_both_engines([("submit", "hello"), *program], hooks=None)
 
 
 @SETTINGS
-@given(tool_programs)
+@given(tool_programs, st.sampled_from(HOOKS[1:]))
 def test_the_tool_machine_behaves_the_same_on_both_engines(
-    program: list[tuple[Any, ...]],
+    program: list[tuple[Any, ...]], hooks: type[ToolHooks]
 ) -> None:
-    same_on_both_engines([("submit", "hello"), *program], hooks=True)
+    same_on_both_engines([("submit", "hello"), *program], hooks=hooks)

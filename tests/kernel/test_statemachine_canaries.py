@@ -143,6 +143,15 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     "BaseEngine._filter_conflicting_transitions": lambda: _method(
         _engine_class(), "_filter_conflicting_transitions", ["self", "transitions"], coroutine=False
     ),
+    "BaseEngine._prepare_exit_states": lambda: _method(
+        _engine_class(), "_prepare_exit_states", ["self", "enabled_transitions"], coroutine=False
+    ),
+    "BaseEngine._prepare_entry_states": lambda: _method(
+        _engine_class(),
+        "_prepare_entry_states",
+        ["self", "enabled_transitions", "states_to_exit", "previous_configuration"],
+        coroutine=False,
+    ),
     "BaseEngine._on_error_handler": lambda: _method(
         _engine_class(), "_on_error_handler", ["self"], coroutine=False
     ),

@@ -9,6 +9,7 @@ from tests.kernel.fakes import Gate, Rig, ScriptedRunner, calls, ok, prompt, rig
 from tui_agent.kernel import (
     Deny,
     Proceed,
+    ToolHooks,
     ToolOutput,
     ToolRunContext,
     ToolSettled,
@@ -19,7 +20,7 @@ from tui_agent.kernel.tool import ToolMachine
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate
 
 
-class Hooks:
+class Hooks(ToolHooks):
     """Configurable prepare/finish hooks."""
 
     def __init__(
@@ -54,6 +55,31 @@ class Hooks:
         return result
 
 
+class AtOnceHooks(ToolHooks):
+    """Hooks of the product's kind: they never prepare and finish a result at once, unless
+    `later` (then `finish` rewrites it); `at_once_error` raises while finishing at once."""
+
+    prepares = False
+
+    def __init__(self, *, later: bool = False, at_once_error: str = "") -> None:
+        self.later, self.at_once_error = later, at_once_error
+        self.prepared: list[str] = []
+
+    async def prepare(self, call: ToolCall) -> Proceed | Deny:
+        self.prepared.append(call.id)
+        return Proceed(call)
+
+    def finish_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        if self.at_once_error:
+            raise ValueError(self.at_once_error)
+        if self.later:
+            return None
+        return result.model_copy(update={"output": f"{result.output} (at once)"})
+
+    async def finish(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        return result.model_copy(update={"output": f"{result.output} (later)"})
+
+
 def tool_states(r: Rig) -> list[str]:
     """The states the tool machine went through, from its transitions."""
     return [e.target for e in r.of(Transitioned) if e.machine == "tool" and e.target != "live"]
@@ -84,6 +110,49 @@ async def test_tool_without_hooks_is_born_executing_and_goes_straight_to_succeed
     assert [(e.source, e.target) for e in starts] == [("", "executing")]
     [finished] = r.of(ToolSettled)
     assert (finished.call_id, finished.outcome, finished.result.output) == ("c1", "succeeded", "x")
+
+
+async def test_hooks_that_never_prepare_are_born_executing_and_finish_at_once() -> None:
+    hooks = AtOnceHooks()
+    r = await rig(
+        calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")), hooks=hooks
+    )
+    await r.run("hi")
+    assert tool_states(r) == ["executing", "succeeded"]
+    assert hooks.prepared == []
+    assert r.lines()[2] == "tool:x (at once)"
+
+
+async def test_a_result_not_finished_at_once_goes_through_finishing() -> None:
+    hooks = AtOnceHooks(later=True)
+    r = await rig(
+        calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")), hooks=hooks
+    )
+    await r.run("hi")
+    assert tool_states(r) == ["executing", "finishing", "succeeded"]
+    assert r.lines()[2] == "tool:x (later)"
+
+
+async def test_finishing_at_once_that_raises_fails_the_call() -> None:
+    hooks = AtOnceHooks(at_once_error="hook broke")
+    r = await rig(
+        calls(("c1", "echo")), text("ok"), runner=ScriptedRunner(echo=ok("x")), hooks=hooks
+    )
+    await r.run("hi")
+    [finished] = r.of(ToolSettled)
+    assert (finished.outcome, finished.result.output) == ("failed", "hook broke")
+
+
+async def test_a_call_born_executing_with_its_signal_aborted_never_runs() -> None:
+    """As it would not have in preparing, where an early abort ended it."""
+    runner, signal, errors = ScriptedRunner(echo=ok("x")), AbortSignal(), []
+    signal.abort("user_cancelled")
+    call = ToolCall(id="c1", name="echo")
+    tool = ToolMachine(call, runner, signal, lambda event: None, errors, hooks=AtOnceHooks())
+    await tool.activate()
+    await tool.settled
+    assert (tool.outcome, tool.final_result.output, runner.runs) == ("aborted", "aborted", [])
+    assert errors == []
 
 
 async def test_prepare_hook_may_replace_the_call() -> None:
@@ -213,15 +282,8 @@ async def test_every_machine_reports_its_transitions() -> None:
     machines = {(e.machine, e.machine_id) for e in r.of(Transitioned)}
     assert machines == {("agent", "agent"), ("turn", "turn-0"), ("tool", "c1")}
     turn_targets = [e.target for e in r.of(Transitioned) if e.machine == "turn"]
-    assert turn_targets == [
-        "gating",
-        "streaming",
-        "acting",
-        "draining",
-        "gating",
-        "streaming",
-        "done",
-    ]
+    # Nothing to drain after the tools: the turn goes straight on to the next request.
+    assert turn_targets == ["gating", "streaming", "acting", "streaming", "done"]
 
 
 async def test_runner_gets_one_batch_with_every_call_of_the_step_before_any_run() -> None:

@@ -297,6 +297,22 @@ async def test_a_tool_delivery_is_steered_into_the_running_turn(make_loop: LoopM
     assert texts[-1] == "the user says: use tabs"
 
 
+async def test_a_delivery_is_the_one_result_the_after_tool_hook_waits_for(
+    make_loop: LoopMaker,
+) -> None:
+    """Every other result is finished at once (`executing -> succeeded`); a delivery's
+    re-submission is awaited in `finishing`, before the result reaches the turn."""
+    service, _model, _ = await make_loop(
+        [calls(("ask_user", {})), text("ok, tabs")], tools=(DeliverTool(),)
+    )
+    seen = recorder(service)
+    await (await service.submit("format it")).result()
+    moves = [
+        (e.source, e.target) for e in of_type(seen, ev.MachineTransition) if e.machine == "tool"
+    ]
+    assert moves == [("", "executing"), ("executing", "finishing"), ("finishing", "succeeded")]
+
+
 async def test_the_first_matching_error_handler_can_retry_the_turn(make_loop: LoopMaker) -> None:
     service, _model, _ = await make_loop([fail(LLMErrorKind.AUTH, "bad key"), text("recovered")])
     handled: list[str] = []

@@ -26,12 +26,22 @@ an `after` callback (the `Transitioned` emission). In order, a failing callback 
 the microstep as it did through `gather`; what goes is only the concurrency of several async
 callbacks of one group, which no kernel machine has.
 
+Which states a set of transitions exits and enters depends only on those transitions and the
+configuration (no kernel machine has history states): the plans are kept per machine, keyed
+by both, instead of computed again on every microstep (a tool machine takes the same two
+microsteps for every call; a turn the same few for every step). A plan holds the machine's own
+state objects, so it is never shared between machines; it outlives the engine, which a reused
+tool machine replaces per call.
+
 Smaller things: no kernel machine registers `prepare_event` callbacks or validators, so their
 lookups are skipped; an invoke named by a method skips a runtime Protocol check; and the invoke
 manager no longer points back at its engine, so an engine let go of is freed at once.
 
 `TUI_AGENT_KERNEL_ENGINE=stock` (or `use_engine("stock")`) runs the machines on the library's
 own `AsyncEngine` instead: the reference the differential test and the benchmark compare with.
+Inside `count_steps()`, machines built run on a subclass of the kernel's engine that counts the
+events it takes and the microsteps it runs (for the benchmark and the tests that prove a step's
+cost; the product never pays for the counting).
 
 Private names and non-public modules touched (name: why):
 - `statemachine.engines.async_`: `AsyncEngine`, the base of `KernelEngine` and the stock engine.
@@ -47,6 +57,8 @@ Private names and non-public modules touched (name: why):
 - `BaseEngine._invoke_manager`: replaced by one bound to that view, not to the engine.
 - `BaseEngine._initial_transitions`: overridden to build activation transitions once.
 - `BaseEngine._filter_conflicting_transitions`: called when two or more are enabled.
+- `BaseEngine._prepare_exit_states`: overridden to reuse a machine's exit plans.
+- `BaseEngine._prepare_entry_states`: overridden to reuse a machine's entry plans.
 - `BaseEngine._on_error_handler`: the error handler guards are run with.
 - `AsyncEngine._get_args_kwargs`: overridden to skip `prepare` lookups; called by the library.
 - `AsyncEngine._conditions_match`: overridden to skip validator lookups.
@@ -66,6 +78,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from statemachine import StateChart
@@ -133,6 +146,23 @@ def _of(state: Any) -> _StateCandidates:
     return found
 
 
+_Plans = dict[tuple[int, ...], Any]
+_has_history: dict[type, bool] = {}
+
+
+def _plans_of(sm: Any) -> _Plans | None:
+    """The machine's exit and entry plans; None for a chart with history states, whose entry
+    also depends on the history recorded."""
+    kind = type(sm)
+    history = _has_history.get(kind)
+    if history is None:
+        history = _has_history[kind] = any(s.history for s in sm.states_map.values())
+    if history:
+        return None
+    plans: _Plans = sm.__dict__.setdefault("_kernel_plans", {})
+    return plans
+
+
 class _EngineView:
     """What `InvokeManager` reads of its engine, without pointing back at the engine."""
 
@@ -166,6 +196,7 @@ class KernelEngine(AsyncEngine):
         # No kernel machine has `prepare_event` callbacks or validators: their lookups, an
         # awaited call each, are skipped unless some are registered.
         self._prepares = sm.prepare.key in sm._callbacks
+        self._plans = _plans_of(sm)
 
     async def _get_args_kwargs(
         self, transition: Any, trigger_data: Any, target: Any = None, source: Any = None
@@ -194,6 +225,42 @@ class KernelEngine(AsyncEngine):
             transition.cond.key, *args, on_error=self._on_error_handler(), **kwargs
         )
         return matched
+
+    def _prepare_exit_states(self, enabled_transitions: list[Any]) -> Any:
+        plans = self._plans
+        if plans is None:
+            return super()._prepare_exit_states(enabled_transitions)
+        # 0 separates the transitions from the configuration (no object has id 0).
+        key = (*map(id, enabled_transitions), 0, *map(id, self.sm.configuration))
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = super()._prepare_exit_states(enabled_transitions)
+        ordered, exited = plan
+        return list(ordered), exited
+
+    def _prepare_entry_states(
+        self, enabled_transitions: list[Any], states_to_exit: Any, previous_configuration: Any
+    ) -> Any:
+        plans = self._plans
+        if plans is None:
+            return super()._prepare_entry_states(
+                enabled_transitions, states_to_exit, previous_configuration
+            )
+        key = (
+            *map(id, enabled_transitions),
+            0,
+            *map(id, previous_configuration),
+            0,
+            *map(id, states_to_exit),
+        )
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = super()._prepare_entry_states(
+                enabled_transitions, states_to_exit, previous_configuration
+            )
+        ordered, default_entry, history_content, configuration = plan
+        # The new configuration reaches callbacks as an argument: each gets its own copy.
+        return list(ordered), default_entry, history_content, OrderedSet(configuration)
 
     def _initial_transitions(self, trigger_data: Any) -> list[Any]:
         key = (type(self.sm), tuple(self.sm.start_configuration_values))
@@ -263,6 +330,42 @@ class KernelEngine(AsyncEngine):
         return enabled if len(enabled) < 2 else self._filter_conflicting_transitions(enabled)
 
 
+@dataclass
+class StepCounts:
+    """What the machines built inside `count_steps()` did, summed over all of them."""
+
+    events: int = 0  # events taken: external ones, internal ones and invokes' completions
+    microsteps: int = 0  # sets of transitions taken, targetless ones included
+
+
+class _CountingEngine(KernelEngine):
+    def __init__(self, sm: Any, counts: StepCounts) -> None:
+        super().__init__(sm)
+        self._counts = counts
+
+    async def select_transitions(self, trigger_data: Any) -> Any:
+        self._counts.events += 1  # the library selects once per event it takes
+        return await super().select_transitions(trigger_data)
+
+    async def microstep(self, transitions: list[Any], trigger_data: Any) -> Any:
+        self._counts.microsteps += 1
+        return await super().microstep(transitions, trigger_data)
+
+
+_counts: StepCounts | None = None
+
+
+@contextmanager
+def count_steps() -> Iterator[StepCounts]:
+    """Machines built inside run on the kernel's engine and count into the value yielded."""
+    global _counts
+    previous, _counts = _counts, StepCounts()
+    try:
+        yield _counts
+    finally:
+        _counts = previous
+
+
 EngineKind = Literal["kernel", "stock"]
 ENGINE_ENV = "TUI_AGENT_KERNEL_ENGINE"
 _engine_kind: EngineKind = "stock" if os.environ.get(ENGINE_ENV) == "stock" else "kernel"
@@ -288,6 +391,8 @@ class EngineChart(StateChart[Any]):
 
     def _get_engine(self) -> AsyncEngine:
         # Every kernel machine has async callbacks, so the library would pick its async engine.
+        if _counts is not None:
+            return _CountingEngine(self, _counts)
         return KernelEngine(self) if _engine_kind == "kernel" else AsyncEngine(self)
 
     def restart(self) -> None:

@@ -335,6 +335,9 @@ class AgentMachine(AgentTools):
     def steer_waiting(self) -> bool:
         return any(entry.meta.in_turn for entry in self.notifications)
 
+    def has_inputs(self) -> bool:
+        return bool(self.notifications or self.reminders)
+
     def drain(self) -> tuple[HistoryEntry, ...]:
         entries = (*self.notifications, *self.reminders.values())
         self.notifications.clear()

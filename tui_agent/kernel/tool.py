@@ -8,14 +8,18 @@ The seed's rules: docs/loop-spec.md §4.
     preparing --(hook: proceed, maybe with a replaced call)--> executing
     preparing --(hook: deny with a result)-------------------> finishing
     executing --(the runner returns)-------------------------> finishing
+    executing --(the runner returns, hook finishes at once)--> succeeded
     finishing --(hook: maybe rewrite the result)-------------> succeeded
-    no hooks at all: born executing, and the runner's result goes straight to succeeded
+    no hooks, or hooks that never prepare: born executing
     a hook or the runner raising ----------------------------> failed (aborted if the signal is)
     tool.abort while preparing ------------------------------> aborted
     tool.stop anywhere (forced teardown) --------------------> aborted
 
 Abort goes through the signal only: `tool.abort` is ignored while executing, the runner sees
-its `signal` and decides (it may still return a partial result, which is kept). Each phase is
+its `signal` and decides (it may still return a partial result, which is kept); a call born
+executing whose signal aborted before it ran ends aborted without running, as it would have
+in preparing. Without hooks, or when `finish_at_once` takes the result, the executing phase
+returns it `_Finished` and the call settles in that one microstep. Each phase is
 an async invoke that returns a value (never raises), so errors are values and a stale phase
 cannot leak: leaving a state cancels its invoke. `settled` resolves with the machine once it is
 final; `result` is then what enters history (failures and aborts as error text).
@@ -45,6 +49,13 @@ ABORTED_TEXT = "aborted"
 NO_RESULT_TEXT = "produced no result"
 
 OnDetach = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """The executing phase's result with the after-tool work done: nothing is left to do."""
+
+    result: ToolResult
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ class ToolMachine(KernelChart):
         | live.preparing.to(failed, on="take_failure")
     )
     done_invoke_executing = (
-        live.executing.to(succeeded, cond="ran_hookless", on="take_result")
+        live.executing.to(succeeded, cond="finished", on="take_finished")
         | live.executing.to(live.finishing, cond="ran", on="take_result")
         | live.executing.to(aborted, cond="raised_aborted", on="take_abort")
         | live.executing.to(failed, on="take_failure")
@@ -131,8 +142,9 @@ class ToolMachine(KernelChart):
         self._runner = runner
         self._hooks = hooks
         self._on_detach = on_detach
-        # A call without hooks has no hook phase to go through: it is born executing.
-        super().__init__(emit, call.id, errors, start=None if hooks is not None else "executing")
+        # A call without hooks, or whose hooks never prepare, is born executing.
+        self._born_executing = hooks is None or not hooks.prepares
+        super().__init__(emit, call.id, errors, start="executing" if self._born_executing else None)
 
     def _begin(self, call: ToolCall, signal: AbortSignal) -> None:
         self.call = call
@@ -162,14 +174,25 @@ class ToolMachine(KernelChart):
         except Exception as error:
             return _Raised(_error_text(error), self.signal.aborted)
 
-    async def on_invoke_executing(self) -> ToolResult | _Raised:
+    async def on_invoke_executing(self) -> ToolResult | _Finished | _Raised:
+        hooks = self._hooks
+        if hooks is not None and self._born_executing and self.signal.aborted:
+            # Hooks that skip preparing must not change what an early abort does: in preparing
+            # the call would have ended aborted without running.
+            return _Raised(ABORTED_TEXT, aborted=True)
         try:
             result = await self._runner.run(self.call, ToolContext(self))
         except Exception as error:
             return _Raised(_error_text(error), self.signal.aborted)
         if not isinstance(result, ToolResult):
-            return error_result(NO_RESULT_TEXT)
-        return result
+            result = error_result(NO_RESULT_TEXT)
+        if hooks is None:
+            return _Finished(result)
+        try:
+            finished = hooks.finish_at_once(self.call, result)
+        except Exception as error:  # a failing hook fails the call, as it would in finishing
+            return _Raised(_error_text(error), aborted=False)
+        return result if finished is None else _Finished(finished)
 
     async def on_invoke_finishing(self) -> ToolResult | _Raised:
         hooks = self._hooks
@@ -181,8 +204,8 @@ class ToolMachine(KernelChart):
 
     # -- guards ---------------------------------------------------------------------------------
 
-    def ran_hookless(self, data: Any) -> bool:
-        return self._hooks is None and isinstance(data, ToolResult)
+    def finished(self, data: Any) -> bool:
+        return isinstance(data, _Finished)
 
     def proceeds(self, data: Any) -> bool:
         return isinstance(data, Proceed)
@@ -203,6 +226,9 @@ class ToolMachine(KernelChart):
 
     def take_result(self, data: ToolResult | Deny) -> None:
         self.result = data.result if isinstance(data, Deny) else data
+
+    def take_finished(self, data: _Finished) -> None:
+        self.result = data.result
 
     def take_failure(self, data: Any = None) -> None:
         self.result = error_result(data.text if isinstance(data, _Raised) else NO_RESULT_TEXT)

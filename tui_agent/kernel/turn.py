@@ -6,6 +6,8 @@
 The seed's rules: docs/loop-spec.md §3.
 
     gating -> streaming(requesting, retrying) -> acting(running, aborting) -> draining -> gating
+    acting -> streaming at once when the tools settled with nothing to drain, not paused and
+    steps left (draining and gating would only count the step, in three microsteps)
     final: done | failed | aborted, delivered as a value (the machine itself, via `ended`)
 
 Whether to go on is decided by the tool calls of the finished message, never by the finish
@@ -83,6 +85,10 @@ class TurnHost(Protocol):
 
     def steer_waiting(self) -> bool:
         """A steer waits for the next drain point (it arrived while this step ran)."""
+        ...
+
+    def has_inputs(self) -> bool:
+        """`drain` would hand over something (notifications or reminders)."""
         ...
 
 
@@ -169,6 +175,9 @@ class TurnMachine(KernelChart):
 
     # Eventless (always) transitions, on atomic states only so the diagram draws them.
     live.gating.to(live.streaming, on="begin_step")
+    live.acting.running.to(
+        live.streaming, cond="settled_straight_on", on=["collect", "next_step", "begin_step"]
+    )
     live.acting.running.to(live.draining, cond="all_settled", on="collect")
     live.acting.aborting.to(aborted, cond="all_settled", on="collect")
 
@@ -335,6 +344,11 @@ class TurnMachine(KernelChart):
     def all_settled(self) -> bool:
         outcomes = self._outcomes
         return all(call.id in outcomes for call in self._pending)
+
+    def settled_straight_on(self) -> bool:
+        """The tools settled and the drain point has nothing to do but count the step."""
+        settled, paused = self.all_settled(), self.paused
+        return settled and not paused and not self.out_of_steps() and not self._host.has_inputs()
 
     def is_paused(self) -> bool:
         return self.paused

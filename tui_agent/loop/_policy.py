@@ -476,6 +476,13 @@ class TurnPolicy:
             turn.stop_requested = True
             turn.stop_reason = result.stop_turn_reason
 
+    def finish_tool_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        """Every result but one carrying a `delivery` (whose re-submission is awaited)."""
+        if result.delivery is not None:
+            return None
+        self.ledger.tool_result(call.id, call.name, result)
+        return result
+
     async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
         """A `delivery` is re-submitted as steer-if-active before the result reaches the turn,
         so the steer drains with this step's results; the model never sees the field."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tui_agent.kernel import Agent, KernelOptions
-from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolRunner
+from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolHooks, ToolRunner
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.listener import EngineListener
 from tui_agent.loop.adapters.translator import Translator
@@ -34,14 +34,21 @@ class _PromptGate:
         return GateVerdict(block=block, message=None if message is entry.message else message)
 
 
-class _AfterToolHook:
-    """Fills the kernel's ToolHooks port: calls proceed as they are; results pass the listener."""
+class AfterToolHook(ToolHooks):
+    """Fills the kernel's ToolHooks port: calls proceed as they are (no preparing phase);
+    results pass the listener, at once when it can take them synchronously (most can: then a
+    call settles in the microstep its runner returns in)."""
+
+    prepares = False
 
     def __init__(self, listener: EngineListener) -> None:
         self._listener = listener
 
     async def prepare(self, call: ToolCall) -> Proceed | Deny:
         return Proceed(call)
+
+    def finish_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        return self._listener.finish_tool_at_once(call, result)
 
     async def finish(self, call: ToolCall, result: ToolResult) -> ToolResult:
         return await self._listener.finish_tool(call, result)
@@ -66,7 +73,7 @@ class Engine:
             self._translator,
             options=options,
             prompt_gate=_PromptGate(listener),
-            tool_hooks=_AfterToolHook(listener),
+            tool_hooks=AfterToolHook(listener),
             history=history,
             on_error=listener.internal_error,
         )
@@ -182,4 +189,4 @@ def _notification_source(entry: HistoryEntry) -> str:
     return "notify"
 
 
-__all__ = ["Engine", "KernelOptions"]
+__all__ = ["AfterToolHook", "Engine", "KernelOptions"]

@@ -68,6 +68,11 @@ class EngineListener(Protocol):
 
     def turn_ended(self, facts: TurnFacts) -> None: ...
 
+    def finish_tool_at_once(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        """The after-tool hook when it needs no waiting: the result as the turn gets it, or
+        None when `finish_tool` must run instead (and nothing was done)."""
+        ...
+
     async def finish_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
         """The after-tool hook: runs before the result reaches the turn (side channel)."""
         ...
