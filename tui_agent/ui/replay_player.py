@@ -67,7 +67,7 @@ class ReplayPlayer(TuiAgentApp):
         self._first: asyncio.Future[LoopApi] | None = None
         self._run: asyncio.Task[None] | None = None
         self._commands = 0  # `!command` rows drawn
-        super().__init__(OpeningLoop(_info(records), self._start), clock=clock)
+        super().__init__(OpeningLoop(_info(records, workdir), self._start), clock=clock)
 
     def on_mount(self) -> None:
         # Textual runs the app's own `on_mount` first (handlers run up the class tree). The
@@ -185,7 +185,9 @@ class ReplayPlayer(TuiAgentApp):
         self.pace.faster(-1)
 
 
-def _info(records: list[Record]) -> LoopInfo:
+def _info(records: list[Record], workdir: Path) -> LoopInfo:
+    # A log without its header names no workspace: the rerun's own folder stands in, so the
+    # status bar never reads the git state of whatever folder the player was started from.
     meta = next((record for record in records if isinstance(record, SessionMeta)), None)
     return LoopInfo(
         provider=(meta.provider if meta else None) or "replay",
@@ -193,7 +195,7 @@ def _info(records: list[Record]) -> LoopInfo:
         context_window=0,
         approval_mode=(meta.approval_mode if meta else None) or "yolo",
         session_id=meta.session_id if meta else "",
-        workspace=meta.workspace if meta else "",
+        workspace=meta.workspace if meta else str(workdir),
         demo=False,
     )
 
