@@ -192,3 +192,30 @@ def test_the_fallback_worker_ends_itself_when_its_cpu_budget_is_spent(tmp_path: 
 
     assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL)  # no agent needed to stop it
     assert done.stderr == b""
+
+
+def test_the_fallback_worker_loads_only_the_search_and_the_walk(tmp_path: Path) -> None:
+    # Each search starts a Python: importing every tool (the packages' `__init__`s) cost it
+    # seconds of CPU under load, for two modules' worth of work.
+    (tmp_path / "notes.txt").write_text("one TODO\n")
+    query = Query(root=str(tmp_path), top=str(tmp_path), top_shown=".", pattern="TODO")
+    python, isolated, *code = WORKER
+
+    done = subprocess.run(
+        [python, isolated, "-X", "importtime", *code],
+        input=json.dumps(asdict(query)).encode(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert {name for name in loaded if name.startswith("tui_agent")} == {
+        "tui_agent.tools._pygrep",
+        "tui_agent.tools._walk",
+    }
+    assert json.loads(done.stdout)["lines"] == ["notes.txt:1:one TODO"]

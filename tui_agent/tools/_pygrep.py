@@ -27,8 +27,23 @@ MAX_GREP_MATCHES = 250
 MAX_GREP_LINE = 400
 MAX_GREP_FILE_BYTES = 20_000_000
 _SNIFF = 8_192
-# -I: the workspace (the worker's folder) never shadows our modules, nor does PYTHONPATH
-WORKER = (sys.executable, "-I", "-c", "from tui_agent.tools._pygrep import main; main()")
+# -I: the workspace (the worker's folder) never shadows our modules, nor does PYTHONPATH. The
+# worker needs this module and `_walk` only: its packages are stood in for by empty ones, so a
+# search does not pay for importing every tool (`tui_agent.tools`' own `__init__`).
+_PACKAGES = (
+    ("tui_agent", os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    ("tui_agent.tools", os.path.dirname(os.path.abspath(__file__))),
+)
+WORKER = (
+    sys.executable,
+    "-I",
+    "-c",
+    "import sys, types\n"
+    f"for name, path in {_PACKAGES!r}:\n"
+    "    sys.modules[name] = package = types.ModuleType(name)\n"
+    "    package.__path__ = [path]\n"
+    "from tui_agent.tools._pygrep import main; main()",
+)
 
 
 def shown_path(name: str) -> str:
