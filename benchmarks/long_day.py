@@ -1,28 +1,28 @@
-"""A long day: a 1,000-turn session lived by the real app, and what its end costs.
+"""A long day: a 1,000-turn session built through the real loop, its last turns lived by the
+real app, and what the end of it costs.
 
-The real `TuiAgentApp` runs headless (`run_test`) on the real loop service, opened as the
-command line opens it (`session.open_loop`: a session under a temporary `TUI_AGENT_HOME`, the
-event log, the sandbox), in a temporary workspace of 300 Python files. The harness submits each
-turn's prompt as a person does (text in the prompt input, Enter). The model is a step author
-that answers from the request alone (`ScriptedProvider` with a function): each turn reads two
-files and greps (or, in 20 turns of 1,000, starts a `task` sub-agent instead of the second
-read), then edits the file it read (a diff) and runs a shell command with some output, then
-answers in Markdown: 5 tool calls a turn. `/compact` is typed 5 times over the day. The model
-streams in 64-character chunks with no delay; the tools really run.
+The session is opened as the command line opens it (`session.open_loop`: a session under a
+temporary `TUI_AGENT_HOME`, the event log, the sandbox) in a temporary workspace of 300 Python
+files. The model is a step author that answers from the request alone (`ScriptedProvider` with a
+function): each turn reads two files and greps (or, in 20 turns of 1,000, starts a `task`
+sub-agent instead of the second read), then edits the file it read (a diff) and runs a shell
+command with some output, then answers in Markdown: 5 tool calls a turn, streamed in
+64-character chunks with no delay; the tools really run. Five compactions (`/compact`).
 
-At the end of that same app's life it measures key echo (idle, while a new 10 KB Markdown answer
-streams, and after paging up, jumping to the top and back with End), RSS, and CPU over a
+The first turns go through the loop without a screen (in the app every turn costs 1.5-2 s of
+CPU in frames on this 2-core machine, which would make the day take hours); then the real
+`TuiAgentApp`, headless (`run_test`), resumes the session and lives the last `--app-turns`
+(default 100, with the last compaction and sub-agent tasks): the harness submits each prompt as a
+person does (text in the prompt input, Enter). At the end of that app's life: key echo (idle,
+while a new 10 KB Markdown answer streams, and after PageUp, Home and End), RSS, and CPU over a
 stretch of idleness (with the process's voluntary context switches: its wake-ups). A fresh app
-(same harness, an empty session) is measured the same way before and after the day; the ratio
-is against their median. Then the day's session is resumed with the installed `tui-agent
---continue` in a pseudo-terminal (first frame, and first typed key echoed), resumed headless
-with the stall probe of `benchmarks/ui.py` until the transcript is filled in, folded with
-`load_history` (timed), and exported with `tui-agent export` as a process.
+(same harness, an empty session) is measured the same way before and after the day; ratios are
+against their median. Then `benchmarks/long_day_resume.py`: resuming, the fold, the export.
 
-Run: `.venv/bin/python benchmarks/long_day.py [--turns 1000] [--idle-s 20]`; `--quick` is
-100 turns and 5 s of idleness (under a minute). Targets (issue 29): echo p95 ≤ 1.2× fresh,
-RSS ≤ 200 MB, idle CPU ≤ 0.5 % of a core, resume first frame ≤ 1 s and no stall over 50 ms,
-export ≤ 3 s.
+Run: `.venv/bin/python benchmarks/long_day.py [--turns 1000] [--app-turns 100] [--idle-s 20]`;
+`--quick` is 60 turns, 20 of them in the app (a few minutes on a loaded machine). Targets
+(issue 29): echo p95 ≤ 1.2× fresh, RSS ≤ 200 MB, idle CPU ≤ 0.5 % of a core, resume first frame
+≤ 1 s and no stall over 50 ms, export ≤ 3 s.
 """
 
 from __future__ import annotations
@@ -31,12 +31,9 @@ import argparse
 import asyncio
 import json
 import os
-import pty
 import re
 import resource
-import select
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,26 +50,18 @@ for _name in [n for n in os.environ if n.startswith(("OPENAI", "ANTHROPIC", "TEX
 
 from textual.pilot import Pilot  # noqa: E402
 
-from benchmarks.ui import (  # noqa: E402
-    StallProbe,
-    markdown_answer,
-    percentile,
-    press_and_wait,
-    transcript_filled,
-)
-from tui_agent.context import SUMMARY_INSTRUCTIONS, load_history  # noqa: E402
+from benchmarks.long_day_resume import SIZE, Resumed, config_for, resume, until  # noqa: E402
+from benchmarks.ui import markdown_answer, percentile, press_and_wait  # noqa: E402
+from tui_agent.context import SUMMARY_INSTRUCTIONS  # noqa: E402
 from tui_agent.llm import Provider, ScriptedProvider  # noqa: E402
 from tui_agent.llm._scripted import ScriptStep, ScriptToolCall  # noqa: E402
-from tui_agent.session import LoopConfig, Session, open_loop  # noqa: E402
 from tui_agent.session import _open as session_open  # noqa: E402
+from tui_agent.session import open_loop  # noqa: E402
 from tui_agent.ui.app import TuiAgentApp  # noqa: E402
-from tui_agent.ui.opening import OpeningLoop  # noqa: E402
-from tui_agent.ui.run import _starting  # noqa: E402
 from tui_agent.ui.state import MarkerBlock, TextBlock  # noqa: E402
 from tui_agent.vocab import LLMRequest  # noqa: E402
 
 FILES = 300
-SIZE = (120, 40)
 CHUNK = 64
 MARK = re.compile(r"\[(day|job|stream) (\d+)\]")
 COUNTER = re.compile(r"^COUNTER = (\d+)$", re.MULTILINE)
@@ -187,17 +176,6 @@ class DayModel:
         return ScriptStep(text=f"Module {n} has 12 functions and a counter.", chunk_delay_s=0)
 
 
-def config_for(workspace: Path, script: Path, *, resume: bool = False) -> LoopConfig:
-    return LoopConfig(
-        workspace=workspace,
-        provider="scripted",
-        script=str(script),
-        approval_mode="yolo",
-        continue_latest=resume,
-        trust_asked=True,
-    )
-
-
 def use_model(model: DayModel) -> None:
     """`open_loop` builds the provider from the flags; here it is the day's step author."""
 
@@ -213,16 +191,6 @@ async def submit(pilot: Pilot[None], text: str) -> None:
     assert isinstance(app, TuiAgentApp)
     app.prompt_input.insert(text)
     await pilot.press("enter")
-
-
-async def until(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
-    """Wait for `condition` without touching the app (Pilot's `pause` forces a whole frame each
-    time it is called: in a wait loop that would be most of the day's CPU)."""
-    deadline = time.perf_counter() + timeout_s
-    while not condition():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the app never reached the expected state")
-        await asyncio.sleep(0.005)
 
 
 def answered(app: TuiAgentApp, marker: str) -> Callable[[], bool]:
@@ -433,80 +401,6 @@ async def build_day(args: argparse.Namespace) -> Day:
         await app.loop.close()
 
 
-def pty_resume(day: Day) -> tuple[float, float]:
-    """`tui-agent --continue` in a pseudo-terminal: seconds to the footer (the first frame,
-    drawn last), and to a typed word echoed in the input (usable)."""
-    import fcntl
-    import struct
-    import termios
-
-    master, slave = pty.openpty()
-    os.set_blocking(master, False)
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    argv = [str(ROOT / ".venv/bin/tui-agent"), "--continue", "--yolo"]
-    argv += ["--provider", "scripted", "--script", str(day.script)]
-    env = {**os.environ, "TERM": "xterm-256color"}
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=day.workspace
-    )
-    os.close(slave)
-    seen, frame, usable, typed = b"", float("nan"), float("nan"), False
-    while time.perf_counter() < start + 30:
-        ready, _, _ = select.select([master], [], [], 0.005)
-        if ready:
-            try:
-                seen += os.read(master, 1 << 16)
-            except OSError:
-                break
-        if not typed and b"palette" in seen:
-            frame, typed, seen = time.perf_counter() - start, True, b""
-            os.write(master, b"zqxj")
-        if typed and b"zqxj" in seen:
-            usable = time.perf_counter() - start
-            break
-    os.write(master, b"\x11")  # ctrl+q
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    os.close(master)
-    return frame, usable
-
-
-async def headless_resume(day: Day) -> tuple[float, float, float]:
-    """Resume as the command line does (the first frame, then the loop opened beside it); the
-    longest event-loop stall until the newest blocks are mounted, (wall, CPU), and the wall
-    seconds until then."""
-    config = config_for(day.workspace, day.script, resume=True)
-    app = TuiAgentApp(OpeningLoop(_starting(config), lambda: open_loop(config)))
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            start = time.perf_counter()
-            probe = StallProbe()
-            await until(lambda: len(app.vm.blocks) > 1000 or len(app.vm.blocks) >= day.blocks)
-            await transcript_filled(app)
-            filled = time.perf_counter() - start
-            await pilot.pause(0.2)
-            wall, cpu = await probe.stop()
-            return wall, cpu, filled
-    finally:
-        await app.loop.close()
-
-
-def export_time(day: Day) -> float:
-    out = day.workspace.parent / f"{day.workspace.name}-export.md"
-    start = time.perf_counter()
-    subprocess.run(
-        [str(ROOT / ".venv/bin/tui-agent"), "export", "-o", str(out)],
-        cwd=day.workspace,
-        check=True,
-        env=os.environ,
-    )
-    return time.perf_counter() - start
-
-
 def p95_ms(values: list[tuple[float, float]], which: int) -> float:
     return percentile([v[which] for v in values], 0.95) * 1000
 
@@ -531,35 +425,6 @@ def echo_rows(day: EndFigures, fresh: list[EndFigures]) -> None:
             ratio = ours / base
             row(f"{label} ({clock})", f"{ours:.1f} ms", f"{base:.1f} ms", f"{ratio:.2f}×",
                 verdict("≤ 1.2×", ratio <= 1.2))  # fmt: skip
-
-
-@dataclass
-class Resumed:
-    frame_s: float  # in a pty, to the footer
-    usable_s: float  # in a pty, to a typed word
-    stall: tuple[float, float]  # headless, the longest stall (wall, CPU)
-    filled_s: float  # headless, to the newest blocks mounted
-    log_mb: float
-    tasks_mb: float
-    fold: tuple[float, float]  # load_history (wall, CPU)
-    entries: int
-    export_s: float
-
-
-def resume(day: Day) -> Resumed:
-    frame, usable = pty_resume(day)
-    stall_wall, stall_cpu, filled = asyncio.run(headless_resume(day))
-    session = Session.latest_for(day.workspace.resolve())
-    assert session is not None
-    tasks = sum(p.stat().st_size for p in (session.dir / "tasks").glob("*"))
-    wall, cpu = time.perf_counter(), time.process_time()
-    history = load_history(session.events_path)
-    fold = (time.perf_counter() - wall, time.process_time() - cpu)
-    return Resumed(
-        frame, usable, (stall_wall, stall_cpu), filled,
-        session.events_path.stat().st_size / 1e6, tasks / 1e6, fold, len(history),
-        export_time(day),
-    )  # fmt: skip
 
 
 def table(args: argparse.Namespace, day: Day, fresh: list[EndFigures], resumed: Resumed) -> None:
@@ -616,7 +481,7 @@ def main() -> None:
     fresh = [asyncio.run(fresh_app(args, 1))]
     day = asyncio.run(build_day(args))
     fresh.append(asyncio.run(fresh_app(args, 2)))
-    resumed = resume(day)
+    resumed = resume(day.workspace, day.script)
     print()
     table(args, day, fresh, resumed)
     print(f"load average after: {load()}", flush=True)
