@@ -53,8 +53,8 @@ from textual.pilot import Pilot  # noqa: E402
 from benchmarks.long_day_resume import SIZE, Resumed, config_for, resume, until  # noqa: E402
 from benchmarks.ui import markdown_answer, percentile, press_and_wait  # noqa: E402
 from tui_agent.context import SUMMARY_INSTRUCTIONS  # noqa: E402
-from tui_agent.llm import Provider, ScriptedProvider  # noqa: E402
-from tui_agent.llm._scripted import ScriptStep, ScriptToolCall  # noqa: E402
+from tui_agent.llm import Provider, ScriptedProvider, ScriptStep  # noqa: E402
+from tui_agent.llm._scripted import ScriptToolCall  # noqa: E402
 from tui_agent.session import _open as session_open  # noqa: E402
 from tui_agent.session import open_loop  # noqa: E402
 from tui_agent.ui.app import TuiAgentApp  # noqa: E402
