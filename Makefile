@@ -86,6 +86,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/loop.py
 	$(BIN)/python benchmarks/ui.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/long_day.py
 
 diagrams: $(STAMP)
 	$(BIN)/python -m tui_agent.kernel.diagrams docs/machines

@@ -244,29 +244,44 @@ async def resume_stall(turns: int) -> tuple[float, float]:
     sleeping 1 ms, until the newest blocks are mounted: (wall, CPU) seconds."""
     app = TuiAgentApp(FakeLoop())
     session = FakeLoop(entries=long_history(turns))
-    gaps: list[tuple[float, float]] = []
-    stop = asyncio.Event()
-
-    async def tick() -> None:
-        wall, cpu = time.perf_counter(), time.process_time()
-        while not stop.is_set():
-            await asyncio.sleep(0.001)
-            now_wall, now_cpu = time.perf_counter(), time.process_time()
-            gaps.append((now_wall - wall, now_cpu - cpu))
-            wall, cpu = now_wall, now_cpu
-
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.5)
-        ticker = asyncio.create_task(tick())
+        probe = StallProbe()
         app._detach_loop()
         app._attach_loop(session)  # type: ignore[arg-type]
-        window = min(PRUNE_BATCH, len(app.vm.blocks))
-        while len(app.transcript.children) < window + 1:  # noqa: ASYNC110 - poll the screen
-            await asyncio.sleep(0.01)
+        await transcript_filled(app)
         await pilot.pause(0.2)
-        stop.set()
-        await ticker
-    return max(g[0] for g in gaps), max(g[1] for g in gaps)
+        return await probe.stop()
+
+
+class StallProbe:
+    """A task that sleeps 1 ms at a time from its creation; `stop` gives the longest gap between
+    its wake-ups, (wall, CPU) seconds: how long the event loop was kept from other work."""
+
+    def __init__(self) -> None:
+        self.gaps: list[tuple[float, float]] = [(0.0, 0.0)]
+        self._stopped = asyncio.Event()
+        self._task = asyncio.create_task(self._tick())
+
+    async def _tick(self) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        while not self._stopped.is_set():
+            await asyncio.sleep(0.001)
+            now_wall, now_cpu = time.perf_counter(), time.process_time()
+            self.gaps.append((now_wall - wall, now_cpu - cpu))
+            wall, cpu = now_wall, now_cpu
+
+    async def stop(self) -> tuple[float, float]:
+        self._stopped.set()
+        await self._task
+        return max(g[0] for g in self.gaps), max(g[1] for g in self.gaps)
+
+
+async def transcript_filled(app: TuiAgentApp) -> None:
+    """Until the transcript has mounted its window of newest blocks (a resume's last stage)."""
+    window = min(PRUNE_BATCH, len(app.vm.blocks))
+    while len(app.transcript.children) < window + 1:  # noqa: ASYNC110 - poll the screen
+        await asyncio.sleep(0.01)
 
 
 def long_history(turns: int) -> list[HistoryEntry]:

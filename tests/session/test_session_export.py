@@ -136,3 +136,11 @@ def test_the_html_export_renders_markdown_but_nothing_that_runs_or_fetches() -> 
     assert "<script" not in page and "<img" not in page  # escaped: text, not elements
     assert 'href="javascript' not in page
     assert "&lt;script&gt;" in page  # shown as the text it is
+
+
+def test_a_fence_is_longer_than_every_backtick_run_in_its_text() -> None:
+    from tui_agent.session._export import _fence
+
+    assert _fence("a ``` b ````` c `", "sh") == "``````sh\na ``` b ````` c `\n``````"
+    assert _fence("no ticks here\n") == "```\nno ticks here\n```"
+    assert _fence("````") == "`````\n````\n`````"

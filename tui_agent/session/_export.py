@@ -265,6 +265,9 @@ def _pretty(arguments: str) -> str:
         return arguments
 
 
+_BACKTICK_RUNS = re.compile("`+")
+
+
 def _fence(text: str, lang: str = "") -> str:
     """A fenced block whose fence is longer than any backtick run inside the text."""
     ticks = "`" * max(3, _longest_backticks(text) + 1)
@@ -272,11 +275,9 @@ def _fence(text: str, lang: str = "") -> str:
 
 
 def _longest_backticks(text: str) -> int:
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return longest
+    # Found by the regex engine: a Python loop over each character took most of exporting a
+    # day's session (4.7 MB of Markdown, 6 s; `benchmarks/long_day.py`).
+    return max(map(len, _BACKTICK_RUNS.findall(text)), default=0)
 
 
 # ---------------------------------------------------------------- Markdown

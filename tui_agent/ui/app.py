@@ -44,6 +44,7 @@ from tui_agent.ui.hooks import Appearance, SessionHooks
 from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
+from tui_agent.ui.long_session import Preloaded, preload
 from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
@@ -174,17 +175,19 @@ class TuiAgentApp(App[None]):
             self.exit(return_code=2)
             return
         self._detach_loop()
-        self._attach_loop(loop)
+        self._attach_loop(loop, await preload(self.vm, loop))
         opening.attached(loop)
         if self._initial_prompt:
             self.prompt.submit(self._initial_prompt, steer=False)
 
-    def _attach_loop(self, loop: LoopApi) -> None:
+    def _attach_loop(self, loop: LoopApi, preloaded: Preloaded | None = None) -> None:
         self.loop = loop
         transcript = loop.transcript()
         # The welcome heads a resumed transcript too: the screen as it was when it began.
-        welcome = welcome_text(loop.info)
-        self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome)
+        if preloaded is None:
+            self.vm.reset(loop.info, transcript, loop.snapshot(), welcome=welcome_text(loop.info))
+        else:  # replayed beforehand in slices, then what the loop said meanwhile (`long_session`)
+            preloaded.hand_over(self.vm, loop.snapshot(), self._on_loop_event)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
         # After a frame: the file index imports the tools, which the first frame must not wait for.

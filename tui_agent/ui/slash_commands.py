@@ -19,6 +19,7 @@ from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import McpServerInfo
 from tui_agent.loop.reports import cost_text, permissions_text, status_text
 from tui_agent.ui.context_view import context_of
+from tui_agent.ui.long_session import preload
 from tui_agent.ui.rewind_screen import (
     CODE,
     CONVERSATION,
@@ -323,9 +324,10 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
 async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     """Replace the loop (new session, resumed one, other model) and redraw from it."""
     loop = await new_loop
+    preloaded = await preload(app.vm, loop)
     old = app.loop
     app._detach_loop()
-    app._attach_loop(loop)
+    app._attach_loop(loop, preloaded)
     if old is not loop:
         await old.close()
     app.vm.add_marker("info", f"session {loop.info.session_id}")

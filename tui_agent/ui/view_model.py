@@ -14,8 +14,10 @@ would chase one event across files.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from tui_agent.loop.api import LoopInfo
@@ -89,6 +91,9 @@ USER_COMMAND = "!"  # the tool name of a `!command` the person runs
 PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
+# Transcript events replayed between two turns of the event loop when a long session loads
+# (`ViewModel.load`): about 10 ms of work on this project's machine.
+LOAD_SLICE = 1000
 
 
 class ViewModel:
@@ -138,6 +143,36 @@ class ViewModel:
         """Start over for a (new or resumed) session: the `welcome` block first, then the
         transcript's events replayed through `apply`, as they were drawn live, then the panes
         from the snapshot."""
+        self._clear(info, welcome)
+        self._load_transcript(transcript)
+        self._load_snapshot(snapshot)
+        self._emit(Reset())
+
+    async def loaded(
+        self, info: LoopInfo, transcript: Sequence[LoopEvent], *, welcome: str | None = None
+    ) -> ViewModel:
+        """`reset`'s replay for a long transcript (a day of turns is tens of thousands of
+        events, a quarter of a second and more in one go), into a scratch view model, LOAD_SLICE
+        events at a time with a turn of the event loop between slices. `take` it over."""
+        scratch = copy.copy(self)  # what a reset keeps (prompt history, ids) carries over
+        scratch._listeners = []
+        scratch._clear(info, welcome)
+        for start in range(0, len(transcript), LOAD_SLICE):
+            scratch._load_transcript(transcript[start : start + LOAD_SLICE], last=False)
+            await asyncio.sleep(0)
+        scratch._load_transcript((), last=True)
+        return scratch
+
+    def take(self, loaded: ViewModel, snapshot: LoopSnapshot) -> None:
+        """The state of `loaded` at once (no listener sees a half-loaded session), then the
+        panes from the snapshot, as `reset` ends."""
+        listeners = self._listeners
+        self.__dict__.update(loaded.__dict__)
+        self._listeners = listeners
+        self._load_snapshot(snapshot)
+        self._emit(Reset())
+
+    def _clear(self, info: LoopInfo, welcome: str | None) -> None:
         self.blocks = []
         self.tools = {}
         self.queue = []
@@ -151,11 +186,9 @@ class ViewModel:
         self._retry = None
         if welcome is not None:
             self.blocks.append(MarkerBlock(self._new_id(), "welcome", welcome))
-        self._load_transcript(transcript)
-        self._load_snapshot(snapshot)
-        self._emit(Reset())
 
-    def _load_transcript(self, transcript: Iterable[LoopEvent]) -> None:
+    def _load_transcript(self, transcript: Iterable[LoopEvent], *, last: bool = True) -> None:
+        """Replay transcript events; `last`: no more follow, so what was left running ends."""
         listeners, self._listeners = self._listeners, []  # one Reset tells them afterwards
         try:
             for event in transcript:
@@ -163,6 +196,8 @@ class ViewModel:
                 if isinstance(event, TurnStarted):
                     for text in event.texts:
                         self.remember_prompt(text)
+            if not last:
+                return
             # Whatever a crash left running is over now; the snapshot says what still runs.
             self._close_streams()
         finally:

@@ -1,0 +1,154 @@
+"""What resuming the long day's session costs (`benchmarks/long_day.py` builds it).
+
+- in a pseudo-terminal, the installed `tui-agent --continue`: seconds to its first frame (the
+  footer, drawn last) and to a typed word echoed in the input (usable);
+- headless, the same opening (first frame, then the loop opened beside it) with the stall probe
+  of `benchmarks/ui.py` until the newest blocks are mounted;
+- the log's size, `load_history` (the fold), and `tui-agent export` as a process.
+
+The caller sets `TUI_AGENT_HOME` before importing this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import select
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.ui import StallProbe, transcript_filled
+from tui_agent.context import load_history
+from tui_agent.session import LoopConfig, Session, open_loop
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.run import _starting
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (120, 40)
+
+
+def config_for(workspace: Path, script: Path, *, resume: bool = False) -> LoopConfig:
+    return LoopConfig(
+        workspace=workspace,
+        provider="scripted",
+        script=str(script),
+        approval_mode="yolo",
+        continue_latest=resume,
+        trust_asked=True,
+    )
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    """Wait for `condition` without touching the app (Pilot's `pause` forces a whole frame each
+    time it is called: in a wait loop that would be most of the day's CPU)."""
+    deadline = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app never reached the expected state")
+        await asyncio.sleep(0.005)
+
+
+def pty_resume(workspace: Path, script: Path) -> tuple[float, float]:
+    """`tui-agent --continue` in a pseudo-terminal: seconds to the footer (the first frame,
+    drawn last), and to a typed word echoed in the input (usable)."""
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    os.set_blocking(master, False)
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    argv = [str(ROOT / ".venv/bin/tui-agent"), "--continue", "--yolo"]
+    argv += ["--provider", "scripted", "--script", str(script)]
+    env = {**os.environ, "TERM": "xterm-256color"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=workspace)
+    os.close(slave)
+    seen, frame, usable, typed = b"", float("nan"), float("nan"), False
+    while time.perf_counter() < start + 30:
+        ready, _, _ = select.select([master], [], [], 0.005)
+        if ready:
+            try:
+                seen += os.read(master, 1 << 16)
+            except OSError:
+                break
+        if not typed and b"palette" in seen:
+            frame, typed, seen = time.perf_counter() - start, True, b""
+            os.write(master, b"zqxj")
+        if typed and b"zqxj" in seen:
+            usable = time.perf_counter() - start
+            break
+    os.write(master, b"\x11")  # ctrl+q
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    os.close(master)
+    return frame, usable
+
+
+async def headless_resume(workspace: Path, script: Path) -> tuple[float, float, float]:
+    """Resume as the command line does (the first frame, then the loop opened beside it); the
+    longest event-loop stall until the newest blocks are mounted, (wall, CPU), and the wall
+    seconds until then."""
+    config = config_for(workspace, script, resume=True)
+    app = TuiAgentApp(OpeningLoop(_starting(config), lambda: open_loop(config)))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            start = time.perf_counter()
+            probe = StallProbe()
+            await until(lambda: not isinstance(app.loop, OpeningLoop))
+            await transcript_filled(app)
+            filled = time.perf_counter() - start
+            await pilot.pause(0.2)
+            wall, cpu = await probe.stop()
+            return wall, cpu, filled
+    finally:
+        await app.loop.close()
+
+
+def export_time(workspace: Path) -> float:
+    out = workspace.parent / f"{workspace.name}-export.md"
+    start = time.perf_counter()
+    subprocess.run(
+        [str(ROOT / ".venv/bin/tui-agent"), "export", "-o", str(out)],
+        cwd=workspace,
+        check=True,
+        env=os.environ,
+    )
+    return time.perf_counter() - start
+
+
+@dataclass
+class Resumed:
+    frame_s: float  # in a pty, to the footer
+    usable_s: float  # in a pty, to a typed word
+    stall: tuple[float, float]  # headless, the longest stall (wall, CPU)
+    filled_s: float  # headless, to the newest blocks mounted
+    log_mb: float
+    tasks_mb: float
+    fold: tuple[float, float]  # load_history (wall, CPU)
+    entries: int
+    export_s: float
+
+
+def resume(workspace: Path, script: Path) -> Resumed:
+    frame, usable = pty_resume(workspace, script)
+    stall_wall, stall_cpu, filled = asyncio.run(headless_resume(workspace, script))
+    session = Session.latest_for(workspace.resolve())
+    assert session is not None
+    tasks = sum(p.stat().st_size for p in (session.dir / "tasks").glob("*"))
+    wall, cpu = time.perf_counter(), time.process_time()
+    history = load_history(session.events_path)
+    fold = (time.perf_counter() - wall, time.process_time() - cpu)
+    return Resumed(
+        frame, usable, (stall_wall, stall_cpu), filled,
+        session.events_path.stat().st_size / 1e6, tasks / 1e6, fold, len(history),
+        export_time(workspace),
+    )  # fmt: skip

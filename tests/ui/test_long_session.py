@@ -1,0 +1,98 @@
+"""A long session opens without holding the event loop: its transcript is replayed into the view
+model in slices (`ViewModel.loaded`, `ui/long_session.py`), taken over at once, and what the loop
+said while it loaded follows it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from tests.ui.fake_loop import INFO, FakeLoop
+from tests.ui.real_loop import until
+from tui_agent.loop import events as ev
+from tui_agent.loop.api import LoopApi
+from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.state import Change, MarkerBlock, Reset, TextBlock, UserBlock
+from tui_agent.ui.view_model import LOAD_SLICE, ViewModel
+
+IDLE = LoopSnapshot("idle", None, None, 0, paused=False)
+
+
+def turns(count: int) -> list[ev.LoopEvent]:
+    """`count` turns of 4 events: a prompt, a step, an answer, the end."""
+    events: list[ev.LoopEvent] = []
+    for n in range(1, count + 1):
+        events += [
+            ev.TurnStarted(turn_id=n, prompt_ids=(f"p{n}",), texts=(f"question {n}",)),
+            ev.StepStarted(turn_id=n, step=1),
+            ev.AssistantDelta(turn_id=n, step=1, text=f"answer {n}"),
+            ev.TurnFinished(
+                turn_id=n, text=f"answer {n}", result=ev.TurnResult(type="completed", steps=1)
+            ),
+        ]
+    return events
+
+
+def shown(vm: ViewModel) -> list[tuple[str, str]]:
+    return [(type(b).__name__, getattr(b, "text", "")) for b in vm.blocks]
+
+
+async def test_a_long_transcript_is_replayed_in_slices_into_what_reset_gives() -> None:
+    transcript = turns(LOAD_SLICE)  # 4 slices
+    whole = ViewModel(INFO, clock=time.time)
+    whole.reset(INFO, transcript, IDLE, welcome="hello")
+    vm = ViewModel(INFO, clock=time.time)
+    changes: list[Change] = []
+    vm.listen(changes.append)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    loaded = await vm.loaded(INFO, transcript, welcome="hello")
+    ticker.cancel()
+    # The event loop ran between the slices (the ticker's first run only starts its loop).
+    assert ticks >= len(transcript) // LOAD_SLICE - 1
+    assert vm.blocks == [] and changes == []  # nothing of it is seen before it is taken over
+    vm.take(loaded, IDLE)
+    assert shown(vm) == shown(whole)
+    assert vm.history == whole.history
+    assert changes == [Reset()]
+
+
+class _TalkingLoop(FakeLoop):
+    """Publishes a notice as soon as someone subscribes: an event sent while the session loads."""
+
+    def subscribe(self, callback: Callable[[ev.LoopEvent], None]) -> Callable[[], None]:
+        stop = super().subscribe(callback)
+        if len(self._subscribers) == 1 and not self.calls:
+            self.calls.append(("told", None))
+            callback(ev.Notice(level="info", text="said while loading"))
+        return stop
+
+
+async def test_a_long_session_opens_whole_and_what_the_loop_said_meanwhile_follows() -> None:
+    real = _TalkingLoop(replayed=turns(LOAD_SLICE))
+
+    async def opener() -> LoopApi:
+        return real
+
+    app = TuiAgentApp(OpeningLoop(INFO, opener))
+    sizes: list[int] = []  # blocks in the view model at each Reset
+    app.vm.listen(lambda change: sizes.append(len(app.vm.blocks)) if change == Reset() else None)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.vm.blocks[-1].text == "said while loading")
+        full = 1 + 2 * LOAD_SLICE  # the welcome, then a prompt and an answer a turn
+        assert sizes[-1] == full and set(sizes) <= {sizes[0], full}  # never half a session
+        assert isinstance(app.vm.blocks[-2], TextBlock)
+        assert app.vm.blocks[-2].text == f"answer {LOAD_SLICE}"
+        notice = app.vm.blocks[-1]
+        assert isinstance(notice, MarkerBlock) and notice.text == "said while loading"
+        assert isinstance(app.vm.blocks[1], UserBlock)
