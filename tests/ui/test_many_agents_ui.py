@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -18,7 +19,9 @@ from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import until
 from tests.ui.test_keys import running, turn_running
 from tui_agent.loop import events as ev
+from tui_agent.loop.api import SubagentRun
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.subagent_screen import SubagentScreen
 from tui_agent.ui.widgets.blocks import ToolCallBlock
 
 AGENTS = 8
@@ -78,3 +81,30 @@ async def test_a_sub_agents_calls_never_lay_out_the_screen() -> None:
 
         assert header and not any(header)  # the header changed (its line count), in place
         assert not any(status)  # nothing on the status line changed: not even redrawn
+
+
+async def test_an_open_sub_agent_transcript_takes_a_burst_of_chunks_in_one_pass(
+    tmp_path: Path,
+) -> None:
+    async with running() as (app, pilot, _loop):
+        run = SubagentRun("t1", "job 1", tmp_path / "t1.jsonl", "running", loop=FakeLoop())
+        app.push_screen(SubagentScreen(run, app.loop.info, "job 1"))
+        await until(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        screen = app.screen
+        assert isinstance(screen, SubagentScreen)
+        await until(pilot, lambda: screen.is_mounted)
+        scheduled: list[object] = []
+        call_later = app.call_later
+
+        def spy(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+            scheduled.append(callback)
+            return call_later(callback, *args, **kwargs)
+
+        app.call_later = spy  # type: ignore[method-assign]
+        run.record(ev.TurnStarted(turn_id=1, prompt_ids=("p",), texts=("JOB",)))
+        run.record(ev.StepStarted(turn_id=1, step=1))
+        for n in range(40):
+            run.record(ev.AssistantDelta(turn_id=1, step=1, text=f"chunk {n} "))
+
+        assert len(scheduled) == 1  # one pass for the burst, not one per chunk
+        await until(pilot, lambda: "chunk 39" in "".join(screen.vm.answers()))
