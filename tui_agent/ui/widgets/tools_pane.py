@@ -51,10 +51,10 @@ class _Drawn:
     text: Text
     top: int = 0  # its first line in the pane
     strips: dict[bool, list[Strip]] = field(default_factory=dict)
+    height: int = field(init=False)  # lines: a row's lines are cut, never wrapped
 
-    @property
-    def height(self) -> int:
-        return len(self.text.split("\n"))
+    def __post_init__(self) -> None:
+        self.height = self.text.plain.count("\n") + 1
 
 
 class ToolsPane(ScrollView, can_focus=True):
