@@ -425,7 +425,7 @@ async def test_tool_rows_show_their_index_and_the_arguments_that_tell_them_apart
         ):
             loop.emit(ev.ToolStarted(id=call_id, name="grep", arguments=args))
         await until(pilot, lambda: app.tools_pane.option_count == 2)
-        rows = [str(app.tools_pane.get_option_at_index(i).prompt) for i in range(2)]
+        rows = [app.tools_pane.row_text(i) for i in range(2)]
         # A search shows its pattern first, then where it looks.
         assert "#1 grep TODO in src" in rows[0]
         assert "#2 grep TODO in tests" in rows[1]

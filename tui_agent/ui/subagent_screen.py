@@ -1,8 +1,9 @@
 """A sub-agent's transcript (Enter on a `task` row): what the child loop said and did.
 
 The screen keeps a view model of its own: a finished child's transcript, or a running child's
-events so far and then each new one (handed to Textual's queue, never applied inside the
-child's emission). Esc closes it; the child goes on.
+events so far and then each new one (gathered, and applied from Textual's queue, never inside
+the child's emission: one callback for a burst of events, not one per streamed chunk). Esc
+closes it; the child goes on.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class SubagentScreen(ModalScreen[None]):
         self._title = Static("", markup=False, classes="title")
         self._heading = title
         self._unwatch: Callable[[], None] | None = None
+        self._pending: list[LoopEvent] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="subagent-box"):
@@ -72,14 +74,18 @@ class SubagentScreen(ModalScreen[None]):
         self._show_title()
 
     def _on_event(self, event: LoopEvent) -> None:
-        self.app.call_later(self._apply, event)
+        self._pending.append(event)
+        if len(self._pending) == 1:
+            self.app.call_later(self._apply_pending)
 
-    def _apply(self, event: LoopEvent) -> None:
+    def _apply_pending(self) -> None:
+        events, self._pending = self._pending, []
         if not self.is_attached:
             return
-        self.vm.apply(event)
-        if isinstance(event, TurnFinished):
-            self._show_title()
+        for event in events:
+            self.vm.apply(event)
+            if isinstance(event, TurnFinished):
+                self._show_title()
 
     def _on_change(self, change: Change) -> None:
         if not isinstance(change, PaneChanged):

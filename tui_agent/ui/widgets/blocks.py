@@ -154,7 +154,10 @@ class ToolCallBlock(Widget, can_focus=True):
         ):
             self._auto_expanded = True
             self.expanded = True
-        self._header.update(self._header_text())
+        # The header is one row (`text-wrap: nowrap`): a new one needs no layout of the screen,
+        # and a task's header changes at each call of its sub-agent.
+        header = self._header_text()
+        self._header.update(header, layout="\n" in header.plain)
         if self.expanded:
             self._body.update(self._body_renderable())
 

@@ -54,6 +54,7 @@ class StatusBar(Static):
         self.vm = vm
         self.show_counts = False
         self.own_line = Text()  # the status-line command's first line, or the git branch
+        self._shown = Text()
         # The counts of tools and queued items are shown on narrow terminals.
         FollowsViewModel(self, vm, ("status", "tools", "queue"), self.refresh_status)
 
@@ -115,7 +116,11 @@ class StatusBar(Static):
                 text.append_text(part.rich)
             else:
                 text.append(gap + part.text, style=part.style)
-        self.update(text)
+        # It follows the tools, so every call of every sub-agent asks: the same line is not
+        # drawn again, and a new one never needs a layout (`#status` is one row high).
+        if text != self._shown:
+            self._shown = text
+            self.update(text, layout=False)
         tip = usage_tip(self.vm.status)
         if tip != self.tooltip:  # the screen re-checks its tooltip on every set
             self.tooltip = tip
