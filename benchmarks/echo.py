@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import fcntl
 import io
 import json
@@ -240,23 +241,25 @@ class Terminal:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> None:
-        for sig, wait_s in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
-            try:
-                os.killpg(self.pid, sig)  # its session: the app and whatever it started
-            except ProcessLookupError:
+        """End the app's session (the app and whatever it started): SIGTERM, then SIGKILL."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, sig)
+            if self._reaped(within=3.0):
                 break
-            end = time.perf_counter() + wait_s
-            while time.perf_counter() < end:
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
-                    break
-                try:
-                    self.pump(0.05)  # keep draining, so an app writing on exit is not stuck
-                except RuntimeError:
-                    pass
-            else:
-                continue
-            break
         os.close(self.fd)
+
+    def _reaped(self, within: float) -> bool:
+        end = time.perf_counter() + within
+        while time.perf_counter() < end:
+            try:
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    return True
+            except ChildProcessError:
+                return True  # reaped already
+            with contextlib.suppress(RuntimeError):  # its side of the terminal is closed
+                self.pump(0.05)  # an app that writes as it exits is not left stuck
+        return False
 
 
 # -- typing --------------------------------------------------------------------------------------
