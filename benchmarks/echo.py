@@ -66,6 +66,7 @@ DRAFT_MAX = 40  # letters after the prefix before some are rubbed out again
 RUB_OUT = 8  # backspaces in a row, when the draft is full
 KEY_GAP_S = 0.1  # between keys, +-50 %
 KEY_TIMEOUT_S = 3.0  # a key not shown by then counts as this and is reported
+SETUP_TIMEOUT_S = 20.0  # for the keys of the set-up (prompt, draft), on a starved machine too
 READY_TIMEOUT_S = 30.0
 CLAUDE_PROMPT = "\u276f"  # Claude Code's input line starts with it once keys are taken
 PIECE = 4  # characters per streamed delta, about a token
@@ -277,7 +278,7 @@ class Typist:
         self.term = term
         for n in range(1, len(PREFIX) + 1):
             term.send(PREFIX[n - 1].encode())
-            term.wait_for(draft_shown(term, PREFIX[:n]), KEY_TIMEOUT_S, "the draft")
+            term.wait_for(draft_shown(term, PREFIX[:n]), SETUP_TIMEOUT_S, "the draft")
         self.draft = PREFIX
         self._letters = iter(LETTERS * 10_000)
         self._rubbing = 0
@@ -297,7 +298,7 @@ class Typist:
             self.term.send(b"\x7f")
             self.term.idle_for(0.03)
         gone = lambda: not any(PREFIX in row for row in self.term.rows)  # noqa: E731
-        self.term.wait_for(gone, 5.0, "an empty draft")
+        self.term.wait_for(gone, SETUP_TIMEOUT_S, "an empty draft")
 
 
 @dataclass
@@ -385,7 +386,7 @@ def run_contender(
                 prompt = f"rate={rate} please explain"
                 for n in range(1, len(prompt) + 1):
                     term.send(prompt[n - 1].encode())
-                    term.wait_for(draft_shown(term, prompt[:n]), KEY_TIMEOUT_S, "the prompt")
+                    term.wait_for(draft_shown(term, prompt[:n]), SETUP_TIMEOUT_S, "the prompt")
                 term.send(b"\r")
                 term.wait_for(server.streaming, 20.0, "an answer")
                 who.measure(f"{rate} chars/s", term, rng, server.streaming)
