@@ -9,8 +9,8 @@ Prints a table:
 - chunk-to-screen lag p50/p95: assistant deltas emitted at 500 chunks/s for 20 s, each chunk's
   lag measured from the moment it was due to the end of the first screen refresh that drew it
   (coalesced chunks share a refresh; a busy loop that emits late counts as lag); and the same
-  for half as long with a key typed every 100 ms (while keys come the answer is drawn at most
-  20 times a second, on purpose);
+  for half as long with a key typed every 100 ms (while keys come the answer is drawn just
+  after each key's echo, on purpose);
 - CPU per 100 characters of a 50 KB Markdown answer, over its first and its last 10 KB (each
   step runs to idle, so no clock is involved): a frame must not cost more as the answer grows;
 - the longest event-loop stall while a 2,000-block session is resumed (swapped in, as /resume

@@ -125,3 +125,33 @@ async def test_an_append_paints_only_the_last_block_again() -> None:
         await pilot.pause()
         assert asked, "the new text was not painted"
         assert min(asked) >= top - 1, asked  # its line, and the blank line above it
+
+
+async def test_an_append_that_adds_no_line_lays_nothing_out() -> None:
+    # A layout re-arranges the whole screen and, under an answer that follows the tail,
+    # scrolls and repaints every line shown: most appends only lengthen the last line and
+    # need none (a key typed meanwhile waited behind such a frame).
+    app = SideBySide()
+    async with app.run_test(size=(80, 50)) as pilot:
+        streamed = app.streamed
+        streamed.append("A paragraph")
+        await until(pilot, lambda: streamed.drawn_chars == streamed.length)
+        await pilot.pause()
+        layouts: list[object] = []
+        original = app.screen._refresh_layout
+
+        def counted(size: object = None, scroll: bool = False) -> None:
+            layouts.append(size)
+            original(size, scroll)  # type: ignore[arg-type]
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        height = streamed.size.height
+        streamed.append(" that grows")
+        await until(pilot, lambda: "that grows" in streamed.render_line(0).text)
+        await pilot.pause()
+        assert layouts == []
+        assert streamed.size.height == height
+        streamed.append(" onto a second line of the forty-column view, and on.")
+        await until(pilot, lambda: streamed.size.height == height + 1)
+        assert len(layouts) == 1
+        assert "and on." in streamed.render_line(1).text

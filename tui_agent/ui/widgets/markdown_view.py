@@ -159,7 +159,8 @@ class MarkdownView(LaidOutOnce, Widget):
         self._key: tuple[int, Style] | None = None  # the width and style they were drawn at
         self._style: Style | None = None  # `rich_style` walks the ancestors: read it once
         self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
-        self.drawn_chars = 0  # characters of the text in the lines drawn last
+        self._tail_chars = 0  # characters of the text in the lines drawn last
+        self.drawn_chars = 0  # characters of the text in the lines painted last
 
     @property
     def source(self) -> str:
@@ -177,13 +178,25 @@ class MarkdownView(LaidOutOnce, Widget):
         self.length += len(fragment)
         self._tail_lines = None
         # Only the last block's lines can change: they alone are painted again, every other
-        # line comes from Textual's cache (see `_size_updated`). Lines it gains below are new.
+        # line comes from Textual's cache (see `_size_updated`). Lines it gains below are new;
+        # whether it gains any is known once drawn (`on_idle`).
         top = len(self._settled_lines)
         width, height = self.content_size
         if height > top:
-            self.refresh(Region(0, top, width, height - top), layout=True)
+            self.refresh(Region(0, top, width, height - top))
         else:
             self.refresh(layout=True, repaint=False)
+
+    def on_idle(self) -> None:
+        """Before Textual hands the screen this widget's repaint (its own idle handler runs
+        after this one): draw what the appends changed and ask for a layout only if the height
+        changed. A layout re-arranges the whole screen and, under an answer that follows the
+        tail, repaints every line shown; most appends only lengthen the last line."""
+        width, height = self.content_size
+        if self._tail_lines is None and width:
+            settled, tail = self._lines(width)
+            if len(settled) + len(tail) != height:
+                self.refresh(layout=True, repaint=False)
 
     # ------------------------------------------------------------ drawing
 
@@ -209,7 +222,7 @@ class MarkdownView(LaidOutOnce, Widget):
             self._tail_lines = self._draw(
                 self._tail, *key, first=not self._settled, tokens=tail_tokens
             )
-            self.drawn_chars = self.length
+            self._tail_chars = self.length
         return self._settled_lines, self._tail_lines
 
     def _draw(
@@ -255,6 +268,7 @@ class MarkdownView(LaidOutOnce, Widget):
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         settled, tail = self._lines(width)
+        self.drawn_chars = self._tail_chars
         if y < len(settled):
             strip = settled[y]
         elif y - len(settled) < len(tail):

@@ -7,9 +7,11 @@ window is not at the end, how many below. Home moves the window to the very star
 session, End back to the end, and `reveal` to any block (transcript search): parked blocks are
 re-created from the view model, so the whole session stays reachable without a widget per block.
 
-While the user types, streamed text is drawn at most `TYPING_FRAME_S` apart instead of in every
-frame: the frame that shows a key then seldom has an answer to draw as well (typing during a
-fast stream, p50, fell from 2.6x to about 1x the cost of a key with nothing streaming).
+While the user types, streamed text waits for the moment just after a key's echo is painted
+(`key_painted`), at most `TYPING_FRAME_S`, instead of being drawn in every frame: the frame that
+shows a key then has no answer to draw as well (typing during a fast stream, p50, fell from 2.6x
+to about 1x the cost of a key with nothing streaming), and the answer's frame falls in the gap
+before the next key instead of at any moment, where a key typed meanwhile waited behind it.
 
 It listens to its view model itself (every change but the panes'), from its construction on.
 """
@@ -56,7 +58,7 @@ from tui_agent.ui.widgets.one_layout import LaidOutOnce
 MAX_MOUNTED = 60
 PRUNE_BATCH = 20
 TYPING_PAUSE_S = 0.5  # a key this recently: the user is typing
-TYPING_FRAME_S = 0.05  # while typing, streamed text is drawn at most this often (20 a second)
+TYPING_FRAME_S = 0.25  # while typing, streamed text waits at most this long (see the module)
 
 
 class ParkedBlocks(Static):
@@ -238,20 +240,27 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._append_new(block)
 
     def _hold(self) -> bool:
-        """Whether streamed text must wait now; if so, a timer draws it later."""
+        """Whether streamed text must wait now; if so, a timer draws it at the latest."""
         now = self.vm.clock()
         typing = self._typed_at is not None and 0 <= now - self._typed_at < TYPING_PAUSE_S
         if not typing or not 0 <= now - self._streamed_at < TYPING_FRAME_S:
             return False  # (a clock set back holds nothing)
         if not self._holding:
             self._holding = True
-            self.set_timer(TYPING_FRAME_S, self._draw_held)
+            self.set_timer(self._streamed_at + TYPING_FRAME_S - now, self._held_due)
         return True
 
-    def _draw_held(self) -> None:
+    def _held_due(self) -> None:
         self._holding = False
-        if self._hold():
-            return  # not a frame's time yet by the app's clock (a test's, or a timer early)
+        if self._held and not self._hold():  # (a test's clock, or a timer early, holds on)
+            self._draw_held()
+
+    def key_painted(self) -> None:
+        """A key's echo is on the screen: the text held meanwhile is drawn now."""
+        if self._held:
+            self._draw_held()
+
+    def _draw_held(self) -> None:
         held, self._held = self._held, {}
         self._streamed_at = self.vm.clock()
         for block in held.values():
