@@ -9,8 +9,9 @@ hits both sides alike) and the ratio of the medians:
 - first usable frame of the full-screen app in a real terminal (tmux on a private socket): the
   time from launch until the footer and input are drawn.
 
-The floors: `python -c pass`, a bare `asyncio` + `json` + `httpx` import (a Python one-shot that
-speaks HTTP), `import textual.app` and a bare Textual app's first frame (an `Input` and a
+The floors: `python -c pass`, a bare `asyncio` + `json` + `httpx` import, a Python one-shot that
+streams the same answer with httpx and prints it (the floor of any one-shot that speaks HTTP
+through httpx), `import textual.app` and a bare Textual app's first frame (an `Input` and a
 `Footer`: the full-screen app's floor). Beside the tables it prints a `-X importtime` summary
 of the one-shot's path and of the app's path to its first frame (`startup_imports.py`).
 
@@ -48,6 +49,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import startup_imports
+import startup_programs
 
 RUNS = 7
 QUICK_RUNS = 3
@@ -57,21 +59,6 @@ FRAME_TIMEOUT_S = 30.0
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).with_name("tui-agent")  # the console script pip generated
 TARGET_RATIO = 0.7
-# The full-screen app's floor: Textual's import and first layout, with the footer and input
-# that make our frame usable.
-BARE_APP = """
-from textual.app import App
-from textual.widgets import Footer, Input
-
-class Bare(App[None]):
-    BINDINGS = [("ctrl+q", "quit", "Quit")]
-
-    def compose(self):
-        yield Input()
-        yield Footer()
-
-Bare().run()
-"""
 
 
 def _sse(event: str, data: dict[str, object]) -> bytes:
@@ -259,15 +246,19 @@ def floor_imports() -> Contender:
     return Contender("python: asyncio+httpx", lambda _p: [sys.executable, "-c", code], None, "", {})
 
 
+def floor_httpx() -> Contender:
+    argv = [sys.executable, "-c", startup_programs.HTTPX_ONE_SHOT]
+    return Contender("python: httpx one-shot", lambda _p: argv, None, "", {})
+
+
 def floor_textual() -> Contender:
     code = "import textual.app"
     return Contender("python: textual.app", lambda _p: [sys.executable, "-c", code], None, "", {})
 
 
 def bare_textual() -> Contender:
-    return Contender(
-        "Textual: bare app", lambda _p: [], [sys.executable, "-c", BARE_APP], "Quit", {}
-    )
+    app = [sys.executable, "-c", startup_programs.BARE_APP]
+    return Contender("Textual: bare app", lambda _p: [], app, "Quit", {})
 
 
 # -- measuring -----------------------------------------------------------------------------------
@@ -455,7 +446,7 @@ def main() -> None:
 
         with messages_server(0) as url:
             env = {**base_env, "ANTHROPIC_BASE_URL": url}
-            floors = [floor(), floor_imports(), floor_textual()]
+            floors = [floor(), floor_imports(), floor_httpx(), floor_textual()]
             short = alternate([*rivals, *floors], "say hi", env, workspace, runs)
             for run in short["tui-agent"]:
                 assert run.output.strip() == b"hi", run.output
@@ -469,7 +460,7 @@ def main() -> None:
             )
             startup_imports.summary(
                 "imports of the app, to its first frame (headless)",
-                startup_imports.profile(["-c", startup_imports.APP_TO_FIRST_FRAME], ours_env, cwd),
+                startup_imports.profile(["-c", startup_programs.APP_TO_FIRST_FRAME], ours_env, cwd),
             )
         if not args.quick:
             streaming(rivals, base_env, workspace, runs, short, theirs and theirs.name)

@@ -17,28 +17,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
-FIRST_FRAME = "-- first frame drawn --"
-
-# The app as `tui_agent.ui.run` starts it, with a loop that never opens (the real one starts
-# loading only after the first frame), drawn headless; the marker goes to stderr at the frame.
-APP_TO_FIRST_FRAME = f"""
-import asyncio, os
-from tui_agent.cli import _config, _parser
-from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.opening import OpeningLoop
-from tui_agent.ui.run import _appearance, _starting
-
-async def never_opens():
-    await asyncio.Event().wait()
-
-async def first_frame():
-    config = _config(_parser().parse_args([]))
-    app = TuiAgentApp(OpeningLoop(_starting(config), never_opens), appearance=_appearance())
-    async with app.run_test(size=(120, 40)):
-        os.write(2, b"{FIRST_FRAME}\\n")
-
-asyncio.run(first_frame())
-"""
+from startup_programs import FIRST_FRAME
 
 
 @dataclass(frozen=True)
