@@ -16,6 +16,15 @@ LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore
 # files; Textual, Rich and markdown-it draw the app.
 NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
+# Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
+# classes was instantiated), loaded by the app and ACP where used: pasted images and
+# @-mentions, the prompt history, the status line.
+OURS_NOT_FOR_A_ONE_SHOT = (
+    "tui_agent.session._attachments",
+    "tui_agent.session._images",
+    "tui_agent.session._prompt_history",
+    "tui_agent.session._status_line",
+)
 
 
 def loaded_after(code: str) -> set[str]:
@@ -49,6 +58,8 @@ assert main() == 0
     assert "tui_agent.loop.service" in loaded  # it ran the real loop
     unused = sorted(name for name in loaded if name.split(".")[0] in NOT_FOR_A_ONE_SHOT)
     assert len(unused) == 0, unused
+    ours_unused = sorted(loaded.intersection(OURS_NOT_FOR_A_ONE_SHOT))
+    assert len(ours_unused) == 0, ours_unused
 
 
 def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:
