@@ -31,7 +31,6 @@ from types import FrameType
 from typing import Any
 
 import startup
-from pydantic._internal import _model_construction
 
 USES = ("__init__", "__post_init__", "__new__", "model_construct")
 built: dict[type, tuple[str, float]] = {}  # class -> (kind, CPU seconds to build it)
@@ -50,6 +49,9 @@ def _record_builds() -> None:
         return done
 
     dataclasses._process_class = dataclass_built  # type: ignore[attr-defined]
+    # Imported after the wrap, so that pydantic's own dataclasses are counted too.
+    from pydantic._internal import _model_construction
+
     new_model = _model_construction.ModelMetaclass.__new__
 
     def model_built(mcs: type, *args: Any, **kwargs: Any) -> type:
