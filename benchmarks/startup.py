@@ -9,19 +9,30 @@ hits both sides alike) and the ratio of the medians:
 - first usable frame of the full-screen app in a real terminal (tmux on a private socket): the
   time from launch until the footer and input are drawn.
 
-The floor is `python -c pass` (and a bare `asyncio` + `httpx` import). Claude Code is measured
-when it is installed: set `CLAUDE_BIN` to its `claude` executable (for example after
-`npm install @anthropic-ai/claude-code` into a temporary folder). It is pointed at the same
-server with `ANTHROPIC_BASE_URL` and a dummy `ANTHROPIC_API_KEY`, in a temporary `HOME` whose
-config marks onboarding, the folder's trust dialog and the key as done, with non-essential
-traffic off.
+The floors: `python -c pass`, a bare `asyncio` + `json` + `httpx` import, a Python one-shot that
+streams the same answer with httpx and prints it (the floor of any one-shot that speaks HTTP
+through httpx), `import textual.app` and a bare Textual app's first frame (an `Input` and a
+`Footer`: the full-screen app's floor). Beside the tables it prints a `-X importtime` summary
+of the one-shot's path and of the app's path to its first frame (`startup_imports.py`).
 
-Run: `.venv/bin/python benchmarks/startup.py [RUNS]` (targets: one-shot wall and CPU <= 0.8x
-Claude Code's, RSS < 60 MiB, first frame <= 0.8x, CPU per streamed chunk <= 0.5x).
+tui-agent runs as a person runs it: the console script pip generated (`tui-agent` beside the
+interpreter running this benchmark; in the repository's `.venv` that is the editable install,
+whose `.pth` file only adds the repository to `sys.path`: no import hook). `--base TREE` adds a
+"before" side: the same script with `PYTHONPATH=TREE` (for example a `git worktree` of main),
+alternated with the rest. Claude Code is measured when it is installed: set `CLAUDE_BIN` to its
+`claude` executable (for example after `npm install @anthropic-ai/claude-code` into a temporary
+folder). It is pointed at the same server with `ANTHROPIC_BASE_URL` and a dummy
+`ANTHROPIC_API_KEY`, in a temporary `HOME` whose config marks onboarding, the folder's trust
+dialog and the key as done, with non-essential traffic off.
+
+Run: `.venv/bin/python benchmarks/startup.py [RUNS] [--quick] [--base TREE]` (targets: one-shot
+wall <= 0.7x Claude Code's, RSS < 60 MiB, first frame <= 0.7x, CPU per streamed chunk <= 0.5x).
+`--quick`: 3 runs, no streaming run, under a minute.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -37,11 +48,17 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import startup_imports
+import startup_programs
+
 RUNS = 7
+QUICK_RUNS = 3
 CHUNKS = 2_000
 KEY = "sk-ant-bench-0000000000000000000000"
 FRAME_TIMEOUT_S = 30.0
 ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = Path(sys.executable).with_name("tui-agent")  # the console script pip generated
+TARGET_RATIO = 0.7
 
 
 def _sse(event: str, data: dict[str, object]) -> bytes:
@@ -169,18 +186,25 @@ class Contender:
     name: str
     one_shot: Callable[[str], list[str]]  # prompt -> argv
     tui: list[str] | None  # argv of the full-screen app
-    footer: str  # text that shows the footer and input are drawn
+    footer: str  # text that shows the footer and input are drawn ("|" between alternatives)
     env: dict[str, str]
 
 
-def tui_agent(home: Path, workspace: Path) -> Contender:
-    base = [sys.executable, "-m", "tui_agent", "--provider", "anthropic", "--model", "bench"]
+OURS_ARGS = ["--provider", "anthropic", "--model", "bench"]
+
+
+def tui_agent(home: Path, workspace: Path, tree: Path | None = None) -> Contender:
+    """Ours through its console script; `tree`: a "before" checkout imported in its place."""
+    base = [str(SCRIPT), *OURS_ARGS]
+    env = {"TUI_AGENT_HOME": str(home / "tui-agent")}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     return Contender(
-        name="tui-agent",
+        name="tui-agent" if tree is None else "tui-agent before",
         one_shot=lambda prompt: [*base, "-p", prompt],
         tui=base,
         footer="Quit",
-        env={"TUI_AGENT_HOME": str(home / "tui-agent")},
+        env=env,
     )
 
 
@@ -201,7 +225,8 @@ def claude_code(binary: str, home: Path, workspace: Path) -> Contender:
         name="Claude Code",
         one_shot=lambda prompt: [binary, "-p", prompt],
         tui=[binary],
-        footer="for shortcuts",
+        # Older versions show the shortcuts hint; 2.1.3xx shows the permission mode there.
+        footer="for shortcuts|shift+tab to cycle",
         env={
             "HOME": str(cc_home),
             "DISABLE_AUTOUPDATER": "1",
@@ -219,6 +244,21 @@ def floor() -> Contender:
 def floor_imports() -> Contender:
     code = "import asyncio, json, httpx"
     return Contender("python: asyncio+httpx", lambda _p: [sys.executable, "-c", code], None, "", {})
+
+
+def floor_httpx() -> Contender:
+    argv = [sys.executable, "-c", startup_programs.HTTPX_ONE_SHOT]
+    return Contender("python: httpx one-shot", lambda _p: argv, None, "", {})
+
+
+def floor_textual() -> Contender:
+    code = "import textual.app"
+    return Contender("python: textual.app", lambda _p: [sys.executable, "-c", code], None, "", {})
+
+
+def bare_textual() -> Contender:
+    app = [sys.executable, "-c", startup_programs.BARE_APP]
+    return Contender("Textual: bare app", lambda _p: [], app, "Quit", {})
 
 
 # -- measuring -----------------------------------------------------------------------------------
@@ -285,7 +325,7 @@ def first_frame(contender: Contender, base_env: dict[str, str], cwd: Path, socke
             screen = subprocess.run(
                 [*tmux, "capture-pane", "-p", "-t", "bench"], capture_output=True, text=True
             ).stdout
-            if contender.footer in screen:
+            if any(marker in screen for marker in contender.footer.split("|")):
                 wall = time.perf_counter() - start
                 pane = subprocess.run(
                     [*tmux, "display-message", "-p", "-t", "bench", "#{pane_pid}"],
@@ -332,9 +372,16 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def _mark(name: str, ratio: float) -> str:
+    """The target's mark, for the ratio to Claude Code."""
+    if name != "Claude Code":
+        return ""
+    return f"  target <= {TARGET_RATIO}: {'✓' if ratio <= TARGET_RATIO else '✗'}"
+
+
 def print_one_shot(title: str, results: dict[str, list[Run]], reference: str | None) -> None:
     print(f"\n{title} (median of {len(next(iter(results.values())))} alternating runs)")
-    print(f"{'command':<24} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8}   ratio to tui-agent")
+    print(f"{'command':<24} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8}   ratio of tui-agent to it")
     ours = results["tui-agent"]
     for name, runs in results.items():
         wall = median([r.wall for r in runs])
@@ -342,10 +389,10 @@ def print_one_shot(title: str, results: dict[str, list[Run]], reference: str | N
         rss = median([r.rss_mib for r in runs])
         note = ""
         if name != "tui-agent":
+            wall_ratio = median([r.wall for r in ours]) / wall
             note = (
-                f"tui-agent/{name}: wall {median([r.wall for r in ours]) / wall:.2f}, "
-                f"CPU {median([r.cpu for r in ours]) / cpu:.2f}, "
-                f"RSS {median([r.rss_mib for r in ours]) / rss:.2f}"
+                f"wall {wall_ratio:.2f}, CPU {median([r.cpu for r in ours]) / cpu:.2f}, "
+                f"RSS {median([r.rss_mib for r in ours]) / rss:.2f}{_mark(name, wall_ratio)}"
             )
         print(f"{name:<24} {wall:>8.3f} {cpu:>8.3f} {rss:>8.0f}   {note}")
     if reference is None:
@@ -355,53 +402,93 @@ def print_one_shot(title: str, results: dict[str, list[Run]], reference: str | N
 def print_frames(drawn: dict[str, list[Frame]]) -> None:
     runs = len(drawn["tui-agent"])
     print(f"\nfirst usable frame in tmux, 120x40 (median of {runs} alternating runs)")
-    print(f"{'app':<24} {'wall s':>8} {'CPU s':>8}   ratio to tui-agent")
+    print(f"{'app':<24} {'wall s':>8} {'CPU s':>8}   ratio of tui-agent to it")
     wall = {name: median([f.wall for f in frames]) for name, frames in drawn.items()}
     cpu = {name: median([f.cpu for f in frames]) for name, frames in drawn.items()}
     for name in drawn:
         note = ""
         if name != "tui-agent":
             wall_ratio, cpu_ratio = wall["tui-agent"] / wall[name], cpu["tui-agent"] / cpu[name]
-            note = f"tui-agent/{name}: wall {wall_ratio:.2f}, CPU {cpu_ratio:.2f}"
+            note = f"wall {wall_ratio:.2f}, CPU {cpu_ratio:.2f}{_mark(name, wall_ratio)}"
         print(f"{name:<24} {wall[name]:>8.3f} {cpu[name]:>8.3f}   {note}")
 
 
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
+    parser = argparse.ArgumentParser(description="Start-up side by side with Claude Code.")
+    parser.add_argument("runs", nargs="?", type=int, help=f"alternating runs (default {RUNS})")
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_RUNS} runs, no streaming")
+    parser.add_argument("--base", type=Path, help="a tree of the code before, run beside it")
+    args = parser.parse_args()
+    runs = args.runs or (QUICK_RUNS if args.quick else RUNS)
+    if not SCRIPT.is_file():
+        raise SystemExit(f"no console script at {SCRIPT}: run this with the venv's python")
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+    print(f"load average at the start: {_load()}")
     with tempfile.TemporaryDirectory(prefix="tui-agent-startup-") as name:
         home = Path(name)
         workspace = home / "ws"
         workspace.mkdir()
         ours = tui_agent(home, workspace)
+        before = [tui_agent(home, workspace, args.base.resolve())] if args.base else []
         theirs = claude_code(claude, home, workspace) if claude else None
-        rivals = [ours] + ([theirs] if theirs else [])
-        base_env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        base_env.pop("OPENAI_API_KEY", None)
+        rivals = [ours, *before] + ([theirs] if theirs else [])
+        base_env = {**os.environ, "ANTHROPIC_API_KEY": KEY}
+        # A person's Python reads and writes bytecode (pip compiles a wheel's at install); a
+        # shell that turns that off would time the compiler instead of the start-up.
+        for name in ("OPENAI_API_KEY", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
+            base_env.pop(name, None)
+        trees = [ROOT / "tui_agent"] + ([args.base / "tui_agent"] if args.base else [])
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *map(str, trees)], check=True)
 
         with messages_server(0) as url:
             env = {**base_env, "ANTHROPIC_BASE_URL": url}
-            short = alternate([*rivals, floor(), floor_imports()], "say hi", env, workspace, runs)
+            floors = [floor(), floor_imports(), floor_httpx(), floor_textual()]
+            short = alternate([*rivals, *floors], "say hi", env, workspace, runs)
             for run in short["tui-agent"]:
                 assert run.output.strip() == b"hi", run.output
             print_one_shot('one-shot `-p "say hi"`', short, theirs and theirs.name)
             if shutil.which("tmux"):
-                print_frames(frames(rivals, env, workspace, runs))
+                print_frames(frames([*rivals, bare_textual()], env, workspace, runs))
+            ours_env, cwd = {**env, **ours.env}, str(workspace)
+            startup_imports.summary(
+                "imports of the one-shot (console script, to its answer)",
+                startup_imports.profile(ours.one_shot("say hi"), ours_env, cwd),
+            )
+            startup_imports.summary(
+                "imports of the app, to its first frame (headless)",
+                startup_imports.profile(["-c", startup_programs.APP_TO_FIRST_FRAME], ours_env, cwd),
+            )
+        if not args.quick:
+            streaming(rivals, base_env, workspace, runs, short, theirs and theirs.name)
+    print(f"\nload average at the end: {_load()}")
 
-        with messages_server(CHUNKS) as url:
-            env = {**base_env, "ANTHROPIC_BASE_URL": url}
-            long = alternate(rivals, "say hi", env, workspace, runs)
-        print_one_shot(f"one-shot with a {CHUNKS:,}-chunk answer", long, theirs and theirs.name)
-        print(f"\nCPU per streamed chunk ({CHUNKS:,}-chunk run minus the short one, per chunk)")
-        per_chunk = {
-            name: (median([r.cpu for r in long[name]]) - median([r.cpu for r in short[name]]))
-            / CHUNKS
-            * 1e6
-            for name in long
-        }
-        for name, micros in per_chunk.items():
-            ratio = "" if name == "tui-agent" else f"   ratio {per_chunk['tui-agent'] / micros:.2f}"
-            print(f"{name:<24} {micros:>8.1f} us{ratio}")
+
+def streaming(
+    rivals: list[Contender],
+    base_env: dict[str, str],
+    workspace: Path,
+    runs: int,
+    short: dict[str, list[Run]],
+    reference: str | None,
+) -> None:
+    with messages_server(CHUNKS) as url:
+        env = {**base_env, "ANTHROPIC_BASE_URL": url}
+        long = alternate(rivals, "say hi", env, workspace, runs)
+    print_one_shot(f"one-shot with a {CHUNKS:,}-chunk answer", long, reference)
+    print(f"\nCPU per streamed chunk ({CHUNKS:,}-chunk run minus the short one, per chunk)")
+    per_chunk = {
+        name: (median([r.cpu for r in long[name]]) - median([r.cpu for r in short[name]]))
+        / CHUNKS
+        * 1e6
+        for name in long
+    }
+    for name, micros in per_chunk.items():
+        ratio = "" if name == "tui-agent" else f"   ratio {per_chunk['tui-agent'] / micros:.2f}"
+        print(f"{name:<24} {micros:>8.1f} us{ratio}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """What each entry path imports, checked in a fresh interpreter (the test process has everything
-loaded already): the headless path never loads Textual, and the full-screen app draws its first
-frame before the loop stack (providers, tools, kernel, HTTP, state machines) is imported."""
+loaded already): the headless path never loads Textual nor a package only a file or a setting it
+did not meet would need, and the full-screen app draws its first frame before the loop stack
+(providers, tools, kernel, HTTP, state machines) is imported."""
 
 from __future__ import annotations
 
@@ -11,6 +12,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "statemachine")
+# Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
+# and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore
+# files; Textual, Rich and markdown-it draw the app.
+NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
+# Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
+# classes was instantiated), loaded by the app and ACP where used: pasted images and
+# @-mentions, the prompt history, the status line.
+OURS_NOT_FOR_A_ONE_SHOT = (
+    "tui_agent.session._attachments",
+    "tui_agent.session._images",
+    "tui_agent.session._prompt_history",
+    "tui_agent.session._status_line",
+)
 
 
 def loaded_after(code: str) -> set[str]:
@@ -26,6 +40,26 @@ def test_the_headless_path_never_imports_textual() -> None:
     loaded = loaded_after("import tui_agent.cli\nimport tui_agent.session._open")
     assert "tui_agent.loop.service" in loaded  # the whole headless stack is there
     assert not any(name == "textual" or name.startswith("textual.") for name in loaded)
+
+
+def test_a_whole_one_shot_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"text": "hi", "chunk_delay_s": 0}]}))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    argv = ["-p", "say hi", "--script", str(script), "--workspace", str(workspace)]
+    code = f"""
+import sys
+from tui_agent.entry import main
+sys.argv = ["tui-agent", *{argv!r}]
+assert main() == 0
+"""
+    loaded = loaded_after(code)
+    assert "tui_agent.loop.service" in loaded  # it ran the real loop
+    unused = sorted(name for name in loaded if name.split(".")[0] in NOT_FOR_A_ONE_SHOT)
+    assert len(unused) == 0, unused
+    ours_unused = sorted(loaded.intersection(OURS_NOT_FOR_A_ONE_SHOT))
+    assert len(ours_unused) == 0, ours_unused
 
 
 def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:

@@ -1,13 +1,14 @@
 """`tui_agent.keys`: which variables name keys, and where their values go.
 
-The re-execution that clears `/proc/<pid>/environ` is tested on a real process in
-tests/e2e/test_cli_reliability.py; here, the in-process rules (tests/conftest.py gives each
-test fresh module state).
+Clearing `/proc/<pid>/environ` is tested on a real process here (wiped in place, in one
+interpreter start) and through the command line in tests/e2e/test_cli_reliability.py; the rest
+are the in-process rules (tests/conftest.py gives each test fresh module state).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -93,3 +94,53 @@ def test_a_star_matches_any_run_of_characters_anywhere() -> None:
     assert keys.is_key("AWS_SECRET_ACCESS_KEY") and keys.is_key("AWS_X_KEY")
     assert keys.is_key("EXACT") and not keys.is_key("EXACTLY")
     assert not keys.is_key("AWS_KEY")  # the two underscores around `*` are both required
+
+
+# Prints a line when the interpreter starts the script (twice if `protect` re-executed it), then
+# what its own /proc/self/environ and a child's environment show after `protect`.
+_PROTECTED = """
+import os, subprocess, sys
+print("started", flush=True)
+from tui_agent import keys
+keys.protect(sys.argv[1])
+print("held", keys.lookup("ANTHROPIC_API_KEY"), keys.lookup("DEPLOY_TOKEN"))
+with open("/proc/self/environ", "rb") as handle:
+    sys.stdout.write(handle.read().replace(b"\\0", b"\\n").decode())
+print("child:")
+sys.stdout.flush()
+subprocess.run(["env"], check=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_protect_wipes_the_keys_from_the_environment_block_in_one_start(tmp_path: Path) -> None:
+    secrets = {"ANTHROPIC_API_KEY": "sk-ant-WIPED-0123", "DEPLOY_TOKEN": "tok-WIPED-4567"}
+    env = {**os.environ, **secrets, "VISIBLE": "still-here"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROTECTED, str(tmp_path / "config.toml")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    own, child = done.stdout.split("child:")
+    assert done.stdout.count("started") == 1  # no second interpreter start
+    assert "held sk-ant-WIPED-0123 tok-WIPED-4567" in own
+    own = own.split("\n", 2)[2]  # what /proc/self/environ showed
+    assert "VISIBLE=still-here" in own and "VISIBLE=still-here" in child
+    for value in secrets.values():
+        assert value not in own and value not in child
+
+
+def test_protect_re_executes_where_the_block_cannot_be_wiped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unwipeable")
+    monkeypatch.setattr(keys, "_wipe_block", lambda: False)
+    monkeypatch.setattr(keys, "_forbid_dumping", lambda: None)  # this is the test's process
+    executed: list[dict[str, str]] = []
+    monkeypatch.setattr(os, "execve", lambda path, argv, env: executed.append(env))
+    keys.protect(str(tmp_path / "config.toml"))
+    [env] = executed
+    assert "OPENAI_API_KEY" not in env and "TUI_AGENT_KEYS_FD" in env
+    os.close(int(env["TUI_AGENT_KEYS_FD"]))

@@ -1,8 +1,9 @@
 """The console script's entry point (`tui-agent`, `python -m tui_agent`).
 
 Before the command line loads anything, keys leave the environment (`keys.protect`), which
-re-executes the process when the environment block held any: the fewer modules imported
-before that, the cheaper it is, so this module imports only `os` up front.
+wipes them from the environment block in place (or, where it cannot, re-executes the process):
+the fewer modules imported before that, the cheaper a re-execution is, so this module imports
+only `os` up front.
 """
 
 from __future__ import annotations

@@ -5,14 +5,18 @@ A variable names a key when it is a provider's key variable (`OPENAI_API_KEY`,
 (default `*_API_KEY`, `*_TOKEN`, `*_SECRET`). Such variables are taken out of `os.environ`
 and kept here (`lookup`), so no child process inherits them (`tool_environment`).
 
-Removing a variable does not remove it from `/proc/<pid>/environ`, which shows a process's
-initial environment block for as long as it lives, and which any command the agent runs can
-read as `/proc/$PPID/environ`. So `protect`, the command line's first step, re-executes the
-process without them when it finds any, carrying their values through an inherited pipe
-(read and closed at once). On Linux it also marks the process non-dumpable, so processes of
-the same user (not root) cannot read its memory, open files or environment through /proc or
-ptrace. This runs before anything else is imported, so it keeps to modules the interpreter
-has already loaded (no `re`, `json` or `pathlib`: a quarter of a start-up between them).
+Removing a variable does not remove it from `/proc/<pid>/environ`, which shows the bytes of a
+process's initial environment block (kept on its stack) for as long as it lives, and which any
+command the agent runs can read as `/proc/$PPID/environ`. So `protect`, the command line's
+first step, overwrites the key entries of that block with NUL bytes in place, on Linux, and
+checks by reading `/proc/self/environ` back that no key value is left. Where that cannot be
+done or checked (another system, a kernel that does not say where the block is), it
+re-executes the process without them, carrying their values through an inherited pipe (read
+and closed at once): a second interpreter start. On Linux it also marks the process
+non-dumpable, so processes of the same user (not root) cannot read its memory, open files or
+environment through /proc or ptrace. This runs before anything else is imported, so it keeps
+to modules the interpreter has already loaded (no `re`, `json` or `pathlib`: a quarter of a
+start-up between them) and `ctypes`, which the non-dumpable mark needs anyway.
 """
 
 from __future__ import annotations
@@ -86,15 +90,16 @@ def tool_environment() -> dict[str, str]:
 
 
 def protect(config_file: str) -> None:
-    """Hold the keys and, if the environment block had any, re-execute without them.
+    """Hold the keys and, if the environment block had any, wipe them from it (or, where that
+    cannot be done, re-execute without them).
 
-    Returns in the process that goes on: the re-executed one (or this one when there was
-    nothing to remove, or the exec failed, when the keys are at least out of `os.environ`)."""
+    Returns in the process that goes on: this one once the block is clean (or held no key, or
+    the exec failed, when the keys are at least out of `os.environ`), or the re-executed one."""
     carrier = os.environ.pop(_CARRIER_ENV, None)
     if carrier is None or not _adopt(carrier):
         patterns, names = _configured(config_file)
         configure(patterns, names)
-        if _held:
+        if _held and not _wipe_block():
             _reexec()
     _forbid_dumping()
 
@@ -123,6 +128,41 @@ def _configured(config_file: str) -> tuple[tuple[str, ...], list[str]]:
         if isinstance(table, dict) and isinstance(table.get("api_key_env"), str)
     ]
     return tuple(patterns), names
+
+
+def _wipe_block() -> bool:
+    """Overwrite every key entry of the initial environment block with NUL bytes; True once
+    `/proc/self/environ` shows no held value. Only entries `os.environ.pop` has already taken
+    out of the C library's `environ` are touched, so nothing still points at those bytes."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            # Fields 50 and 51 (Linux 3.5+) are where the block starts and ends; counting from
+            # after the command name, which may hold spaces or parentheses of its own.
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])
+        if not 0 < start < end:
+            return False
+        block = ctypes.string_at(start, end - start)
+        offset = 0
+        for entry in block.split(b"\0"):
+            name = entry.split(b"=", 1)[0].decode("utf-8", "surrogateescape")
+            if name in _held:
+                ctypes.memset(start + offset, 0, len(entry))
+            offset += len(entry) + 1
+        with open("/proc/self/environ", "rb") as handle:
+            shown = handle.read()
+    except (OSError, ValueError, IndexError):
+        return False
+    left = [
+        value
+        for value in _held.values()
+        if value and value.encode(errors="surrogateescape") in shown
+    ]
+    return not left
 
 
 def _reexec() -> None:

@@ -66,7 +66,7 @@ async def test_stopping_the_server_cancels_each_tabs_turn_and_seals_its_log(tmp_
             await _start_turn(session, served)
             served.wait_for_file("s.txt")
             [app] = _app_processes(served.process.pid)
-            # The app got the key through its environment and re-executed without it.
+            # The app got the key through its environment and wiped it from there.
             assert not _shows_the_key(app)
             served.process.send_signal(signal.SIGTERM)
             assert served.process.wait(timeout=60) == 0

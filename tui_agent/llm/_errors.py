@@ -21,6 +21,7 @@ import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import httpx
 
@@ -110,9 +111,9 @@ def _looks_like_html(text: str) -> bool:
     return head.startswith("<!doctype html") or head.startswith("<html") or "<head" in head
 
 
-@dataclass(frozen=True)
-class _Body:
-    """What a provider said in an error body: its message and machine-readable type/code."""
+class _Body(NamedTuple):
+    """What a provider said in an error body: its message and machine-readable type/code.
+    A named tuple: built at import on every start, read only when a request fails."""
 
     message: str
     type: str = ""

@@ -101,8 +101,8 @@ def main(argv: list[str], check_app_options: Callable[[list[str]], str | None]) 
 
 def _app_command(app_options: list[str]) -> str:
     # `exec`: the shell textual-serve starts the command with gives way to the app, so no
-    # process of the user's holds the keys in its environment (the app re-executes without
-    # them at once, `keys.protect`).
+    # process of the user's holds the keys in its environment (the app wipes them from its
+    # environment block at once, `keys.protect`).
     return "exec " + shlex.join([sys.executable, "-m", "tui_agent", *app_options])
 
 

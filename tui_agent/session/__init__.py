@@ -13,17 +13,6 @@ this package stays light for the command line's first steps.
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.providers import DEFAULT_MODELS, ProviderKind
-from tui_agent.session._attachments import (
-    Attachment,
-    attach,
-    attachments_of,
-    image_attachment,
-    images_of,
-    mentioned_paths,
-    read_mentions,
-    run_user_shell,
-    split_attachments,
-)
 from tui_agent.session._commands import (
     CommandProblem,
     CommandTrust,
@@ -40,23 +29,11 @@ from tui_agent.session._config import (
     load_config,
     parse_config,
 )
-from tui_agent.session._images import (
-    ImageError,
-    ImageLimits,
-    LoadedImage,
-    clipboard_image,
-    image_from_bytes,
-    is_image_path,
-    limits_for,
-    load_image,
-    pasted_image_path,
-)
 from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
 from tui_agent.session._mcp import client_server, load_mcp_servers
 from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
 from tui_agent.session._paths import HOME_ENV, AppPaths
-from tui_agent.session._prompt_history import PromptHistory
 from tui_agent.session._resolve import (
     DEFAULT_CONTEXT_WINDOW,
     MODEL_ENV,
@@ -66,11 +43,6 @@ from tui_agent.session._resolve import (
     resolve,
 )
 from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new_session_id
-from tui_agent.session._status_line import (
-    StatusLineCommand,
-    StatusLineProblem,
-    status_line_command,
-)
 from tui_agent.session._trust import RepositoryItems, TrustLine
 
 __all__ = [
@@ -156,6 +128,17 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from tui_agent.session._attachments import (
+        Attachment,
+        attach,
+        attachments_of,
+        image_attachment,
+        images_of,
+        mentioned_paths,
+        read_mentions,
+        run_user_shell,
+        split_attachments,
+    )
     from tui_agent.session._branches import (
         grow,
         logged_tree,
@@ -173,7 +156,19 @@ if TYPE_CHECKING:
         export_session,
     )
     from tui_agent.session._file_index import FileIndex
+    from tui_agent.session._images import (
+        ImageError,
+        ImageLimits,
+        LoadedImage,
+        clipboard_image,
+        image_from_bytes,
+        is_image_path,
+        limits_for,
+        load_image,
+        pasted_image_path,
+    )
     from tui_agent.session._open import open_loop
+    from tui_agent.session._prompt_history import PromptHistory
     from tui_agent.session._repository import repository_prompt
     from tui_agent.session._skills import (
         Skill,
@@ -182,6 +177,11 @@ if TYPE_CHECKING:
         load_skills,
         skill_commands,
         skill_prompt,
+    )
+    from tui_agent.session._status_line import (
+        StatusLineCommand,
+        StatusLineProblem,
+        status_line_command,
     )
 
 _SKILLS = (
@@ -193,8 +193,50 @@ _SKILLS = (
     "skill_prompt",
 )
 
+# Pasted images, @-mentions, the prompt history and the status line serve the app and ACP: a
+# one-shot never builds their classes (tests/test_imports.py counts them).
+_ATTACHMENTS = (
+    "Attachment",
+    "attach",
+    "attachments_of",
+    "image_attachment",
+    "images_of",
+    "mentioned_paths",
+    "read_mentions",
+    "run_user_shell",
+    "split_attachments",
+)
+_IMAGES = (
+    "ImageError",
+    "ImageLimits",
+    "LoadedImage",
+    "clipboard_image",
+    "image_from_bytes",
+    "is_image_path",
+    "limits_for",
+    "load_image",
+    "pasted_image_path",
+)
+_STATUS_LINE = ("StatusLineCommand", "StatusLineProblem", "status_line_command")
+
 
 def __getattr__(name: str) -> Any:
+    if name in _ATTACHMENTS:
+        from tui_agent.session import _attachments
+
+        return getattr(_attachments, name)
+    if name in _IMAGES:
+        from tui_agent.session import _images
+
+        return getattr(_images, name)
+    if name == "PromptHistory":
+        from tui_agent.session._prompt_history import PromptHistory
+
+        return PromptHistory
+    if name in _STATUS_LINE:
+        from tui_agent.session import _status_line
+
+        return getattr(_status_line, name)
     if name == "FileIndex":  # it runs ripgrep through the tools layer
         from tui_agent.session._file_index import FileIndex
 

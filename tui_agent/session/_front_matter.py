@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
 _TOP_LEVEL_COMMA = re.compile(r",\s*(?![^()]*\))")  # a comma outside parentheses
 
 
@@ -27,6 +25,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if end is None:
         raise ValueError("front matter opened with --- is never closed")
     block = "\n".join(lines[1:end])
+    import yaml  # only a file with front matter needs it (it costs a start-up some 10 ms)
+
     try:
         data = yaml.safe_load(block) if block.strip() else {}
     except yaml.YAMLError:

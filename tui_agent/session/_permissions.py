@@ -20,8 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from tui_agent.session._config import Config, ConfigError
 from tui_agent.session._paths import USER_CLAUDE, AppPaths, claude_user_settings
 from tui_agent.session._trust import TrustFile, fingerprint
@@ -169,7 +167,10 @@ class RuleFiles:
     def _edit_toml(
         self, effect: str, *, add: Iterable[str] = (), remove: str | None = None
     ) -> None:
-        # tomlkit keeps the person's comments and layout; only the one array changes.
+        # tomlkit keeps the person's comments and layout; only the one array changes. Imported
+        # here: only saving a rule needs it, and it is a tenth of what a one-shot imports.
+        import tomlkit
+
         try:
             document = tomlkit.parse(self._config_file.read_text(encoding="utf-8"))
         except FileNotFoundError:

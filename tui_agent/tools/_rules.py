@@ -36,9 +36,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import pathspec
-
 if TYPE_CHECKING:
+    import pathspec
     from tree_sitter import Node, Parser
 
     from tui_agent.tools._base import Tool
@@ -304,4 +303,6 @@ def path_rule_matches(pattern: str, path: str, root: Path) -> bool:
 
 @cache
 def _spec(pattern: str) -> pathspec.PathSpec[pathspec.Pattern]:
+    import pathspec  # only a path rule needs it: a start-up with none never loads it
+
     return pathspec.PathSpec.from_lines("gitignore", [pattern])

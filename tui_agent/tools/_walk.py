@@ -18,8 +18,10 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 def _class_end(pattern: str, start: int) -> int:
@@ -116,6 +118,8 @@ class IgnoreFile:
 
     @classmethod
     def parse(cls, text: str, base: str) -> IgnoreFile:
+        import pathspec  # loaded by the first walk, not by every start-up
+
         return cls(base, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
