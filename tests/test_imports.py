@@ -1,7 +1,8 @@
 """What each entry path imports, checked in a fresh interpreter (the test process has everything
 loaded already): the headless path never loads Textual nor a package only a file or a setting it
 did not meet would need, and the full-screen app draws its first frame before the loop stack
-(providers, tools, kernel, HTTP, state machines) is imported."""
+(providers, tools, kernel, HTTP, state machines) and what the frame does not show (other screens,
+reports) are imported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "statemachine")
+# Not shown by the first frame, so imported when first used: the screens a key or a command
+# opens (and the trust question, asked after the frame), the reports of /status, /cost and
+# /permissions, and /context's view with the context layer (and aiofiles) under it.
+NOT_ON_THE_FIRST_FRAME = (
+    "tui_agent.ui.inspector",
+    "tui_agent.ui.trust_screen",
+    "tui_agent.ui.tree_view",
+    "tui_agent.ui.sessions_screen",
+    "tui_agent.ui.rewind_screen",
+    "tui_agent.ui.context_view",
+    "tui_agent.loop.reports",
+    "tui_agent.context",
+    "aiofiles",
+)
 # Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore
 # files; Textual, Rich and markdown-it draw the app.
@@ -92,3 +107,4 @@ for name in list(sys.modules):
     loaded = loaded_after(code)
     assert "textual" in loaded
     assert not [name for name in loaded if name.startswith(LOOP_STACK)]
+    assert not [name for name in loaded if name.startswith(NOT_ON_THE_FIRST_FRAME)]

@@ -41,7 +41,6 @@ from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands, slash_commands
 from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import Appearance, SessionHooks
-from tui_agent.ui.inspector import MachineInspector
 from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.long_session import Preloaded, preload
@@ -52,7 +51,6 @@ from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
-from tui_agent.ui.trust_screen import ask_trust
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.welcome import DEMO_NOTICE, welcome_text
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
@@ -167,6 +165,8 @@ class TuiAgentApp(App[None]):
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
+        from tui_agent.ui.trust_screen import ask_trust  # a screen shown after the first frame
+
         try:
             await ask_trust(self)
             loop = await opening.open()
@@ -479,6 +479,8 @@ class TuiAgentApp(App[None]):
         await self.transcript.reveal(message.block_id)
 
     def action_inspect(self) -> None:
+        from tui_agent.ui.inspector import MachineInspector  # only when first opened
+
         if isinstance(self.screen, MachineInspector):
             self.screen.dismiss(None)
         else:

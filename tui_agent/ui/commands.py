@@ -12,6 +12,7 @@ built-in ones, which keep their names.
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ from tui_agent.loop.mcp_offers import McpPromptInfo
 from tui_agent.session import CustomCommand
 from tui_agent.ui import setup_commands as setup
 from tui_agent.ui import slash_commands as slash
-from tui_agent.ui import tree_view
 from tui_agent.ui.hooks_view import show_hooks
 
 if TYPE_CHECKING:
@@ -56,6 +56,16 @@ def _reachable(command: CustomCommand) -> str:
     if command.name not in BY_NAME:
         return command.name
     return f"{'project' if command.project else 'user'}:{command.name}"
+
+
+def _tree(name: str) -> Callable[[TuiAgentApp, str], None]:
+    """`tree_view`'s command `name`, imported when it first runs: the tree screen and the
+    session tree it reads stay off the app's first frame."""
+
+    def run(app: TuiAgentApp, arg: str) -> None:
+        getattr(importlib.import_module("tui_agent.ui.tree_view"), name)(app, arg)
+
+    return run
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -118,8 +128,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "rewind", "", "Go back to before an earlier prompt (Esc Esc)", slash.rewind_command
     ),
-    SlashCommand("fork", "", "Start a new branch after an earlier prompt", tree_view.fork_command),
-    SlashCommand("tree", "", "The session's branches; switch to one", tree_view.tree_command),
+    SlashCommand("fork", "", "Start a new branch after an earlier prompt", _tree("fork_command")),
+    SlashCommand("tree", "", "The session's branches; switch to one", _tree("tree_command")),
     SlashCommand(
         "export", "[md|html|jsonl] [FILE]", "Write this session to a file", slash.export_command
     ),

@@ -4,6 +4,8 @@ text `/mcp` shows (`/status`, `/permissions` and `/cost` show `loop.reports`' te
 The table that names them, with their help, is `commands.COMMANDS`. A command that would cancel
 a running turn asks first (`confirmed`): it goes ahead when it is sent again within
 `CONFIRM_WINDOW_S`. A command that waits on the loop runs as a task (`TuiAgentApp._call`).
+The reports and the screens a command shows are imported when it runs: none of them is on the
+app's first frame, which they would delay (`tests/test_imports.py` counts them).
 """
 
 from __future__ import annotations
@@ -17,18 +19,7 @@ from textual.screen import Screen
 
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import McpServerInfo
-from tui_agent.loop.reports import cost_text, permissions_text, status_text
-from tui_agent.ui.context_view import context_of
 from tui_agent.ui.long_session import preload
-from tui_agent.ui.rewind_screen import (
-    CODE,
-    CONVERSATION,
-    FORK,
-    RestoreChoice,
-    RewindPicker,
-    typed_prompt,
-)
-from tui_agent.ui.sessions_screen import SessionPicker
 from tui_agent.vocab import APPROVAL_MODES
 
 if TYPE_CHECKING:
@@ -81,14 +72,20 @@ def open_inspector(app: TuiAgentApp, arg: str) -> None:
 
 
 def status(app: TuiAgentApp, arg: str) -> None:
+    from tui_agent.loop.reports import status_text  # the reports load at first use
+
     app.vm.add_marker("info", status_text(app.loop.info))
 
 
 def cost(app: TuiAgentApp, arg: str) -> None:
+    from tui_agent.loop.reports import cost_text
+
     app.vm.add_marker("info", cost_text(app.loop.costs()))
 
 
 def context(app: TuiAgentApp, arg: str) -> None:
+    from tui_agent.ui.context_view import context_of
+
     app.vm.add_marker("info", context_of(app.loop, app.vm.status.context_tokens))
 
 
@@ -128,6 +125,8 @@ def permissions(app: TuiAgentApp, arg: str) -> None:
     rules = app.loop.permission_rules()
     action, _, number = arg.partition(" ")
     if not action:
+        from tui_agent.loop.reports import permissions_text
+
         app.vm.add_marker("info", permissions_text(rules))
         return
     if action != "remove" or not number.strip().isdigit():
@@ -242,6 +241,8 @@ async def _undo(app: TuiAgentApp) -> None:
     if plan is None:
         app.vm.add_marker("info", "nothing to undo: no file changes left")
         return
+    from tui_agent.ui.rewind_screen import RestoreChoice
+
     if plan.changed_outside and await _ask(app, RestoreChoice.for_undo(plan)) is None:
         return
     await app.loop.restore_files(plan.turn)  # the loop says which files it restored
@@ -250,6 +251,15 @@ async def _undo(app: TuiAgentApp) -> None:
 async def _rewind(app: TuiAgentApp) -> None:
     """Pick an earlier prompt; restore the code, the conversation or both to just before
     it, and put the prompt back in the input."""
+    from tui_agent.ui.rewind_screen import (
+        CODE,
+        CONVERSATION,
+        FORK,
+        RestoreChoice,
+        RewindPicker,
+        typed_prompt,
+    )
+
     if app.vm.busy:
         app.vm.add_marker("warning", "/rewind waits until the turn has ended (Esc cancels it)")
         return
@@ -317,6 +327,8 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
     def chosen(session_id: str | None) -> None:
         if session_id and session_id != app.loop.info.session_id:
             app._call(_swap(app, resume(session_id)), "/resume")
+
+    from tui_agent.ui.sessions_screen import SessionPicker
 
     app.push_screen(SessionPicker(sessions), callback=chosen)
 
