@@ -479,12 +479,9 @@ class TuiAgentApp(App[None]):
         await self.transcript.reveal(message.block_id)
 
     def action_inspect(self) -> None:
-        from tui_agent.ui.inspector import MachineInspector  # only when first opened
+        from tui_agent.ui.inspector import toggle_inspector  # loaded when first opened
 
-        if isinstance(self.screen, MachineInspector):
-            self.screen.dismiss(None)
-        else:
-            self.push_screen(MachineInspector(self.vm))
+        toggle_inspector(self, self.vm)
 
     # ------------------------------------------------------------ slash commands
 

@@ -10,10 +10,10 @@ transition is `(auto)`, and `done.invoke.<state>.<id>` (the end of the work a st
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -99,3 +99,11 @@ class MachineInspector(ModalScreen[None]):
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
+
+
+def toggle_inspector(app: App[Any], vm: ViewModel) -> None:
+    """F2: the inspector over the app's screen, or, when it is up, closed."""
+    if isinstance(app.screen, MachineInspector):
+        app.screen.dismiss(None)
+    else:
+        app.push_screen(MachineInspector(vm))
