@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.ui import StallProbe, transcript_filled
+from benchmarks.ui import StallProbe, quit_in_pty, transcript_filled
 from tui_agent.context import load_history
 from tui_agent.session import LoopConfig, Session, open_loop
 from tui_agent.ui.app import TuiAgentApp
@@ -83,13 +83,7 @@ def pty_resume(workspace: Path, script: Path) -> tuple[float, float]:
         if typed and b"zqxj" in seen:
             usable = time.perf_counter() - start
             break
-    os.write(master, b"\x11")  # ctrl+q
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    os.close(master)
+    quit_in_pty(proc, master, timeout_s=10)
     return frame, usable
 
 

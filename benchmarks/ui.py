@@ -381,14 +381,19 @@ def first_frame(argv: list[str], marker: bytes, env: dict[str, str]) -> float:
             if marker in seen:
                 elapsed = time.perf_counter() - start
                 break
-    os.write(master, b"\x11")  # ctrl+q
+    quit_in_pty(proc, master)
+    return elapsed
+
+
+def quit_in_pty(proc: subprocess.Popen[bytes], master: int, timeout_s: float = 5.0) -> None:
+    """Ctrl+Q to the app in the pseudo-terminal; killed if it has not ended by `timeout_s`."""
+    os.write(master, b"\x11")
     try:
-        proc.wait(timeout=5)
+        proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
     os.close(master)
-    return elapsed
 
 
 def startup(runs: int) -> tuple[float, float]:

@@ -30,6 +30,7 @@ import pytest
 from tests.context.context_builders import history_problems, problems
 from tests.e2e.test_cli import FAKE_KEY
 from tests.support.openai_server import scripted_openai_server
+from tests.support.processes import processes_where
 from tui_agent.context import Prompt, fold, project, read_log
 
 SEED = 20261130
@@ -83,21 +84,8 @@ class Run:
 
 def _marked_processes(marker: str) -> list[int]:
     """Processes whose environment carries `marker`: the CLI's tool processes."""
-    found = []
     needle = f"TUI_AGENT_FAULT_RUN={marker}".encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as handle:
-                environ = handle.read()
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if needle in environ.split(b"\0") and state != b"Z":
-            found.append(int(name))
-    return found
+    return processes_where("environ", lambda environ: needle in environ.split(b"\0"))
 
 
 def _one_run(run: Run, base: Path) -> Run:

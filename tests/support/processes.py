@@ -6,26 +6,33 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 
 WAIT_S = 10.0  # a hang guard for polling, not a timing assertion
 
 
-def processes_with(token: str) -> list[int]:
-    """Live (non-zombie) processes, other than this one, whose command line holds `token`."""
+def processes_where(part: str, matches: Callable[[bytes], bool]) -> list[int]:
+    """Live (non-zombie) processes, other than this one, whose `/proc/PID/<part>` (`cmdline`,
+    `environ`) `matches`."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                cmdline = handle.read()
+            with open(f"/proc/{name}/{part}", "rb") as handle:
+                content = handle.read()
             with open(f"/proc/{name}/stat", "rb") as handle:
                 state = handle.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if token.encode() in cmdline and state != b"Z":
+        if matches(content) and state != b"Z":
             found.append(int(name))
     return found
+
+
+def processes_with(token: str) -> list[int]:
+    """Live processes, other than this one, whose command line holds `token`."""
+    return processes_where("cmdline", lambda cmdline: token.encode() in cmdline)
 
 
 def gone(token: str) -> bool:
