@@ -63,11 +63,23 @@ def test_a_whole_one_shot_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     argv = ["-p", "say hi", "--script", str(script), "--workspace", str(workspace)]
+    # pydantic looks for plugins by scanning every installed distribution's entry points
+    # (`importlib.metadata.distributions`): the one-shot must build its schemas with none found
+    # and no scan made.
     code = f"""
+import importlib.metadata as metadata
 import sys
+scans = []
+real_distributions = metadata.distributions
+def counted(**kwargs):
+    scans.append(kwargs)
+    return real_distributions(**kwargs)
+metadata.distributions = counted
 from tui_agent.entry import main
 sys.argv = ["tui-agent", *{argv!r}]
 assert main() == 0
+from pydantic.plugin import _loader
+assert list(_loader.get_plugins()) == [] and len(scans) == 0, scans
 """
     loaded = loaded_after(code)
     assert "tui_agent.loop.service" in loaded  # it ran the real loop
