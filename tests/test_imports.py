@@ -33,12 +33,16 @@ NOT_ON_THE_FIRST_FRAME = (
 NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
 # Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
 # classes was instantiated), loaded by the app and ACP where used: pasted images and
-# @-mentions, the prompt history, the status line.
+# @-mentions, the prompt history, the status line; the loop's snapshot, MCP offers (and the
+# MCP list hook, added only with servers) and branch switches.
 OURS_NOT_FOR_A_ONE_SHOT = (
     "tui_agent.session._attachments",
     "tui_agent.session._images",
     "tui_agent.session._prompt_history",
     "tui_agent.session._status_line",
+    "tui_agent.loop.snapshot",
+    "tui_agent.loop.mcp_offers",
+    "tui_agent.loop.branches",
 )
 
 
