@@ -33,12 +33,16 @@ NOT_ON_THE_FIRST_FRAME = (
 NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
 # Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
 # classes was instantiated), loaded by the app and ACP where used: pasted images and
-# @-mentions, the prompt history, the status line.
+# @-mentions, the prompt history, the status line; the loop's snapshot, MCP offers (and the
+# MCP list hook, added only with servers) and branch switches.
 OURS_NOT_FOR_A_ONE_SHOT = (
     "tui_agent.session._attachments",
     "tui_agent.session._images",
     "tui_agent.session._prompt_history",
     "tui_agent.session._status_line",
+    "tui_agent.loop.snapshot",
+    "tui_agent.loop.mcp_offers",
+    "tui_agent.loop.branches",
 )
 
 
@@ -63,11 +67,23 @@ def test_a_whole_one_shot_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     argv = ["-p", "say hi", "--script", str(script), "--workspace", str(workspace)]
+    # pydantic looks for plugins by scanning every installed distribution's entry points
+    # (`importlib.metadata.distributions`): the one-shot must build its schemas with none found
+    # and no scan made.
     code = f"""
+import importlib.metadata as metadata
 import sys
+scans = []
+real_distributions = metadata.distributions
+def counted(**kwargs):
+    scans.append(kwargs)
+    return real_distributions(**kwargs)
+metadata.distributions = counted
 from tui_agent.entry import main
 sys.argv = ["tui-agent", *{argv!r}]
 assert main() == 0
+from pydantic.plugin import _loader
+assert list(_loader.get_plugins()) == [] and len(scans) == 0, scans
 """
     loaded = loaded_after(code)
     assert "tui_agent.loop.service" in loaded  # it ran the real loop

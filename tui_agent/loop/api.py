@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
-from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from tui_agent.loop.elicitation import Elicit
     from tui_agent.loop.mcp_offers import McpOffers
     from tui_agent.loop.session_tree import SessionTree
+    from tui_agent.loop.snapshot import LoopSnapshot
     from tui_agent.loop.userhooks import HookInfo
     from tui_agent.tools import Sandbox
 

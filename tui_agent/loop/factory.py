@@ -43,7 +43,6 @@ from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.compaction_policy import compact_and_retry, proactive_compaction, summariser
 from tui_agent.loop.costs import Budget, CostLedger, CostLine, Metering, priced
 from tui_agent.loop.journal import LogJournal
-from tui_agent.loop.mcp_offers import lists_settled
 from tui_agent.loop.replay import Replay
 from tui_agent.loop.service import (
     AgentLoopService,
@@ -268,6 +267,8 @@ async def build_loop(
     )
     service.on_will_begin_step.register("compaction", proactive_compaction(service, system))
     if mcp is not None:
+        from tui_agent.loop.mcp_offers import lists_settled  # only with MCP servers
+
         service.on_will_begin_step.register("mcp-lists", lists_settled(mcp))
     if plan := plan_in(history):
         service.set_plan(plan)

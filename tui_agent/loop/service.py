@@ -27,7 +27,6 @@ from tui_agent.loop.adapters.engine import Engine, KernelOptions
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.tools import USER_STOPPED_CALL
 from tui_agent.loop.api import ApprovalDecision, LoopInfo, PermissionRule, RestorePlan, SubagentRun
-from tui_agent.loop.branches import switch_branch, switch_plan
 from tui_agent.loop.checkpoints import Checkpoints
 from tui_agent.loop.costs import CostReport
 from tui_agent.loop.hooks import CompactContext, Disposable, OrderedHookSlot, StopContext
@@ -36,9 +35,6 @@ from tui_agent.loop.hooks import LoopErrorHandler as LoopErrorHandler
 from tui_agent.loop.hooks import PromptContext as PromptContext
 from tui_agent.loop.hooks import StepBeginContext as StepBeginContext
 from tui_agent.loop.hooks import StepDoneContext as StepDoneContext
-from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers, ServerOffers
-from tui_agent.loop.session_tree import SessionTree
-from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.loop.subagent import Subagents, machine_prefix
 from tui_agent.tools import Approvals, Decision, Rule
 from tui_agent.vocab import (
@@ -59,6 +55,9 @@ from tui_agent.vocab import (
 
 if TYPE_CHECKING:
     from tui_agent.loop.elicitation import Elicit
+    from tui_agent.loop.mcp_offers import McpOffers
+    from tui_agent.loop.session_tree import SessionTree
+    from tui_agent.loop.snapshot import LoopSnapshot
     from tui_agent.loop.userhooks import HookInfo, UserHooks
     from tui_agent.tools.mcp import McpServers
 
@@ -140,6 +139,10 @@ class AgentLoopService:
         return self._policy.view(history)
 
     def snapshot(self) -> LoopSnapshot:
+        # The views below (snapshot, MCP offers, the session tree, branch switches) load their
+        # modules at first use: a one-shot never calls them.
+        from tui_agent.loop.snapshot import LoopSnapshot
+
         engine = self.engine
         return LoopSnapshot(
             agent_state=engine.agent_state,
@@ -322,6 +325,8 @@ class AgentLoopService:
         return self._mcp is not None and await self._mcp.reconnect(name)
 
     def mcp_offers(self) -> McpOffers:
+        from tui_agent.loop.mcp_offers import NO_OFFERS, ServerOffers
+
         return NO_OFFERS if self._mcp is None else ServerOffers(self._mcp)
 
     async def login_mcp(self, name: str) -> str | None:
@@ -359,13 +364,19 @@ class AgentLoopService:
         await self._restorer(idle=True).rewind(turn)
 
     async def session_tree(self) -> SessionTree:
+        from tui_agent.loop.session_tree import SessionTree
+
         records = await self._restorer().records()
         return SessionTree.of(records).price(self._policy.ledger.metering.pricer_for)
 
     async def switch_plan(self, turn: int) -> RestorePlan:
+        from tui_agent.loop.branches import switch_plan
+
         return await switch_plan(self._restorer(), turn)
 
     async def switch_branch(self, turn: int, *, files: bool) -> tuple[str, ...]:
+        from tui_agent.loop.branches import switch_branch
+
         return (await switch_branch(self._restorer(idle=True), turn, files=files)).paths
 
     def _restorer(self, *, idle: bool = False) -> Checkpoints:

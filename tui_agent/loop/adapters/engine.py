@@ -13,14 +13,17 @@ Parts: `listener.py` what the policy is told, `translator.py` emissions -> recor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tui_agent.kernel import Agent, KernelOptions
 from tui_agent.kernel.ports import Deny, GateVerdict, Proceed, Requester, ToolHooks, ToolRunner
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.listener import EngineListener
 from tui_agent.loop.adapters.translator import Translator
-from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 from tui_agent.vocab import HistoryEntry, Message, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from tui_agent.loop.snapshot import LiveTool, PendingNotification, QueuedPrompt
 
 
 class _PromptGate:
@@ -119,12 +122,17 @@ class Engine:
         return self._agent.errors
 
     def queue(self) -> tuple[QueuedPrompt, ...]:
+        # The views a snapshot reads load `loop.snapshot` at first use: a one-shot takes none.
+        from tui_agent.loop.snapshot import QueuedPrompt
+
         return tuple(
             QueuedPrompt(entry.meta.prompt_id or "", entry.message.text)
             for entry in self._agent.queue
         )
 
     def notifications(self) -> tuple[PendingNotification, ...]:
+        from tui_agent.loop.snapshot import PendingNotification
+
         pending = [
             PendingNotification(
                 _notification_source(entry), entry.message.text, prompt_ids=entry.meta.prompt_ids

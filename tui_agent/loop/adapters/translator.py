@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import RetryRecorded, TurnBegin
 from tui_agent.kernel import events as k
@@ -22,8 +22,10 @@ from tui_agent.loop import transcript
 from tui_agent.loop.adapters._steps import StepRecords
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.listener import EngineListener, TurnFacts
-from tui_agent.loop.snapshot import LiveTool
 from tui_agent.vocab import HistoryEntry, TextDelta, ThinkDelta, ToolResult, tool_status
+
+if TYPE_CHECKING:
+    from tui_agent.loop.snapshot import LiveTool
 
 
 @dataclass
@@ -77,6 +79,8 @@ class Translator:
 
     # -- what a snapshot reads ---------------------------------------------------------------
     def live_tools(self) -> tuple[LiveTool, ...]:
+        from tui_agent.loop.snapshot import LiveTool  # a snapshot's, never taken by a one-shot
+
         return tuple(
             LiveTool(call_id, tool.name, tool.state, tool.started_at, tool.tail[-400:])
             for call_id, tool in self._tools.items()

@@ -1,0 +1,48 @@
+"""The console script's start: pydantic is told there are no plugins without a scan, through this
+process's state alone, so nothing the agent starts inherits a setting, and a person's own
+`PYDANTIC_DISABLE_PLUGINS` is left to pydantic."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from pydantic.plugin import _loader
+
+from tui_agent import entry
+
+VARIABLE = "PYDANTIC_DISABLE_PLUGINS"
+
+
+@pytest.fixture
+def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """pydantic's plugin cache as at a fresh start, with its entry-point scan counted."""
+    found: list[str] = []
+
+    def entry_points(*, group: str) -> list[object]:
+        found.append(group)
+        return []
+
+    monkeypatch.setattr(_loader, "_plugins", None)
+    monkeypatch.setattr(_loader, "entry_points", entry_points)
+    return found
+
+
+def test_pydantic_finds_no_plugins_without_a_scan_nor_a_variable(
+    scans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(VARIABLE, raising=False)
+    entry._no_pydantic_plugins()
+    assert list(_loader.get_plugins()) == []
+    assert len(scans) == 0
+    assert VARIABLE not in os.environ  # so no tool, hook or server started later sees one
+
+
+def test_a_person_who_set_the_variable_keeps_pydantics_reading_of_it(
+    scans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, "someone-elses-plugin")  # disables that one plugin only
+    entry._no_pydantic_plugins()
+    assert os.environ[VARIABLE] == "someone-elses-plugin"
+    list(_loader.get_plugins())
+    assert scans == ["pydantic"]  # pydantic looked for the other plugins, as it would have
