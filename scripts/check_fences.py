@@ -70,7 +70,8 @@ FENCES: dict[str, Fence] = {
     ),
     # Textual marks private modules and names with a leading underscore.
     "textual": Fence("tui_agent.ui._textual_hooks"),
-    # textual-serve keeps the same convention.
+    # textual-serve keeps the same convention, and so does pydantic.
+    "pydantic": Fence("tui_agent._pydantic_hooks"),
     "textual_serve": Fence("tui_agent.serve._textual_serve_hooks"),
 }
 

@@ -6,10 +6,8 @@ the fewer modules imported before that, the cheaper a re-execution is, so this m
 only `os` up front.
 
 pydantic looks for plugins on its first schema build by scanning the entry points of every
-installed distribution; tui-agent uses none, so the scan is skipped by recording, before any
-schema is built, that there are none (`_no_pydantic_plugins`). Setting
-`PYDANTIC_DISABLE_PLUGINS` instead would reach every process the agent starts (tool shells,
-hooks, MCP servers), so this process's state is changed and the environment is left alone.
+installed distribution; tui-agent uses none, so the scan is skipped (`_pydantic_hooks`, the fence
+module for pydantic's private names) before any schema is built.
 """
 
 from __future__ import annotations
@@ -21,7 +19,9 @@ def main() -> int:
     from tui_agent import keys
 
     keys.protect(_config_file())
-    _no_pydantic_plugins()
+    from tui_agent._pydantic_hooks import skip_plugin_scan
+
+    skip_plugin_scan()
     from tui_agent.cli import main as run
 
     return run()
@@ -36,14 +36,3 @@ def _config_file() -> str:
 
     return os.path.join(platformdirs.user_config_dir("tui-agent"), "config.toml")
 
-
-def _no_pydantic_plugins() -> None:
-    # A person who set PYDANTIC_DISABLE_PLUGINS keeps pydantic's own reading of it. `_plugins`
-    # is pydantic's cache of the plugins found (None: not looked for yet); an empty one is what
-    # it records after a scan that found none. A private name: tests/test_imports.py checks
-    # that a one-shot scans no distribution, so an upgrade that renames it fails there.
-    if "PYDANTIC_DISABLE_PLUGINS" in os.environ:
-        return
-    from pydantic.plugin import _loader
-
-    _loader._plugins = {}

@@ -1,4 +1,4 @@
-"""The console script's start: pydantic is told there are no plugins without a scan, through this
+"""pydantic is told there are no plugins without a scan, through this
 process's state alone, so nothing the agent starts inherits a setting, and a person's own
 `PYDANTIC_DISABLE_PLUGINS` is left to pydantic."""
 
@@ -9,7 +9,7 @@ import os
 import pytest
 from pydantic.plugin import _loader
 
-from tui_agent import entry
+from tui_agent._pydantic_hooks import skip_plugin_scan
 
 VARIABLE = "PYDANTIC_DISABLE_PLUGINS"
 
@@ -32,7 +32,7 @@ def test_pydantic_finds_no_plugins_without_a_scan_nor_a_variable(
     scans: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(VARIABLE, raising=False)
-    entry._no_pydantic_plugins()
+    skip_plugin_scan()
     assert list(_loader.get_plugins()) == []
     assert len(scans) == 0
     assert VARIABLE not in os.environ  # so no tool, hook or server started later sees one
@@ -42,7 +42,7 @@ def test_a_person_who_set_the_variable_keeps_pydantics_reading_of_it(
     scans: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(VARIABLE, "someone-elses-plugin")  # disables that one plugin only
-    entry._no_pydantic_plugins()
+    skip_plugin_scan()
     assert os.environ[VARIABLE] == "someone-elses-plugin"
     list(_loader.get_plugins())
     assert scans == ["pydantic"]  # pydantic looked for the other plugins, as it would have
