@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "statemachine")
 # Not shown by the first frame, so imported when first used: the screens a key or a command
 # opens (and the trust question, asked after the frame), the reports of /status, /cost and
-# /permissions, and /context's view with the context layer (and aiofiles) under it.
+# /permissions, and /context's view with the context layer (and aiofiles) under it; and Markdown
+# with its parser, linkifier and Pygments (the first frame shows none: the welcome is plain text),
+# loaded at the first answer, diff or question drawn.
 NOT_ON_THE_FIRST_FRAME = (
     "tui_agent.ui.inspector",
     "tui_agent.ui.trust_screen",
@@ -26,6 +28,13 @@ NOT_ON_THE_FIRST_FRAME = (
     "tui_agent.loop.reports",
     "tui_agent.context",
     "aiofiles",
+    "tui_agent.ui.widgets.markdown_blocks",
+    "rich.markdown",
+    "rich.syntax",
+    "markdown_it",
+    "linkify_it",
+    "mdurl",
+    "pygments",
 )
 # Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
+from rich.color import Color as RichColor
+from rich.style import Style
 from textual.app import App
+from textual.filter import ANSIToTruecolor
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -22,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
 from tui_agent.ui import _textual_hooks
+from tui_agent.ui.themes import DARK_ANSI
 
 CANARIES: dict[str, str] = {}  # private name -> what depends on it
 Test = TypeVar("Test", bound=Callable[..., object])
@@ -195,6 +199,23 @@ def test_the_footer_draws_keys_once_bindings_are_ready() -> None:
 
 
 # ------------------------------------------------------------ the terminal
+
+
+@canary(
+    "App._refresh_truecolor_filter",
+    "the ANSI colours of a theme set before the app runs (`refresh_ansi_colours`)",
+)
+def test_the_app_rebuilds_its_ansi_filter() -> None:
+    app: App[None] = App()  # textual-dark: ANSI colours through `ansi_theme_dark`
+    app.set_reactive(App.ansi_theme_dark, DARK_ANSI)
+    _textual_hooks.refresh_ansi_colours(app)
+    filters = [f for f in getattr(app, "_filters", []) if isinstance(f, ANSIToTruecolor)]
+    red = filters[0].truecolor_style(Style(color="red"), RichColor.parse("black")).color
+    expect(
+        red is not None and red.triplet == DARK_ANSI.ansi_colors[1],
+        "App._refresh_truecolor_filter",
+        "rebuilding the ANSI filter from the theme it is given",
+    )
 
 
 @canary("App._driver", "desktop notifications and restoring the terminal at once (`app_driver`)")

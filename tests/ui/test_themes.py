@@ -9,13 +9,21 @@ from __future__ import annotations
 import pytest
 from textual.app import App
 from textual.color import Color
+from textual.css.stylesheet import Stylesheet
 
 from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import until
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import Appearance
 from tui_agent.ui.state import MarkerBlock
-from tui_agent.ui.themes import DARK, LIGHT, choose_theme, install_themes
+from tui_agent.ui.themes import (
+    DARK,
+    DARK_ANSI,
+    LIGHT,
+    LIGHT_ANSI,
+    choose_theme,
+    install_themes,
+)
 
 AA = 4.5
 # Theme colours the stylesheet uses for text, and the ANSI colours our Rich styles name
@@ -89,6 +97,33 @@ async def test_the_configured_theme_applies_and_a_wrong_one_is_said() -> None:
     async with app.run_test() as pilot:
         await until(pilot, lambda: any("no theme 'nope'" in text for text in _markers(app)))
         assert app.theme == DARK
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT])
+async def test_the_first_frame_parses_the_stylesheet_with_the_theme_already_set(
+    theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Set once mounted, the theme and the ANSI colours each re-parsed every stylesheet source
+    (two of the six whole parses before the first frame); set before the app runs, none."""
+    reparses: list[Stylesheet] = []
+    reparse = Stylesheet.reparse
+
+    def counted(self: Stylesheet) -> None:
+        reparses.append(self)
+        reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    app = TuiAgentApp(FakeLoop(), appearance=Appearance(theme=theme))
+    async with app.run_test():
+        assert reparses == []
+        dark = theme == DARK
+        assert app.has_class(f"-theme-{theme}") and app.has_class("-dark-mode") is dark
+        variables = app.get_css_variables()
+        assert app.screen.styles.background == Color.parse(variables["background"])
+        red = app.ansi_theme.ansi_colors[1]
+        assert red == (DARK_ANSI if dark else LIGHT_ANSI).ansi_colors[1]
+        code = app.console.get_style("markdown.code")
+        assert (code.bgcolor is not None and code.bgcolor.name == "#e4e4e4") is not dark
 
 
 async def test_inline_code_follows_the_theme() -> None:

@@ -10,7 +10,7 @@ from rich.console import Console
 from tests.ui.fake_loop import INFO
 from tui_agent.loop import events as ev
 from tui_agent.ui.view_model import ToolBlock, ViewModel
-from tui_agent.ui.widgets.markdown_view import _PARSER, _renderable
+from tui_agent.ui.widgets.markdown_blocks import PARSER, renderable
 
 
 def finished(name: str, arguments: dict[str, object], output: str, **extra: object) -> ToolBlock:
@@ -65,7 +65,7 @@ def test_a_grep_row_shows_its_pattern_and_where_it_searched() -> None:
 def rendered(markdown: str) -> str:
     console = Console(width=100, color_system=None)
     with console.capture() as captured:
-        console.print(_renderable(markdown, _PARSER.parse(markdown)))
+        console.print(renderable(markdown, PARSER.parse(markdown)))
     return captured.get()
 
 

@@ -38,6 +38,10 @@ this list and its canaries are the same):
 - `Footer._bindings_ready`: the footer draws its keys once this is set; the footer that
   coalesces recomposes sets it as Textual's does (`set_bindings_ready`, used by
   `widgets/key_footer.py`).
+- `App._refresh_truecolor_filter`: rebuilds the filter that turns ANSI colours into the
+  theme's true colours; a theme chosen before the app starts (so that Textual's first
+  stylesheet parse already uses it, `set_theme_before_start`) needs it, as the theme's watcher
+  would have.
 - `App._driver`: the driver that writes to the terminal; notifications go straight to it, and an
   exit that cannot wait restores the terminal through it (`app_driver`, used by `ui/app.py`).
 - `Driver._app`: the app a driver feeds; the terminal driver tells it the terminal is gone
@@ -195,6 +199,11 @@ def set_bindings_ready(footer: Footer) -> None:
 
 
 # ------------------------------------------------------------ the terminal
+
+
+def refresh_ansi_colours(app: App[Any]) -> None:
+    """Map ANSI colours through the app's current ANSI theme (set without its watcher)."""
+    app._refresh_truecolor_filter(app.ansi_theme)
 
 
 def app_driver(app: App[Any]) -> Driver | None:

@@ -143,7 +143,7 @@ class TuiAgentApp(App[None]):
         return self.main_screen
 
     def on_mount(self) -> None:
-        self.look.apply_theme()
+        self.look.follow_theme()
         self._attach_loop(self.loop)
         self.main_screen.fold(self.size.width)
         self.prompt_input.focus()

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 
 from tui_agent.ui.hooks import Appearance
 from tui_agent.ui.status_line import OwnLine
-from tui_agent.ui.themes import DEFAULT_THEME, choose_theme, install_themes
+from tui_agent.ui.themes import (
+    DEFAULT_THEME,
+    choose_theme,
+    follow_code_styles,
+    set_theme_before_start,
+)
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
@@ -21,15 +26,17 @@ class Look:
         self._appearance = appearance
         self._own_line: OwnLine | None = None
         self._problems = list(appearance.problems)
+        self._set_theme()  # built in the app's constructor: before its stylesheet is parsed
 
-    def apply_theme(self) -> None:
-        """Before the first frame: our themes, then the configured one (or the default)."""
-        install_themes(self._app)
-        self._app.theme = DEFAULT_THEME
-        wanted = self._appearance.theme
-        problem = choose_theme(self._app, wanted) if wanted else None
+    def _set_theme(self) -> None:
+        """Before the app runs: our themes, then the configured one (or the default)."""
+        problem = set_theme_before_start(self._app, self._appearance.theme or DEFAULT_THEME)
         if problem:
             self._problems.append(f"theme: {problem}")
+
+    def follow_theme(self) -> None:
+        """Once mounted: what follows the theme (Rich's inline-code style)."""
+        follow_code_styles(self._app)
 
     def start(self, workspace: Path) -> None:
         """After the first frame, so git and the command never hold it back; the settings'

@@ -24,6 +24,8 @@ from rich.theme import Theme as RichStyles
 from textual.app import App
 from textual.theme import Theme
 
+from tui_agent.ui._textual_hooks import refresh_ansi_colours
+
 DARK = "tui-agent-dark"
 LIGHT = "tui-agent-light"
 DEFAULT_THEME = DARK
@@ -115,12 +117,45 @@ LIGHT_CODE = RichStyles({"markdown.code": "bold #0B5C6E on #E4E4E4"})
 
 
 def install_themes(app: App[Any]) -> None:
-    """Register our two themes and the ANSI colours that go with dark and light themes."""
-    app.register_theme(DARK_THEME)
-    app.register_theme(LIGHT_THEME)
+    """In a running app: register our two themes and the ANSI colours that go with dark and
+    light themes, and follow the theme with the inline-code style."""
+    _register(app)
     app.ansi_theme_dark = DARK_ANSI
     app.ansi_theme_light = LIGHT_ANSI
-    app.theme_changed_signal.subscribe(app, _CodeStyles(app))
+    follow_code_styles(app)
+
+
+def set_theme_before_start(app: App[Any], name: str) -> str | None:
+    """Before the app runs: our themes, our ANSI colours and theme `name` (or the default), so
+    that Textual's first parse of the stylesheet uses their variables. Set in a running app,
+    the theme and the ANSI colours each re-parse every stylesheet source (Textual's watchers),
+    which is two whole parses before the first frame. None when done, else why not."""
+    _register(app)
+    app.set_reactive(App.ansi_theme_dark, DARK_ANSI)
+    app.set_reactive(App.ansi_theme_light, LIGHT_ANSI)
+    problem = _unknown(app, name)
+    app.set_reactive(App.theme, DEFAULT_THEME if problem else name)
+    # What the theme's watcher would have done, before anything was parsed or styled.
+    dark = app.current_theme.dark
+    app.set_class(True, f"-theme-{app.theme}", update=False)
+    app.set_class(dark, "-dark-mode", update=False)
+    app.set_class(not dark, "-light-mode", update=False)
+    app.stylesheet.set_variables(app.get_css_variables())
+    refresh_ansi_colours(app)
+    return problem
+
+
+def follow_code_styles(app: App[Any]) -> None:
+    """Once the app runs (a signal takes subscribers only then): the inline-code style for the
+    theme now, and again whenever it changes."""
+    styles = _CodeStyles(app)
+    styles(app.current_theme)
+    app.theme_changed_signal.subscribe(app, styles)
+
+
+def _register(app: App[Any]) -> None:
+    app.register_theme(DARK_THEME)
+    app.register_theme(LIGHT_THEME)
 
 
 class _CodeStyles:
@@ -140,8 +175,14 @@ class _CodeStyles:
 
 def choose_theme(app: App[Any], name: str) -> str | None:
     """Switch to theme `name`; None when done, else why not (naming the themes there are)."""
+    problem = _unknown(app, name)
+    if problem is None:
+        app.theme = name
+    return problem
+
+
+def _unknown(app: App[Any], name: str) -> str | None:
     themes = app.available_themes
     if name not in themes:
         return f"no theme {name!r}; themes: {', '.join(sorted(themes))}"
-    app.theme = name
     return None

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import RenderableType
-from rich.markdown import Markdown
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -306,6 +304,11 @@ class ApprovalBar(Vertical, can_focus=True):
 
 
 def _preview(request: Approval, preview: str) -> RenderableType:
+    # Rich's Markdown and Syntax bring markdown-it and Pygments: loaded at the first question,
+    # not with the first frame.
+    from rich.markdown import Markdown
+    from rich.syntax import Syntax
+
     if request.kind == "plan":
         return Markdown(preview)
     if preview.startswith(("---", "@@", "diff ")):

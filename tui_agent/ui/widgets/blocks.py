@@ -8,9 +8,8 @@ expandable to its output (edits show a highlighted diff); a retry counts down.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -32,6 +31,9 @@ from tui_agent.ui.state import (
 )
 from tui_agent.ui.view_model import USER_COMMAND
 from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+if TYPE_CHECKING:  # Rich's Syntax brings Pygments: loaded with the first diff shown
+    from rich.syntax import Syntax
 
 TOOL_GLYPHS = {
     "queued": "◌",
@@ -192,6 +194,8 @@ class ToolCallBlock(Widget, can_focus=True):
         block = self.block
         diff = block.diff
         if diff is not None:
+            from rich.syntax import Syntax
+
             return Syntax(_head(diff), "diff", theme="ansi_dark", word_wrap=True)
         if not block.output:
             return Text("(no output yet)", style="dim")
