@@ -13,6 +13,8 @@ session) is cut into the same blocks, and looks the same, as one that streamed i
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from copy import copy
 from itertools import pairwise
 from typing import ClassVar
@@ -23,6 +25,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Heading, ListItem, Markdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
+from textual.app import App
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -70,6 +74,59 @@ class _Markdown(Markdown):
 # Rich's `Markdown` builds a parser for each instance, a third of the cost of drawing a short
 # block; blocks are copies of this one, given the tokens `_PARSER` made of their text.
 _PROTOTYPE = _Markdown("", code_theme=CODE_THEME, hyperlinks=True)
+
+
+# Blocks drawn before any view shows them (`draw_ahead`), by source and width: Rich's lines,
+# once for each time the block occurs, each taken (and so dropped) by a view that draws it.
+_ahead: dict[tuple[str, int], list[list[list[Segment]]]] = {}
+
+
+async def draw_ahead(app: App[object], texts: Iterable[str], widths: Iterable[int]) -> int:
+    """The blocks of finished `texts` drawn by Rich at each of `widths`, one per turn of the
+    event loop, for the views about to show them (a resumed session's last answers): the frames
+    that lay those out then only read lines. The code blocks' Pygments lexers are compiled
+    first, in a thread (a lexer's first use is tens of milliseconds of CPU), which the event
+    loop shares through the interpreter's switch interval. Returns how many blocks Rich drew."""
+    _ahead.clear()  # what an earlier call drew and no view took
+    blocks = [source for text in texts for source in split_blocks(text) if source.strip()]
+    parsed = [_PARSER.parse(source) for source in blocks]
+    languages = {t.info.partition(" ")[0] for tokens in parsed for t in tokens if t.type == "fence"}
+    await asyncio.to_thread(_compile_lexers, languages - {""})
+    drawn = 0
+    for width in widths:
+        for source, tokens in zip(blocks, parsed, strict=True):
+            copies = _ahead.setdefault((source, width), [])
+            if copies:  # the same block again (a list item or a rule that recurs): drawn once
+                copies.append(copies[0])
+                continue
+            copies.append(_rich_lines(app, source, width, tokens))
+            drawn += 1
+            await asyncio.sleep(0)
+    return drawn
+
+
+def _compile_lexers(names: Iterable[str]) -> None:
+    """Each named lexer made once, as Rich's code blocks find theirs: Pygments compiles a lexer
+    class's rules at its first use and keeps them on the class. An unknown name is no lexer
+    (Rich draws that block as plain text)."""
+    for name in names:
+        _ = Syntax("", name).lexer
+
+
+def _rich_lines(
+    app: App[object], source: str, width: int, tokens: list[Token]
+) -> list[list[Segment]]:
+    """One block's lines as Rich draws it at `width`, without the blank lines around it.
+
+    Rich puts blank lines of its own around some blocks (lists, tables) and not others:
+    they are dropped, so every block is one blank line from the next (`MarkdownView._draw`)."""
+    options = app.console_options.update(width=width, height=None, highlight=False)
+    segments = app.console.render(_renderable(source, tokens), options)
+    lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
+    while lines and _blank(lines[-1]):
+        lines.pop()
+    start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
+    return lines[start:]
 
 
 def _renderable(source: str, tokens: list[Token]) -> Markdown:
@@ -234,23 +291,22 @@ class MarkdownView(LaidOutOnce, Widget):
         first: bool,
         tokens: list[Token] | None = None,
     ) -> list[Strip]:
-        """One block drawn by Rich at the current width, after a blank line unless first.
-
-        Rich puts blank lines of its own around some blocks (lists, tables) and not others:
-        they are dropped, so every block is one blank line from the next."""
+        """One block at the current width (drawn by Rich unless `draw_ahead` did), after a
+        blank line unless first."""
         if not source.strip():
             return []
-        self.blocks_drawn += 1
-        options = self.app.console_options.update(width=width, height=None, highlight=False)
-        renderable = _renderable(source, _PARSER.parse(source) if tokens is None else tokens)
-        segments = self.app.console.render(renderable, options)
-        lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
-        while lines and _blank(lines[-1]):
-            lines.pop()
-        start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
+        copies = _ahead.get((source, width))
+        if copies:
+            lines = copies.pop()
+            if not copies:
+                del _ahead[(source, width)]
+        else:
+            self.blocks_drawn += 1
+            parsed = _PARSER.parse(source) if tokens is None else tokens
+            lines = _rich_lines(self.app, source, width, parsed)
         strips = [
             Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
-            for line in lines[start:]
+            for line in lines
         ]
         return strips if first else [Strip.blank(width, style), *strips]
 
