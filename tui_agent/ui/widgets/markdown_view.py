@@ -79,29 +79,39 @@ _PROTOTYPE = _Markdown("", code_theme=CODE_THEME, hyperlinks=True)
 # Blocks drawn before any view shows them (`draw_ahead`), by source and width: Rich's lines,
 # once for each time the block occurs, each taken (and so dropped) by a view that draws it.
 _ahead: dict[tuple[str, int], list[list[list[Segment]]]] = {}
+# The same texts cut into blocks (`split_blocks`), taken by the view made with that text.
+_cut_ahead: dict[str, list[str]] = {}
 
 
 async def draw_ahead(app: App[object], texts: Iterable[str], widths: Iterable[int]) -> int:
-    """The blocks of finished `texts` drawn by Rich at each of `widths`, one per turn of the
-    event loop, for the views about to show them (a resumed session's last answers): the frames
-    that lay those out then only read lines. The code blocks' Pygments lexers are compiled
-    first, in a thread (a lexer's first use is tens of milliseconds of CPU), which the event
-    loop shares through the interpreter's switch interval. Returns how many blocks Rich drew."""
+    """Finished `texts` cut into blocks and each block drawn by Rich at each of `widths`, a
+    block at a time with a turn of the event loop between, for the views about to show them (a
+    resumed session's last answers): the frames that lay those out then only read lines. A code
+    block's Pygments lexer is compiled before its first use, in a thread (a lexer's first use is
+    tens of milliseconds of CPU), which the event loop shares through the interpreter's switch
+    interval. Returns how many blocks Rich drew."""
     _ahead.clear()  # what an earlier call drew and no view took
-    blocks = [source for text in texts for source in split_blocks(text) if source.strip()]
-    parsed = [_PARSER.parse(source) for source in blocks]
-    languages = {t.info.partition(" ")[0] for tokens in parsed for t in tokens if t.type == "fence"}
-    await asyncio.to_thread(_compile_lexers, languages - {""})
+    _cut_ahead.clear()
+    sizes = list(widths)
+    languages: set[str] = {""}  # those compiled ("": no lexer)
     drawn = 0
-    for width in widths:
-        for source, tokens in zip(blocks, parsed, strict=True):
-            copies = _ahead.setdefault((source, width), [])
-            if copies:  # the same block again (a list item or a rule that recurs): drawn once
-                copies.append(copies[0])
-                continue
-            copies.append(_rich_lines(app, source, width, tokens))
-            drawn += 1
-            await asyncio.sleep(0)
+    for text in texts:
+        _cut_ahead[text] = blocks = split_blocks(text)
+        await asyncio.sleep(0)
+        for source in filter(str.strip, blocks):
+            tokens = _PARSER.parse(source)
+            named = {t.info.partition(" ")[0] for t in tokens if t.type == "fence"} - languages
+            if named:
+                await asyncio.to_thread(_compile_lexers, named)
+                languages |= named
+            for width in sizes:
+                copies = _ahead.setdefault((source, width), [])
+                if copies:  # the same block again (a list item or a rule that recurs)
+                    copies.append(copies[0])
+                    continue
+                copies.append(_rich_lines(app, source, width, tokens))
+                drawn += 1
+                await asyncio.sleep(0)
     return drawn
 
 
@@ -207,8 +217,10 @@ class MarkdownView(LaidOutOnce, Widget):
 
     def __init__(self, text: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self._settled: list[str] = []  # sources of the blocks that can no longer change
-        self._tail = text  # the rest: the last block, not cut into blocks yet if it grew
+        # A text `draw_ahead` cut already is not parsed whole again here.
+        *settled, tail = _cut_ahead.pop(text, None) or [text]
+        self._settled: list[str] = settled  # sources of the blocks that can no longer change
+        self._tail = tail  # the rest: the last block, not cut into blocks yet if it grew
         self.length = len(text)  # characters of text it holds
         self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
         self._drawn = 0  # how many settled blocks `_settled_lines` holds
