@@ -55,7 +55,9 @@ async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preload
         loaded = await vm.loaded(loop.info, transcript, welcome=welcome_text(loop.info))
         # The blocks `Transcript.redraw` mounts.
         answers = [b.text for b in loaded.blocks[-PRUNE_BATCH:] if isinstance(b, TextBlock)]
-        await draw_ahead(shown_in.app, answers, _answer_widths(shown_in))
+        # An answer's style is the transcript's (it has no colours of its own).
+        widths = _answer_widths(shown_in)
+        await draw_ahead(shown_in.app, answers, widths, shown_in.rich_style)
     finally:
         stop()
     return Preloaded(loaded, held)

@@ -76,15 +76,19 @@ class _Markdown(Markdown):
 _PROTOTYPE = _Markdown("", code_theme=CODE_THEME, hyperlinks=True)
 
 
-# Blocks drawn before any view shows them (`draw_ahead`), by source and width: Rich's lines,
-# once for each time the block occurs, each taken (and so dropped) by a view that draws it.
-_ahead: dict[tuple[str, int], list[list[list[Segment]]]] = {}
+# Blocks drawn before any view shows them (`draw_ahead`), by source, width and style: their
+# lines, once for each time the block occurs, each taken (and so dropped) by a view that draws
+# it.
+_ahead: dict[tuple[str, int, Style], list[list[Strip]]] = {}
 # The same texts cut into blocks (`split_blocks`), taken by the view made with that text.
 _cut_ahead: dict[str, list[str]] = {}
 
 
-async def draw_ahead(app: App[object], texts: Iterable[str], widths: Iterable[int]) -> int:
-    """Finished `texts` cut into blocks and each block drawn by Rich at each of `widths`, a
+async def draw_ahead(
+    app: App[object], texts: Iterable[str], widths: Iterable[int], style: Style
+) -> int:
+    """Finished `texts` cut into blocks and each block drawn by Rich at each of `widths` (in
+    `style`, the views' own), a
     block at a time with a turn of the event loop between, for the views about to show them (a
     resumed session's last answers): the frames that lay those out then only read lines. A code
     block's Pygments lexer is compiled before its first use, in a thread (a lexer's first use is
@@ -105,11 +109,11 @@ async def draw_ahead(app: App[object], texts: Iterable[str], widths: Iterable[in
                 await asyncio.to_thread(_compile_lexers, named)
                 languages |= named
             for width in sizes:
-                copies = _ahead.setdefault((source, width), [])
+                copies = _ahead.setdefault((source, width, style), [])
                 if copies:  # the same block again (a list item or a rule that recurs)
                     copies.append(copies[0])
                     continue
-                copies.append(_rich_lines(app, source, width, tokens))
+                copies.append(_styled(_rich_lines(app, source, width, tokens), width, style))
                 drawn += 1
                 await asyncio.sleep(0)
     return drawn
@@ -137,6 +141,14 @@ def _rich_lines(
         lines.pop()
     start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
     return lines[start:]
+
+
+def _styled(lines: list[list[Segment]], width: int, style: Style) -> list[Strip]:
+    """Rich's lines in a view's style, each as wide as the view."""
+    return [
+        Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
+        for line in lines
+    ]
 
 
 def _renderable(source: str, tokens: list[Token]) -> Markdown:
@@ -307,19 +319,15 @@ class MarkdownView(LaidOutOnce, Widget):
         blank line unless first."""
         if not source.strip():
             return []
-        copies = _ahead.get((source, width))
+        copies = _ahead.get((source, width, style))
         if copies:
-            lines = copies.pop()
+            strips = copies.pop()
             if not copies:
-                del _ahead[(source, width)]
+                del _ahead[(source, width, style)]
         else:
             self.blocks_drawn += 1
             parsed = _PARSER.parse(source) if tokens is None else tokens
-            lines = _rich_lines(self.app, source, width, parsed)
-        strips = [
-            Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
-            for line in lines
-        ]
+            strips = _styled(_rich_lines(self.app, source, width, parsed), width, style)
         return strips if first else [Strip.blank(width, style), *strips]
 
     def repaint_on_resize(self, old: Size, new: Size) -> bool:
