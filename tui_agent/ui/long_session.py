@@ -57,7 +57,8 @@ async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preload
         answers = [b.text for b in loaded.blocks[-PRUNE_BATCH:] if isinstance(b, TextBlock)]
         # An answer's style is the transcript's (it has no colours of its own).
         widths = _answer_widths(shown_in)
-        await draw_ahead(shown_in.app, answers, widths, shown_in.rich_style)
+        app = shown_in.app
+        await draw_ahead(app.console, app.console_options, answers, widths, shown_in.rich_style)
     finally:
         stop()
     return Preloaded(loaded, held)

@@ -13,8 +13,6 @@ session) is cut into the same blocks, and looks the same, as one that streamed i
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
 from copy import copy
 from itertools import pairwise
 from typing import ClassVar
@@ -25,8 +23,6 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Heading, ListItem, Markdown
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
-from textual.app import App
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -85,18 +81,23 @@ _cut_ahead: dict[str, list[str]] = {}
 
 
 async def draw_ahead(
-    app: App[object], texts: Iterable[str], widths: Iterable[int], style: Style
+    console: Console,
+    options: ConsoleOptions,
+    texts: list[str],
+    widths: tuple[int, ...],
+    style: Style,
 ) -> int:
-    """Finished `texts` cut into blocks and each block drawn by Rich at each of `widths` (in
-    `style`, the views' own), a
-    block at a time with a turn of the event loop between, for the views about to show them (a
-    resumed session's last answers): the frames that lay those out then only read lines. A code
-    block's Pygments lexer is compiled before its first use, in a thread (a lexer's first use is
-    tens of milliseconds of CPU), which the event loop shares through the interpreter's switch
+    """Finished `texts` cut into blocks and each block drawn by Rich (on the app's `console`
+    with its `options`) at each of `widths` in `style` (the views' own), a block at a time with
+    a turn of the event loop between, for the views about to show them (a resumed session's
+    last answers): the frames that lay those out then only read lines. A code block's Pygments
+    lexer is compiled before its first use, in a thread (a lexer's first use is tens of
+    milliseconds of CPU), which the event loop shares through the interpreter's switch
     interval. Returns how many blocks Rich drew."""
+    import asyncio  # loaded long before; imported here to keep this module's imports as they are
+
     _ahead.clear()  # what an earlier call drew and no view took
     _cut_ahead.clear()
-    sizes = list(widths)
     languages: set[str] = {""}  # those compiled ("": no lexer)
     drawn = 0
     for text in texts:
@@ -108,34 +109,37 @@ async def draw_ahead(
             if named:
                 await asyncio.to_thread(_compile_lexers, named)
                 languages |= named
-            for width in sizes:
+            for width in widths:
                 copies = _ahead.setdefault((source, width, style), [])
                 if copies:  # the same block again (a list item or a rule that recurs)
                     copies.append(copies[0])
                     continue
-                copies.append(_styled(_rich_lines(app, source, width, tokens), width, style))
+                lines = _rich_lines(console, options, source, width, tokens)
+                copies.append(_styled(lines, width, style))
                 drawn += 1
                 await asyncio.sleep(0)
     return drawn
 
 
-def _compile_lexers(names: Iterable[str]) -> None:
+def _compile_lexers(names: set[str]) -> None:
     """Each named lexer made once, as Rich's code blocks find theirs: Pygments compiles a lexer
     class's rules at its first use and keeps them on the class. An unknown name is no lexer
     (Rich draws that block as plain text)."""
+    from rich.syntax import Syntax  # loaded with rich.markdown already
+
     for name in names:
         _ = Syntax("", name).lexer
 
 
 def _rich_lines(
-    app: App[object], source: str, width: int, tokens: list[Token]
+    console: Console, options: ConsoleOptions, source: str, width: int, tokens: list[Token]
 ) -> list[list[Segment]]:
     """One block's lines as Rich draws it at `width`, without the blank lines around it.
 
     Rich puts blank lines of its own around some blocks (lists, tables) and not others:
     they are dropped, so every block is one blank line from the next (`MarkdownView._draw`)."""
-    options = app.console_options.update(width=width, height=None, highlight=False)
-    segments = app.console.render(_renderable(source, tokens), options)
+    at_width = options.update(width=width, height=None, highlight=False)
+    segments = console.render(_renderable(source, tokens), at_width)
     lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
     while lines and _blank(lines[-1]):
         lines.pop()
@@ -327,7 +331,8 @@ class MarkdownView(LaidOutOnce, Widget):
         else:
             self.blocks_drawn += 1
             parsed = _PARSER.parse(source) if tokens is None else tokens
-            strips = _styled(_rich_lines(self.app, source, width, parsed), width, style)
+            lines = _rich_lines(self.app.console, self.app.console_options, source, width, parsed)
+            strips = _styled(lines, width, style)
         return strips if first else [Strip.blank(width, style), *strips]
 
     def repaint_on_resize(self, old: Size, new: Size) -> bool:
