@@ -8,7 +8,9 @@ top-level Markdown blocks instead, each drawn once by Rich into lines at the wid
 an append only marks the last block (the one that can still change) for drawing again, and
 the drawing happens once per frame, when Textual asks for the height or a line. So a frame
 costs the same however long the answer is, and an answer drawn from its whole text (a resumed
-session) is cut into the same blocks, and looks the same, as one that streamed in.
+session) is cut into the same blocks, and looks the same, as one that streamed in. The
+answers a resumed session is about to show can be cut and drawn beforehand, a block at a time
+between turns of the event loop (`draw_ahead`); their views then take those lines.
 """
 
 from __future__ import annotations
