@@ -8,6 +8,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from rich.segment import Segment
+
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import until
 from tui_agent.loop import events as ev
@@ -17,6 +19,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
 from tui_agent.ui.state import Change, MarkerBlock, Reset, TextBlock, UserBlock
 from tui_agent.ui.view_model import LOAD_SLICE, ViewModel
+from tui_agent.ui.widgets.blocks import AssistantText
 
 IDLE = LoopSnapshot("idle", None, None, 0, paused=False)
 
@@ -96,3 +99,61 @@ async def test_a_long_session_opens_whole_and_what_the_loop_said_meanwhile_follo
         notice = app.vm.blocks[-1]
         assert isinstance(notice, MarkerBlock) and notice.text == "said while loading"
         assert isinstance(app.vm.blocks[1], UserBlock)
+
+
+def _long_answer(sections: int) -> str:
+    """Markdown as a long answer has it: headings, lists, code and tables (4 blocks a section)."""
+    return "".join(
+        f"## Part {n}\n\n- one point\n- another, with `code`\n\n"
+        f"```python\ndef step_{n}(x):\n    return x * {n}\n```\n\n"
+        f"| key | value |\n|---|---|\n| a | {n} |\n\n"
+        for n in range(1, sections + 1)
+    )
+
+
+async def test_a_resumed_long_answer_is_drawn_before_the_frame_that_shows_it() -> None:
+    answer = _long_answer(30)  # 120 blocks
+    last = LOAD_SLICE // 4 + 1  # a transcript long enough to be replayed in slices
+    real = FakeLoop(
+        replayed=[
+            *turns(last - 1),
+            ev.TurnStarted(turn_id=last, prompt_ids=("p",), texts=("explain",)),
+            ev.StepStarted(turn_id=last, step=1),
+            ev.AssistantDelta(turn_id=last, step=1, text=answer),
+            ev.TurnFinished(
+                turn_id=last, text=answer, result=ev.TurnResult(type="completed", steps=1)
+            ),
+        ]
+    )
+
+    async def opener() -> LoopApi:
+        return real
+
+    app = TuiAgentApp(OpeningLoop(INFO, opener))
+    async with app.run_test(size=(120, 36)) as pilot:
+
+        def shown_whole() -> AssistantText | None:
+            """The answer, once laid out at its last width (the transcript's scrollbar shown)."""
+            for view in app.transcript.children:
+                if isinstance(view, AssistantText) and view.length == len(answer):
+                    inside = app.transcript.scrollable_content_region.width
+                    if app.transcript.show_vertical_scrollbar and view.size.width == inside:
+                        return view
+            return None
+
+        await until(pilot, lambda: shown_whole() is not None)
+        await pilot.pause()
+        view = shown_whole()
+        assert view is not None
+        # Every one of its blocks came drawn from the load's slices, at both widths it was
+        # laid out at (before and after the scrollbar showed): none was drawn in a frame.
+        assert view.blocks_drawn == 0
+
+        def lines() -> list[list[Segment]]:
+            settled, tail = view._lines(view.content_size.width)
+            return [list(strip) for strip in [*settled, *tail]]
+
+        ahead = lines()
+        view._key = None  # drawn again here by Rich, as a view given nothing ahead draws
+        assert lines() == ahead
+        assert view.blocks_drawn == 120

@@ -175,7 +175,7 @@ class TuiAgentApp(App[None]):
             self.exit(return_code=2)
             return
         self._detach_loop()
-        self._attach_loop(loop, await preload(self.vm, loop))
+        self._attach_loop(loop, await preload(self.vm, loop, self.transcript))
         opening.attached(loop)
         if self._initial_prompt:
             self.prompt.submit(self._initial_prompt, steer=False)

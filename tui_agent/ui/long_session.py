@@ -6,7 +6,10 @@ event loop in one go (`benchmarks/long_day.py`). `preload` replays it into a scr
 in slices with a turn of the event loop between them (`ViewModel.loaded`), holding the loop's
 live events meanwhile in order; the app then takes the result over at once
 (`TuiAgentApp._attach_loop`), so no widget sees a half-loaded session and no event is lost.
-A short transcript is left to `ViewModel.reset`, as before.
+A short transcript is left to `ViewModel.reset`, as before. The answers among the newest blocks,
+the ones the transcript will mount, are drawn in those slices too (`draw_ahead`): a long one is
+a hundred Markdown blocks, code among them, which the frame that shows them would otherwise
+draw in one go.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from dataclasses import dataclass
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import LoopEvent
 from tui_agent.loop.snapshot import LoopSnapshot
+from tui_agent.ui.state import TextBlock
 from tui_agent.ui.view_model import LOAD_SLICE, ViewModel
 from tui_agent.ui.welcome import welcome_text
+from tui_agent.ui.widgets.markdown_view import draw_ahead
+from tui_agent.ui.widgets.transcript import PRUNE_BATCH, Transcript
 
 
 @dataclass(frozen=True)
@@ -36,8 +42,9 @@ class Preloaded:
             deliver(event)
 
 
-async def preload(vm: ViewModel, loop: LoopApi) -> Preloaded | None:
-    """The loop's transcript replayed in slices, or None when it is short enough for one go."""
+async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preloaded | None:
+    """The loop's transcript replayed in slices, or None when it is short enough for one go;
+    then the answers `shown_in` will mount drawn at the widths it will give them."""
     transcript = loop.transcript()
     if len(transcript) <= LOAD_SLICE:
         return None
@@ -46,6 +53,24 @@ async def preload(vm: ViewModel, loop: LoopApi) -> Preloaded | None:
     try:
         # The welcome heads a resumed transcript too, as in `reset`.
         loaded = await vm.loaded(loop.info, transcript, welcome=welcome_text(loop.info))
+        # The blocks `Transcript.redraw` mounts.
+        answers = [b.text for b in loaded.blocks[-PRUNE_BATCH:] if isinstance(b, TextBlock)]
+        # An answer's style is the transcript's (it has no colours of its own).
+        widths = _answer_widths(shown_in)
+        app = shown_in.app
+        await draw_ahead(app.console, app.console_options, answers, widths, shown_in.rich_style)
     finally:
         stop()
     return Preloaded(loaded, held)
+
+
+def _answer_widths(transcript: Transcript) -> tuple[int, int]:
+    """The widths an answer gets in `transcript` (an answer has no margin or padding at its
+    sides): its content width without and with a vertical scrollbar. A resumed answer is laid
+    out at both: the transcript mounts its newest blocks newest first, and its scrollbar shows
+    only once their height is known."""
+    bar = transcript.styles.scrollbar_size_vertical
+    full = transcript.scrollable_content_region.width
+    if transcript.show_vertical_scrollbar:
+        full += bar
+    return full, full - bar

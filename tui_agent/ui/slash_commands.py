@@ -336,7 +336,7 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
 async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     """Replace the loop (new session, resumed one, other model) and redraw from it."""
     loop = await new_loop
-    preloaded = await preload(app.vm, loop)
+    preloaded = await preload(app.vm, loop, app.transcript)
     old = app.loop
     app._detach_loop()
     app._attach_loop(loop, preloaded)

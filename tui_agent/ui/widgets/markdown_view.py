@@ -8,7 +8,9 @@ top-level Markdown blocks instead, each drawn once by Rich into lines at the wid
 an append only marks the last block (the one that can still change) for drawing again, and
 the drawing happens once per frame, when Textual asks for the height or a line. So a frame
 costs the same however long the answer is, and an answer drawn from its whole text (a resumed
-session) is cut into the same blocks, and looks the same, as one that streamed in.
+session) is cut into the same blocks, and looks the same, as one that streamed in. The
+answers a resumed session is about to show can be cut and drawn beforehand, a block at a time
+between turns of the event loop (`draw_ahead`); their views then take those lines.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -36,6 +39,89 @@ def _parser() -> MarkdownIt:
     from tui_agent.ui.widgets.markdown_blocks import PARSER
 
     return PARSER
+
+
+# Blocks drawn before any view shows them (`draw_ahead`), by source, width and style: their
+# lines, once for each time the block occurs, each taken (and so dropped) by a view that draws
+# it.
+_ahead: dict[tuple[str, int, Style], list[list[Strip]]] = {}
+# The same texts cut into blocks (`split_blocks`), taken by the view made with that text.
+_cut_ahead: dict[str, list[str]] = {}
+
+
+async def draw_ahead(
+    console: Console,
+    options: ConsoleOptions,
+    texts: list[str],
+    widths: tuple[int, ...],
+    style: Style,
+) -> int:
+    """Finished `texts` cut into blocks and each block drawn by Rich (on the app's `console`
+    with its `options`) at each of `widths` in `style` (the views' own), a block at a time with
+    a turn of the event loop between, for the views about to show them (a resumed session's
+    last answers): the frames that lay those out then only read lines. A code block's Pygments
+    lexer is compiled before its first use, in a thread (a lexer's first use is tens of
+    milliseconds of CPU), which the event loop shares through the interpreter's switch
+    interval. Returns how many blocks Rich drew."""
+    import asyncio  # loaded long before; imported here to keep this module's imports as they are
+
+    _ahead.clear()  # what an earlier call drew and no view took
+    _cut_ahead.clear()
+    languages: set[str] = {""}  # those compiled ("": no lexer)
+    drawn = 0
+    for text in texts:
+        _cut_ahead[text] = blocks = split_blocks(text)
+        await asyncio.sleep(0)
+        for source in filter(str.strip, blocks):
+            tokens = _parser().parse(source)
+            named = {t.info.partition(" ")[0] for t in tokens if t.type == "fence"} - languages
+            if named:
+                await asyncio.to_thread(_compile_lexers, named)
+                languages |= named
+            for width in widths:
+                copies = _ahead.setdefault((source, width, style), [])
+                if copies:  # the same block again (a list item or a rule that recurs)
+                    copies.append(copies[0])
+                    continue
+                lines = _rich_lines(console, options, source, width, tokens)
+                copies.append(_styled(lines, width, style))
+                drawn += 1
+                await asyncio.sleep(0)
+    return drawn
+
+
+def _compile_lexers(names: set[str]) -> None:
+    """Each named lexer made once, as Rich's code blocks find theirs: Pygments compiles a lexer
+    class's rules at its first use and keeps them on the class. An unknown name is no lexer
+    (Rich draws that block as plain text)."""
+    from rich.syntax import Syntax  # loaded with rich.markdown already
+
+    for name in names:
+        _ = Syntax("", name).lexer
+
+
+def _rich_lines(
+    console: Console, options: ConsoleOptions, source: str, width: int, tokens: list[Token]
+) -> list[list[Segment]]:
+    """One block's lines as Rich draws it at `width`, without the blank lines around it.
+
+    Rich puts blank lines of its own around some blocks (lists, tables) and not others:
+    they are dropped, so every block is one blank line from the next (`MarkdownView._draw`)."""
+    at_width = options.update(width=width, height=None, highlight=False)
+    segments = console.render(_renderable(source, tokens), at_width)
+    lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
+    while lines and _blank(lines[-1]):
+        lines.pop()
+    start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
+    return lines[start:]
+
+
+def _styled(lines: list[list[Segment]], width: int, style: Style) -> list[Strip]:
+    """Rich's lines in a view's style, each as wide as the view."""
+    return [
+        Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
+        for line in lines
+    ]
 
 
 def _renderable(source: str, tokens: list[Token]) -> Markdown:
@@ -85,8 +171,10 @@ class MarkdownView(LaidOutOnce, Widget):
 
     def __init__(self, text: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self._settled: list[str] = []  # sources of the blocks that can no longer change
-        self._tail = text  # the rest: the last block, not cut into blocks yet if it grew
+        # A text `draw_ahead` cut already is not parsed whole again here.
+        *settled, tail = _cut_ahead.pop(text, None) or [text]
+        self._settled: list[str] = settled  # sources of the blocks that can no longer change
+        self._tail = tail  # the rest: the last block, not cut into blocks yet if it grew
         self.length = len(text)  # characters of text it holds
         self._settled_lines: list[Strip] = []  # the settled blocks drawn, in order
         self._drawn = 0  # how many settled blocks `_settled_lines` holds
@@ -169,24 +257,20 @@ class MarkdownView(LaidOutOnce, Widget):
         first: bool,
         tokens: list[Token] | None = None,
     ) -> list[Strip]:
-        """One block drawn by Rich at the current width, after a blank line unless first.
-
-        Rich puts blank lines of its own around some blocks (lists, tables) and not others:
-        they are dropped, so every block is one blank line from the next."""
+        """One block at the current width (drawn by Rich unless `draw_ahead` did), after a
+        blank line unless first."""
         if not source.strip():
             return []
-        self.blocks_drawn += 1
-        options = self.app.console_options.update(width=width, height=None, highlight=False)
-        renderable = _renderable(source, _parser().parse(source) if tokens is None else tokens)
-        segments = self.app.console.render(renderable, options)
-        lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
-        while lines and _blank(lines[-1]):
-            lines.pop()
-        start = next((n for n, line in enumerate(lines) if not _blank(line)), len(lines))
-        strips = [
-            Strip(Segment.adjust_line_length(list(Segment.apply_style(line, style)), width, style))
-            for line in lines[start:]
-        ]
+        copies = _ahead.get((source, width, style))
+        if copies:
+            strips = copies.pop()
+            if not copies:
+                del _ahead[(source, width, style)]
+        else:
+            self.blocks_drawn += 1
+            parsed = _parser().parse(source) if tokens is None else tokens
+            lines = _rich_lines(self.app.console, self.app.console_options, source, width, parsed)
+            strips = _styled(lines, width, style)
         return strips if first else [Strip.blank(width, style), *strips]
 
     def repaint_on_resize(self, old: Size, new: Size) -> bool:
