@@ -35,4 +35,3 @@ def _config_file() -> str:
     import platformdirs
 
     return os.path.join(platformdirs.user_config_dir("tui-agent"), "config.toml")
-
