@@ -34,6 +34,9 @@ from tests.support.processes import processes_where
 from tui_agent.context import Prompt, fold, project, read_log
 
 SEED = 20261130
+# The module's runs are made once, by whichever of its tests xdist runs first: each test may
+# have to wait for all of them.
+pytestmark = pytest.mark.timeout(240)
 RUNS = 25  # kill moments: after line 1, 2, ..., 25 (the last few while the shell runs)
 PARALLEL = 3
 BIG = "".join(f"line {n}\n" for n in range(100_000))  # ~1.1 MB: its rewrite takes a while
@@ -168,7 +171,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
         return list(pool.map(lambda run: _one_run(run, base), planned))
 
 
-@pytest.mark.timeout(180)
 def test_no_file_is_ever_left_empty_or_half_written(runs: list[Run]) -> None:
     assert [(run.number, run.damaged_files) for run in runs if run.damaged_files] == []
     assert sum(run.acknowledged for run in runs) >= RUNS // 2  # most kills land mid-turn
