@@ -1,9 +1,11 @@
 """Test-wide settings: every test runs with its own TUI_AGENT_HOME and no provider keys,
-property tests never fail for being slow (a busy machine is not a bug), and tests that share
-an expensive set-up run on one xdist worker."""
+property tests never fail for being slow (a busy machine is not a bug), tests that share an
+expensive set-up run on one xdist worker, and the processes tests start get a terminal's signal
+defaults."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,19 @@ settings.register_profile("tui-agent", deadline=None, suppress_health_check=[Hea
 settings.load_profile("tui-agent")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests send SIGINT and SIGHUP to the agent, which keeps an "ignore" it inherits (nohup's
+    # choice stands). A suite started in the background (`make test &`, nohup) would hand that
+    # on to every agent it starts and those tests would wait for ever: its processes start with
+    # a terminal's defaults instead (a test of nohup's case sets it for its own child).
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 # Tests whose set-up is built once per worker process (a module or session fixture, a cache).
 # Under `--dist loadgroup` (make test) each set runs on one worker, so it is built once, not on
 # every worker that happens to get one of its tests; xdist also starts the largest sets first,
