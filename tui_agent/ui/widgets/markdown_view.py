@@ -15,6 +15,7 @@ between turns of the event loop (`draw_ahead`); their views then take those line
 
 from __future__ import annotations
 
+import asyncio
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -63,8 +64,6 @@ async def draw_ahead(
     lexer is compiled before its first use, in a thread (a lexer's first use is tens of
     milliseconds of CPU), which the event loop shares through the interpreter's switch
     interval. Returns how many blocks Rich drew."""
-    import asyncio  # loaded long before; imported here to keep this module's imports as they are
-
     _ahead.clear()  # what an earlier call drew and no view took
     _cut_ahead.clear()
     languages: set[str] = {""}  # those compiled ("": no lexer)
