@@ -6,15 +6,21 @@
   of `benchmarks/ui.py` until the newest blocks are mounted;
 - the log's size, `load_history` (the fold), and `tui-agent export` as a process.
 
-The caller sets `TUI_AGENT_HOME` before importing this module.
+`benchmarks/long_day.py` calls `resume` after its day (it sets `TUI_AGENT_HOME` before importing
+this module). Run alone, it measures a saved day again, each part `--runs` times (medians):
+`.venv/bin/python -m benchmarks.long_day_resume --home HOME --workspace WS --script SCRIPT`,
+where HOME, WS and SCRIPT are the day's `TUI_AGENT_HOME`, workspace and script file (long_day.py
+leaves them under the temporary folder, `long-day-home-*`, `long-day-ws-*`, `*-script.json`).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import pty
 import select
+import statistics
 import subprocess
 import time
 from collections.abc import Callable
@@ -146,3 +152,32 @@ def resume(workspace: Path, script: Path) -> Resumed:
         session.events_path.stat().st_size / 1e6, tasks / 1e6, fold, len(history),
         export_time(workspace),
     )  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Resume a saved long day again.")
+    parser.add_argument("--home", type=Path, required=True, help="the day's TUI_AGENT_HOME")
+    parser.add_argument("--workspace", type=Path, required=True)
+    parser.add_argument("--script", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.environ["TUI_AGENT_HOME"] = str(args.home.resolve())  # read at each call (`AppPaths`)
+    runs = [resume(args.workspace, args.script) for _ in range(args.runs)]
+    first = runs[0]
+    print(f"event log / sub-agent logs: {first.log_mb:.1f} / {first.tasks_mb:.1f} MB, "
+          f"{first.entries:,} history entries; load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    for label, values in (
+        ("resume in a pty: first frame (s)", [r.frame_s for r in runs]),
+        ("  a typed word echoed (s)", [r.usable_s for r in runs]),
+        ("resume headless: longest stall, wall (ms)", [r.stall[0] * 1e3 for r in runs]),
+        ("  the same, CPU (ms)", [r.stall[1] * 1e3 for r in runs]),
+        ("  until the newest blocks are mounted (s)", [r.filled_s for r in runs]),
+        ("fold (load_history), CPU (s)", [r.fold[1] for r in runs]),
+        ("tui-agent export (process, wall s)", [r.export_s for r in runs]),
+    ):
+        each = " ".join(f"{v:.2f}" for v in values)
+        print(f"{label:<44} median {statistics.median(values):8.2f}   ({each})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
