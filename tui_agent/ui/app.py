@@ -43,7 +43,7 @@ from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import Appearance, SessionHooks
 from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
-from tui_agent.ui.long_session import Preloaded, preload
+from tui_agent.ui.long_session import Preloaded, open_session
 from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
@@ -169,13 +169,13 @@ class TuiAgentApp(App[None]):
 
         try:
             await ask_trust(self)
-            loop = await opening.open()
+            loop, preloaded = await open_session(opening.open(), self.vm, self.transcript)
         except LoopSetupError as exc:
             self.setup_error = str(exc)
             self.exit(return_code=2)
             return
         self._detach_loop()
-        self._attach_loop(loop, await preload(self.vm, loop, self.transcript))
+        self._attach_loop(loop, preloaded)
         opening.attached(loop)
         if self._initial_prompt:
             self.prompt.submit(self._initial_prompt, steer=False)

@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import McpServerInfo
-from tui_agent.ui.long_session import preload
+from tui_agent.ui.long_session import open_session
 from tui_agent.vocab import APPROVAL_MODES
 
 if TYPE_CHECKING:
@@ -335,8 +335,7 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
 
 async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     """Replace the loop (new session, resumed one, other model) and redraw from it."""
-    loop = await new_loop
-    preloaded = await preload(app.vm, loop, app.transcript)
+    loop, preloaded = await open_session(new_loop, app.vm, app.transcript)
     old = app.loop
     app._detach_loop()
     app._attach_loop(loop, preloaded)
