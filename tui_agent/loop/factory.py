@@ -290,7 +290,8 @@ async def _spent_so_far(
     if not (shown and top_level):
         return shown, CostLine("session")
     await warming  # the status bar of a reopened session shows its cost at once
-    shown, spent = priced(shown, metering.pricer_for)
+    # A day's session has thousands of usage events (a tenth of a second of CPU): off the loop.
+    shown, spent = await asyncio.to_thread(priced, shown, metering.pricer_for)
     metering.budget.spent = spent.cost_usd or 0.0
     return shown, spent
 
