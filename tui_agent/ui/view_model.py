@@ -92,8 +92,8 @@ PRIMARY_ARGS = ("command", "path", "pattern", "file_path", "description")
 
 _ID_LESS: tuple[QueueKind, ...] = ("notification", "reminder")
 # Transcript events replayed between two turns of the event loop when a long session loads
-# (`ViewModel.load`): about 10 ms of work on this project's machine.
-LOAD_SLICE = 1000
+# (`ViewModel.loaded`): 10-15 ms of work on this project's machine (a day's tool calls).
+LOAD_SLICE = 400
 
 
 class ViewModel:

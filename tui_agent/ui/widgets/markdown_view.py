@@ -66,6 +66,7 @@ async def draw_ahead(
     interval. Returns how many blocks Rich drew."""
     _ahead.clear()  # what an earlier call drew and no view took
     _cut_ahead.clear()
+    await asyncio.to_thread(_parser)  # its first call imports Rich's Markdown: 40 ms of CPU
     languages: set[str] = {""}  # those compiled ("": no lexer)
     drawn = 0
     for text in texts:
