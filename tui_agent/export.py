@@ -11,6 +11,7 @@ session is on. Exit status 0 on success,
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    # The export builds a day's events and records once and drops them at exit: collections
+    # walking them found nothing and were a quarter of its CPU (`benchmarks/long_day_resume.py`).
+    gc.disable()
     try:
         args = _parser().parse_args(argv)
         session = _session(args)

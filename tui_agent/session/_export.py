@@ -276,7 +276,10 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _longest_backticks(text: str) -> int:
     # Found by the regex engine: a Python loop over each character took most of exporting a
-    # day's session (4.7 MB of Markdown, 6 s; `benchmarks/long_day.py`).
+    # day's session (4.7 MB of Markdown, 6 s; `benchmarks/long_day.py`). Most tool outputs
+    # have no backtick at all: the substring test answers those at once.
+    if "`" not in text:
+        return 0
     return max(map(len, _BACKTICK_RUNS.findall(text)), default=0)
 
 
