@@ -451,6 +451,7 @@ def table(args: argparse.Namespace, day: Day, fresh: list[EndFigures], resumed: 
     row("resume in a pty: first frame", f"{r.frame_s:.2f} s", "", "",
         verdict("≤ 1 s", r.frame_s <= 1))  # fmt: skip
     row("  a typed word echoed", f"{r.usable_s:.2f} s")
+    row("  the end of the conversation shown, wall / CPU", f"{r.end_s:.2f} / {r.end_cpu_s:.2f} s")
     row("resume headless: longest stall wall / CPU",
         f"{r.stall[0] * 1e3:.0f} / {r.stall[1] * 1e3:.0f} ms", "", "",
         verdict("≤ 50 ms", r.stall[0] <= 0.05))  # fmt: skip

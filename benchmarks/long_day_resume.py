@@ -25,6 +25,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import isnan
 from pathlib import Path
 
 from benchmarks.ui import StallProbe, quit_in_pty, transcript_filled
@@ -59,9 +60,11 @@ async def until(condition: Callable[[], bool], timeout_s: float = 120.0) -> None
         await asyncio.sleep(0.005)
 
 
-def pty_resume(workspace: Path, script: Path) -> tuple[float, float]:
+def pty_resume(workspace: Path, script: Path, last_line: str) -> tuple[float, float, float, float]:
     """`tui-agent --continue` in a pseudo-terminal: seconds to the footer (the first frame,
-    drawn last), and to a typed word echoed in the input (usable)."""
+    drawn last), to a typed word echoed in the input (usable), and to `last_line` (the last line
+    of the session's last answer) on the screen: the end of the conversation shown; and the
+    CPU seconds the app had used by then (a figure a busy machine disturbs less)."""
     import fcntl
     import struct
     import termios
@@ -75,7 +78,9 @@ def pty_resume(workspace: Path, script: Path) -> tuple[float, float]:
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=workspace)
     os.close(slave)
-    seen, frame, usable, typed = b"", float("nan"), float("nan"), False
+    seen, typed = b"", False
+    frame = usable = end = end_cpu = float("nan")
+    wanted = last_line.encode()
     while time.perf_counter() < start + 30:
         ready, _, _ = select.select([master], [], [], 0.005)
         if ready:
@@ -83,14 +88,24 @@ def pty_resume(workspace: Path, script: Path) -> tuple[float, float]:
                 seen += os.read(master, 1 << 16)
             except OSError:
                 break
+        now = time.perf_counter() - start
         if not typed and b"palette" in seen:
-            frame, typed, seen = time.perf_counter() - start, True, b""
+            frame, typed = now, True
             os.write(master, b"zqxj")
-        if typed and b"zqxj" in seen:
-            usable = time.perf_counter() - start
+        if typed and isnan(usable) and b"zqxj" in seen:
+            usable = now
+        if isnan(end) and wanted in seen:
+            end, end_cpu = now, _cpu_of(proc.pid)
+        if not (isnan(usable) or isnan(end)):
             break
     quit_in_pty(proc, master, timeout_s=10)
-    return frame, usable
+    return frame, usable, end, end_cpu
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user and system) a running process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def headless_resume(workspace: Path, script: Path) -> tuple[float, float, float]:
@@ -129,6 +144,8 @@ def export_time(workspace: Path) -> float:
 class Resumed:
     frame_s: float  # in a pty, to the footer
     usable_s: float  # in a pty, to a typed word
+    end_s: float  # in a pty, to the last line of the last answer on the screen
+    end_cpu_s: float  # the app's CPU by then
     stall: tuple[float, float]  # headless, the longest stall (wall, CPU)
     filled_s: float  # headless, to the newest blocks mounted
     log_mb: float
@@ -139,16 +156,18 @@ class Resumed:
 
 
 def resume(workspace: Path, script: Path) -> Resumed:
-    frame, usable = pty_resume(workspace, script)
-    stall_wall, stall_cpu, filled = asyncio.run(headless_resume(workspace, script))
     session = Session.latest_for(workspace.resolve())
     assert session is not None
     tasks = sum(p.stat().st_size for p in (session.dir / "tasks").glob("*"))
     wall, cpu = time.perf_counter(), time.process_time()
     history = load_history(session.events_path)
     fold = (time.perf_counter() - wall, time.process_time() - cpu)
+    answer = next(e.message.text for e in reversed(history) if e.message.role == "assistant")
+    last_line = answer.strip().splitlines()[-1].strip()
+    frame, usable, end, end_cpu = pty_resume(workspace, script, last_line)
+    stall_wall, stall_cpu, filled = asyncio.run(headless_resume(workspace, script))
     return Resumed(
-        frame, usable, (stall_wall, stall_cpu), filled,
+        frame, usable, end, end_cpu, (stall_wall, stall_cpu), filled,
         session.events_path.stat().st_size / 1e6, tasks / 1e6, fold, len(history),
         export_time(workspace),
     )  # fmt: skip
@@ -169,6 +188,8 @@ def main() -> None:
     for label, values in (
         ("resume in a pty: first frame (s)", [r.frame_s for r in runs]),
         ("  a typed word echoed (s)", [r.usable_s for r in runs]),
+        ("  the end of the conversation shown (s)", [r.end_s for r in runs]),
+        ("    the app's CPU until then (s)", [r.end_cpu_s for r in runs]),
         ("resume headless: longest stall, wall (ms)", [r.stall[0] * 1e3 for r in runs]),
         ("  the same, CPU (ms)", [r.stall[1] * 1e3 for r in runs]),
         ("  until the newest blocks are mounted (s)", [r.filled_s for r in runs]),
