@@ -68,7 +68,7 @@ async def open_session(
 
 async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preloaded | None:
     """The loop's transcript replayed in slices, or None when it is short enough for one go;
-    then the answers `shown_in` will mount drawn at the widths it will give them."""
+    then the answers `shown_in` will mount drawn at the width it will give them."""
     transcript = loop.transcript()
     if len(transcript) <= LOAD_SLICE:
         return None
@@ -80,21 +80,22 @@ async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preload
         # The blocks `Transcript.redraw` mounts.
         answers = [b.text for b in loaded.blocks[-PRUNE_BATCH:] if isinstance(b, TextBlock)]
         # An answer's style is the transcript's (it has no colours of its own).
-        widths = _answer_widths(shown_in)
+        width = _answer_width(shown_in)
+        shown_in.show_scrollbar_while_redrawing()
         app = shown_in.app
-        await draw_ahead(app.console, app.console_options, answers, widths, shown_in.rich_style)
+        await draw_ahead(app.console, app.console_options, answers, (width,), shown_in.rich_style)
     finally:
         stop()
     return Preloaded(loaded, held)
 
 
-def _answer_widths(transcript: Transcript) -> tuple[int, int]:
-    """The widths an answer gets in `transcript` (an answer has no margin or padding at its
-    sides): its content width without and with a vertical scrollbar. A resumed answer is laid
-    out at both: the transcript mounts its newest blocks newest first, and its scrollbar shows
-    only once their height is known."""
-    bar = transcript.styles.scrollbar_size_vertical
+def _answer_width(transcript: Transcript) -> int:
+    """The width an answer gets in `transcript` beside its vertical scrollbar (an answer has no
+    margin or padding at its sides). The transcript mounts a resumed session's newest blocks
+    newest first; its scrollbar would show only once their height is known, and the first
+    answer mounted would be laid out twice (a 10 KB answer is 150 ms of Rich each time): it
+    shows the scrollbar from the start instead (`Transcript.show_scrollbar_while_redrawing`)."""
     full = transcript.scrollable_content_region.width
-    if transcript.show_vertical_scrollbar:
-        full += bar
-    return full, full - bar
+    if not transcript.show_vertical_scrollbar:
+        full -= transcript.styles.scrollbar_size_vertical
+    return full

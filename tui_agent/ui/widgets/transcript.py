@@ -214,6 +214,12 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._redrawing = True
         self.run_worker(self._mount_newest_first(shown), group="redraw", exclusive=True)
 
+    def show_scrollbar_while_redrawing(self) -> None:
+        """The vertical scrollbar shown until the next redraw has mounted its blocks, so that
+        they are laid out at one width (a long session's newest blocks overflow the screen:
+        the scrollbar would appear after the first of them, and each would be laid out again)."""
+        self.styles.overflow_y = "scroll"
+
     async def _mount_newest_first(self, shown: list[tuple[Block, Widget]]) -> None:
         above: Widget | None = None
         for block, widget in reversed(shown):
@@ -227,6 +233,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
             if isinstance(block, TextBlock | ThinkingBlock):
                 self._catch_up(block)
         self._redrawing = False
+        self.styles.overflow_y = "auto"  # as before (`show_scrollbar_while_redrawing`)
 
     def _catch_up(self, block: TextBlock | ThinkingBlock) -> None:
         """Stream what the block's text gained since its widget last took some, or hold it
