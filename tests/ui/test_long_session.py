@@ -5,6 +5,7 @@ said while it loaded follows it."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable
 
@@ -99,6 +100,25 @@ async def test_a_long_session_opens_whole_and_what_the_loop_said_meanwhile_follo
         notice = app.vm.blocks[-1]
         assert isinstance(notice, MarkerBlock) and notice.text == "said while loading"
         assert isinstance(app.vm.blocks[1], UserBlock)
+
+
+async def test_the_collector_waits_while_a_session_opens_and_then_skips_what_it_built() -> None:
+    real = FakeLoop(replayed=turns(LOAD_SLICE))
+    collecting_while_opening: list[bool] = []
+
+    async def opener() -> LoopApi:
+        collecting_while_opening.append(gc.isenabled())
+        return real
+
+    app = TuiAgentApp(OpeningLoop(INFO, opener))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.loop is real)
+        # What the load built (the view model's blocks among it) is frozen: in no generation.
+        in_generations = {id(thing) for thing in gc.get_objects()}
+        assert id(app.vm.blocks) not in in_generations
+        assert id(app.vm.blocks[-1]) not in in_generations
+        assert collecting_while_opening == [False]
+        assert gc.isenabled()
 
 
 def _long_answer(sections: int) -> str:
