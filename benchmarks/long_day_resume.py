@@ -1,7 +1,9 @@
 """What resuming the long day's session costs (`benchmarks/long_day.py` builds it).
 
 - in a pseudo-terminal, the installed `tui-agent --continue`: seconds to its first frame (the
-  footer, drawn last) and to a typed word echoed in the input (usable);
+  footer, drawn last), to a typed word echoed in the input (usable), and to the last line of
+  the session's last answer on the screen (the end of the conversation shown; the first frame
+  comes before any of the session is read), with the app's CPU by then;
 - headless, the same opening (first frame, then the loop opened beside it) with the stall probe
   of `benchmarks/ui.py` until the newest blocks are mounted;
 - the log's size, `load_history` (the fold), and `tui-agent export` as a process.
