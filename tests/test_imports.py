@@ -17,7 +17,10 @@ LOOP_STACK = ("tui_agent.llm", "tui_agent.tools", "tui_agent.kernel", "httpx", "
 # opens (and the trust question, asked after the frame), the reports of /status, /cost and
 # /permissions, and /context's view with the context layer (and aiofiles) under it; and Markdown
 # with its parser, linkifier and Pygments (the first frame shows none: the welcome is plain text),
-# loaded at the first answer, diff or question drawn.
+# loaded at the first answer, diff or question drawn; pydantic with the vocabulary, the loop's
+# events and the configuration's models (the view model takes the loop's events once it opens,
+# and config.toml's theme is read for the frame without them); the pricer, shown with the first
+# cost, and the package's version (importlib.metadata), sent to a status-line command.
 NOT_ON_THE_FIRST_FRAME = (
     "tui_agent.ui.inspector",
     "tui_agent.ui.trust_screen",
@@ -35,6 +38,13 @@ NOT_ON_THE_FIRST_FRAME = (
     "linkify_it",
     "mdurl",
     "pygments",
+    "pydantic",
+    "tui_agent.vocab",
+    "tui_agent.loop.events",
+    "tui_agent.loop.api",
+    "tui_agent.session._config",
+    "tui_agent.usage",
+    "tui_agent.version",
 )
 # Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore

@@ -4,8 +4,9 @@ What it uses, and why:
 - `pydantic.plugin._loader._plugins`, pydantic's cache of the plugins it found (None: not looked
   for yet). On its first schema build pydantic scans the entry points of every installed
   distribution for plugins; tui-agent uses none, so `skip_plugin_scan` records the empty result
-  that scan would have found, before any schema is built. Setting `PYDANTIC_DISABLE_PLUGINS`
-  instead would reach every process the agent starts (tool shells, hooks, MCP servers).
+  that scan would have found, before any schema is built (called as `tui_agent.vocab` loads).
+  Setting `PYDANTIC_DISABLE_PLUGINS` instead would reach every process the agent starts (tool
+  shells, hooks, MCP servers).
   tests/test_imports.py checks that a one-shot scans no distribution, and tests/test_entry.py
   that the name still means this, so an upgrade that renames it fails there.
 """

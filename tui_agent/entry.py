@@ -7,7 +7,8 @@ only `os` up front.
 
 pydantic looks for plugins on its first schema build by scanning the entry points of every
 installed distribution; tui-agent uses none, so the scan is skipped (`_pydantic_hooks`, the fence
-module for pydantic's private names) before any schema is built.
+module for pydantic's private names) when the vocabulary loads, before any schema is built: not
+here, so the full-screen app draws its first frame without pydantic.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ def main() -> int:
     from tui_agent import keys
 
     keys.protect(_config_file())
-    from tui_agent._pydantic_hooks import skip_plugin_scan
-
-    skip_plugin_scan()
     from tui_agent.cli import main as run
 
     return run()

@@ -101,7 +101,7 @@ async def test_a_pasted_image_path_becomes_a_mention(workspace: Path, tmp_path: 
 async def test_ctrl_v_attaches_the_clipboards_image_to_the_next_prompt(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("tui_agent.ui.prompt_power.clipboard_image", lambda: png_bytes(20, 10))
+    monkeypatch.setattr("tui_agent.session._images.clipboard_image", lambda: png_bytes(20, 10))
     async with app_on([{"text": "Seen."}], workspace) as (app, pilot, loop):
         await pilot.press("ctrl+v")
         await until(pilot, lambda: bool(markers(app, "info")))
@@ -119,7 +119,7 @@ async def test_ctrl_v_attaches_the_clipboards_image_to_the_next_prompt(
 async def test_ctrl_v_without_an_image_says_so(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("tui_agent.ui.prompt_power.clipboard_image", lambda: None)
+    monkeypatch.setattr("tui_agent.session._images.clipboard_image", lambda: None)
     async with app_on([], workspace) as (app, pilot, _loop):
         await pilot.press("ctrl+v")
         await until(pilot, lambda: bool(markers(app, "warning")))

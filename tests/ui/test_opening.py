@@ -35,6 +35,19 @@ async def test_a_prompt_sent_while_the_loop_opens_reaches_the_real_loop() -> Non
         assert real.calls == [("submit", ("hi", False))]
 
 
+async def test_a_draft_typed_while_the_loop_opens_stays_and_is_sent_once_it_is_open() -> None:
+    gate, real = asyncio.Event(), FakeLoop()
+    app = TuiAgentApp(opening(gate, real))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("d", "r", "a", "f", "t")  # no pause first: the keys come at once
+        gate.set()
+        await until(pilot, lambda: app.loop is real)
+        assert app.prompt_input.text == "draft"  # attaching the loop kept it
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(real.calls))
+        assert real.calls == [("submit", ("draft", False))]
+
+
 async def test_the_initial_prompt_is_sent_once_the_loop_is_open() -> None:
     gate, real = asyncio.Event(), FakeLoop()
     app = TuiAgentApp(opening(gate, real), initial_prompt="start here")

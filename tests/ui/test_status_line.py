@@ -24,6 +24,8 @@ from tui_agent.session import (
 )
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.hooks import Appearance
+from tui_agent.ui.run import _appearance
+from tui_agent.ui.state import MarkerBlock
 from tui_agent.ui.status_line import StatusLineRunner, git_state
 
 
@@ -177,6 +179,20 @@ async def test_the_app_feeds_the_command_claude_codes_fields(tmp_path: Path) -> 
     assert state["context_window"]["context_window_size"] == INFO.context_window
 
 
+async def test_settings_read_after_the_first_frame_bring_the_command_and_their_problems(
+    tmp_path: Path,
+) -> None:
+    # How the command line starts the app: only the theme is read for the first frame, the rest
+    # (a worker thread, the configuration's models) after it.
+    command = StatusLineCommand(script(tmp_path, "print('from the settings')\n"))
+    read = Appearance(status_line=command, problems=("status_line: a problem",))
+    app = TuiAgentApp(FakeLoop(), appearance=Appearance(settings=lambda: read))
+    async with app.run_test(size=(140, 24)) as pilot:
+        await until(pilot, lambda: "from the settings" in str(app.status_bar.render()))
+        warnings = [b.text for b in app.vm.blocks if isinstance(b, MarkerBlock)]
+        assert "status_line: a problem" in warnings
+
+
 # ---------------------------------------------------------------- settings
 
 
@@ -197,3 +213,16 @@ def test_claude_codes_user_setting_is_read(tmp_path: Path) -> None:
     settings.write_text(json.dumps({"statusLine": {"type": "static", "text": "x"}}))
     with pytest.raises(StatusLineProblem, match="statusLine"):
         status_line_command(parse_config("", tmp_path / "c.toml"))
+
+
+def test_the_command_line_reads_the_theme_for_the_first_frame_and_the_rest_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUI_AGENT_HOME", str(tmp_path))
+    (tmp_path / "config.toml").write_text('theme = "tui-agent-light"\nstatus_line = "s.sh"\n')
+    first = _appearance()
+    assert (first.theme, first.status_line) == ("tui-agent-light", None)
+    assert first.settings is not None
+    assert first.settings().status_line == StatusLineCommand("s.sh")
+    (tmp_path / "config.toml").write_text("theme = [")  # said when the loop opens (and ends it)
+    assert _appearance().theme is None

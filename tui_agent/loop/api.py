@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
+from tui_agent.loop.info import LoopInfo as LoopInfo  # re-exported: the surface names it
 from tui_agent.vocab import (
     ApprovalMode,
     HistoryEntry,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from tui_agent.loop.session_tree import SessionTree
     from tui_agent.loop.snapshot import LoopSnapshot
     from tui_agent.loop.userhooks import HookInfo
-    from tui_agent.tools import Sandbox
 
 
 @dataclass(frozen=True)
@@ -100,20 +100,6 @@ class PermissionRule:
     text: str
     source: str  # the file it came from, or "this session"
     active: bool  # False: a project's allow rule the person has not trusted
-
-
-@dataclass(frozen=True)
-class LoopInfo:
-    provider: str  # "openai" | "anthropic" | "scripted"
-    model: str
-    context_window: int
-    approval_mode: ApprovalMode
-    session_id: str
-    workspace: str
-    demo: bool  # the built-in scripted demo is running (no key configured)
-    notices: tuple[str, ...] = ()  # what opening the session found for the user (damaged lines)
-    # The commands' OS sandbox (it travels to sub-agents with the info); None: not told (tests).
-    sandbox: Sandbox | None = None
 
 
 class PromptHandle(Protocol):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tui_agent.vocab import PlanItem
+if TYPE_CHECKING:  # the app builds a snapshot for its first frame, before pydantic loads
+    from tui_agent.vocab import PlanItem
 
 
 @dataclass(frozen=True)

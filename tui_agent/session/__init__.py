@@ -6,10 +6,13 @@ disk, and the system prompt with the workspace's `AGENTS.md`.
 endpoint and key from flags, environment and config; `Session` creates, opens and finds
 sessions per workspace; `build_system_prompt` writes the agent's instructions.
 
-`open_loop` and `export_session` (which import the loop stack) load on first use, so importing
-this package stays light for the command line's first steps.
+Only the light modules load with the package (paths, sessions on disk, launch options, custom
+commands, trust); the rest load on first use (`_LAZY`): `open_loop` and `export_session` import
+the loop stack, and the configuration pydantic with the vocabulary, which the full-screen app's
+first frame goes without.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.providers import DEFAULT_MODELS, ProviderKind
@@ -21,27 +24,8 @@ from tui_agent.session._commands import (
     shell_verdicts,
     with_outputs,
 )
-from tui_agent.session._config import (
-    Config,
-    ConfigError,
-    ModelConfig,
-    ProviderConfig,
-    load_config,
-    parse_config,
-)
-from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
 from tui_agent.session._launch import LoopConfig, LoopSetupError
-from tui_agent.session._mcp import client_server, load_mcp_servers
-from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
 from tui_agent.session._paths import HOME_ENV, AppPaths
-from tui_agent.session._resolve import (
-    DEFAULT_CONTEXT_WINDOW,
-    MODEL_ENV,
-    ResolvedModel,
-    known_limits,
-    provider_for_model,
-    resolve,
-)
 from tui_agent.session._sessions import Session, SessionInfo, list_sessions, new_session_id
 from tui_agent.session._trust import RepositoryItems, TrustLine
 
@@ -147,6 +131,14 @@ if TYPE_CHECKING:
         text_tree,
         turn_label,
     )
+    from tui_agent.session._config import (
+        Config,
+        ConfigError,
+        ModelConfig,
+        ProviderConfig,
+        load_config,
+        parse_config,
+    )
     from tui_agent.session._costs import session_cost
     from tui_agent.session._export import (
         FORMATS,
@@ -167,9 +159,20 @@ if TYPE_CHECKING:
         load_image,
         pasted_image_path,
     )
+    from tui_agent.session._instructions import ProjectInstructions, build_system_prompt
+    from tui_agent.session._mcp import client_server, load_mcp_servers
+    from tui_agent.session._memory_files import MEMORY_FILES, load_instructions
     from tui_agent.session._open import open_loop
     from tui_agent.session._prompt_history import PromptHistory
     from tui_agent.session._repository import repository_prompt
+    from tui_agent.session._resolve import (
+        DEFAULT_CONTEXT_WINDOW,
+        MODEL_ENV,
+        ResolvedModel,
+        known_limits,
+        provider_for_model,
+        resolve,
+    )
     from tui_agent.session._skills import (
         Skill,
         SkillTrust,
@@ -184,85 +187,77 @@ if TYPE_CHECKING:
         status_line_command,
     )
 
-_SKILLS = (
-    "Skill",
-    "SkillTrust",
-    "available_skills",
-    "load_skills",
-    "skill_commands",
-    "skill_prompt",
-)
-
+# Where each name not imported above lives: those modules load at first use. The
+# configuration (pydantic models, with the vocabulary under them), model resolution and the
+# system prompt are the loop's; the full-screen app draws its first frame without them.
 # Pasted images, @-mentions, the prompt history and the status line serve the app and ACP: a
-# one-shot never builds their classes (tests/test_imports.py counts them).
-_ATTACHMENTS = (
-    "Attachment",
-    "attach",
-    "attachments_of",
-    "image_attachment",
-    "images_of",
-    "mentioned_paths",
-    "read_mentions",
-    "run_user_shell",
-    "split_attachments",
-)
-_IMAGES = (
-    "ImageError",
-    "ImageLimits",
-    "LoadedImage",
-    "clipboard_image",
-    "image_from_bytes",
-    "is_image_path",
-    "limits_for",
-    "load_image",
-    "pasted_image_path",
-)
-_STATUS_LINE = ("StatusLineCommand", "StatusLineProblem", "status_line_command")
+# one-shot never builds their classes (tests/test_imports.py counts them). `FileIndex` runs
+# ripgrep through the tools layer, `session_cost` and `repository_prompt` read the log and the
+# hooks through the loop layer, skills are the tools layer's `Skill`s.
+_LAZY = {
+    "_config": (
+        "Config",
+        "ConfigError",
+        "ModelConfig",
+        "ProviderConfig",
+        "load_config",
+        "parse_config",
+    ),
+    "_instructions": ("ProjectInstructions", "build_system_prompt"),
+    "_mcp": ("client_server", "load_mcp_servers"),
+    "_memory_files": ("MEMORY_FILES", "load_instructions"),
+    "_resolve": (
+        "DEFAULT_CONTEXT_WINDOW",
+        "MODEL_ENV",
+        "ResolvedModel",
+        "known_limits",
+        "provider_for_model",
+        "resolve",
+    ),
+    "_attachments": (
+        "Attachment",
+        "attach",
+        "attachments_of",
+        "image_attachment",
+        "images_of",
+        "mentioned_paths",
+        "read_mentions",
+        "run_user_shell",
+        "split_attachments",
+    ),
+    "_images": (
+        "ImageError",
+        "ImageLimits",
+        "LoadedImage",
+        "clipboard_image",
+        "image_from_bytes",
+        "is_image_path",
+        "limits_for",
+        "load_image",
+        "pasted_image_path",
+    ),
+    "_prompt_history": ("PromptHistory",),
+    "_status_line": ("StatusLineCommand", "StatusLineProblem", "status_line_command"),
+    "_file_index": ("FileIndex",),
+    "_costs": ("session_cost",),
+    "_skills": (
+        "Skill",
+        "SkillTrust",
+        "available_skills",
+        "load_skills",
+        "skill_commands",
+        "skill_prompt",
+    ),
+    "_open": ("open_loop",),
+    "_branches": ("grow", "logged_tree", "on_branch", "print_tree", "text_tree", "turn_label"),
+    "_repository": ("repository_prompt",),
+    "_export": ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"),
+}
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _ATTACHMENTS:
-        from tui_agent.session import _attachments
-
-        return getattr(_attachments, name)
-    if name in _IMAGES:
-        from tui_agent.session import _images
-
-        return getattr(_images, name)
-    if name == "PromptHistory":
-        from tui_agent.session._prompt_history import PromptHistory
-
-        return PromptHistory
-    if name in _STATUS_LINE:
-        from tui_agent.session import _status_line
-
-        return getattr(_status_line, name)
-    if name == "FileIndex":  # it runs ripgrep through the tools layer
-        from tui_agent.session._file_index import FileIndex
-
-        return FileIndex
-    if name == "session_cost":  # it replays the log through the loop layer
-        from tui_agent.session._costs import session_cost
-
-        return session_cost
-    if name in _SKILLS:  # skills are the tools layer's `Skill`s
-        from tui_agent.session import _skills
-
-        return getattr(_skills, name)
-    if name == "open_loop":
-        from tui_agent.session._open import open_loop
-
-        return open_loop
-    if name in ("grow", "logged_tree", "on_branch", "print_tree", "text_tree", "turn_label"):
-        from tui_agent.session import _branches
-
-        return getattr(_branches, name)
-    if name == "repository_prompt":  # it reads the hooks through the loop layer
-        from tui_agent.session._repository import repository_prompt
-
-        return repository_prompt
-    if name in ("FORMATS", "SUFFIX", "ExportFormat", "export_file", "export_session"):
-        from tui_agent.session import _export
-
-        return getattr(_export, name)
-    raise AttributeError(name)
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(name)
+    return getattr(importlib.import_module(f"tui_agent.session.{module}"), name)

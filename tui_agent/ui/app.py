@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -35,15 +35,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui_agent.loop.api import LoopApi
-from tui_agent.loop.events import LoopEvent
 from tui_agent.session import LoopSetupError
 from tui_agent.ui import commands, slash_commands
 from tui_agent.ui.approvals import ApprovalFlow
 from tui_agent.ui.hooks import Appearance, SessionHooks
 from tui_agent.ui.key_actions import KeyActions
 from tui_agent.ui.keys import canonical_key, register_sequences
-from tui_agent.ui.long_session import Preloaded, open_session
 from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
@@ -61,6 +58,11 @@ from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.queue_pane import QueuePane
 from tui_agent.ui.widgets.tools_pane import ToolsPane
 from tui_agent.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:  # the loop's types; `long_session` imports them
+    from tui_agent.loop.api import LoopApi
+    from tui_agent.loop.events import LoopEvent
+    from tui_agent.ui.long_session import Preloaded
 
 DIALOG_ACTIONS = frozenset({"quit_app", "interrupt", "copy_selection", "inspect"})
 
@@ -165,6 +167,7 @@ class TuiAgentApp(App[None]):
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
+        from tui_agent.ui.long_session import open_session  # it imports the loop's types
         from tui_agent.ui.trust_screen import ask_trust  # a screen shown after the first frame
 
         try:
@@ -489,11 +492,6 @@ class TuiAgentApp(App[None]):
         """Run a built-in command (typed, picked in the palette, or Esc Esc for /rewind)."""
         commands.run(self, name, arg)
 
-    # ------------------------------------------------------------ command palette
-
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for command in commands.COMMANDS:
-            yield SystemCommand(
-                f"/{command.name}", command.help, lambda name=command.name: self.run_slash(name)
-            )
+        yield from commands.palette(self)  # the command palette lists ours after Textual's

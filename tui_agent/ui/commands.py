@@ -14,17 +14,19 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.mcp_offers import McpPromptInfo
+from textual.app import SystemCommand
+
 from tui_agent.session import CustomCommand
 from tui_agent.ui import setup_commands as setup
 from tui_agent.ui import slash_commands as slash
 from tui_agent.ui.hooks_view import show_hooks
 
 if TYPE_CHECKING:
+    from tui_agent.loop.mcp_offers import McpPromptInfo
     from tui_agent.ui.app import TuiAgentApp
 
 
@@ -265,3 +267,11 @@ def run(app: TuiAgentApp, name: str, arg: str = "") -> None:
         return
     assert command.run is not None  # the built-in table has no template commands
     command.run(app, arg)
+
+
+def palette(app: TuiAgentApp) -> Iterable[SystemCommand]:
+    """The built-in commands, as Textual's command palette lists them."""
+    for command in COMMANDS:
+        yield SystemCommand(
+            f"/{command.name}", command.help, lambda name=command.name: app.run_slash(name)
+        )

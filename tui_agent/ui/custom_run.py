@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.session import CommandTrust, CustomCommand, shell_verdicts, with_outputs
-from tui_agent.vocab import PromptDraft
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.vocab import PromptDraft
 
 CONFIRM_WINDOW_S = 60.0  # sent again within this, the shown commands run
 
@@ -29,6 +29,8 @@ CONFIRM_WINDOW_S = 60.0  # sent again within this, the shown commands run
 def send_custom(
     app: TuiAgentApp, command: CustomCommand, arguments: str, *, steer: bool, typed: PromptDraft
 ) -> None:
+    from tui_agent.vocab import PromptDraft  # loaded with the prompt the person typed
+
     prompt = command.expand(arguments)
     limit = command.allowed_tools or None
     if not command.shell_commands:
@@ -80,6 +82,8 @@ async def _with_outputs(
         )
         return
     outputs = {c: await app.power.command_output(info, c) for c in command.shell_commands}
+    from tui_agent.vocab import PromptDraft
+
     app.prompt.send(
         PromptDraft(text=with_outputs(prompt, outputs.__getitem__)),
         steer=steer,

@@ -21,9 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import LoopApi
-from tui_agent.session import StatusLineCommand, TrustLine
+from tui_agent.session import TrustLine
+
+if TYPE_CHECKING:
+    from tui_agent.loop.api import LoopApi
+    from tui_agent.session import StatusLineCommand
 
 Repository = tuple[list[TrustLine], Callable[[], None]]  # the pending items, and "trust them all"
 
@@ -51,8 +55,11 @@ class Appearance:
     """How the app looks, from config.toml: the theme and the status-line command (`ui/look.py`).
 
     `problems` are what reading those settings found (shown as notices); None fields: defaults.
+    `settings`, when given, reads the rest after the first frame (in a worker thread: the
+    configuration's models load pydantic), and only its status line and problems are used.
     """
 
     theme: str | None = None
     status_line: StatusLineCommand | None = None
     problems: tuple[str, ...] = ()
+    settings: Callable[[], Appearance] | None = None

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,7 @@ class Look:
         self._appearance = appearance
         self._own_line: OwnLine | None = None
         self._problems = list(appearance.problems)
+        self._closed = False
         self._set_theme()  # built in the app's constructor: before its stylesheet is parsed
 
     def _set_theme(self) -> None:
@@ -39,12 +42,24 @@ class Look:
         follow_code_styles(self._app)
 
     def start(self, workspace: Path) -> None:
-        """After the first frame, so git and the command never hold it back; the settings'
-        problems are said now, once the transcript is there to hold them."""
-        for problem in self._problems:
+        """After the first frame, so git, the command and reading the settings never hold it
+        back; the settings' problems are said then, once the transcript is there to hold them."""
+        settings = self._appearance.settings
+        if settings is None:
+            self._show(self._appearance, workspace)
+        else:
+            self._app._call(self._read(settings, workspace), "reading the settings")
+
+    async def _read(self, settings: Callable[[], Appearance], workspace: Path) -> None:
+        appearance = await asyncio.to_thread(settings)
+        if not self._closed:
+            self._show(appearance, workspace)
+
+    def _show(self, appearance: Appearance, workspace: Path) -> None:
+        for problem in (*self._problems, *appearance.problems):
             self._app.vm.add_marker("warning", problem)
         screen = self._app.main_screen
-        command = self._appearance.status_line
+        command = appearance.status_line
         self._own_line = OwnLine(screen.status_bar, self._app.vm, workspace, command)
 
     def refresh_git(self) -> None:
@@ -66,5 +81,6 @@ class Look:
             vm.add_marker("info", f'theme {name}; theme = "{name}" in config.toml keeps it')
 
     def close(self) -> None:
+        self._closed = True
         if self._own_line is not None:
             self._own_line.close()

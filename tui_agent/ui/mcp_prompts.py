@@ -13,13 +13,13 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.mcp_offers import McpOfferError, McpOffers, McpPromptInfo
-from tui_agent.session import Attachment, mentioned_paths
 from tui_agent.ui.commands import SlashCommand
-from tui_agent.vocab import ImagePart, PromptDraft
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the offers, mentions and drafts load with the loop or the first prompt
+    from tui_agent.loop.mcp_offers import McpOffers, McpPromptInfo
+    from tui_agent.session import Attachment
     from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.vocab import PromptDraft
 
 COMPLETIONS = 20  # resources offered at once
 
@@ -64,6 +64,9 @@ async def send_prompt(
     app: TuiAgentApp, prompt: McpPromptInfo, typed: str, *, steer: bool, draft: PromptDraft
 ) -> None:
     """Fill the prompt in on its server and send it; a problem is said instead."""
+    from tui_agent.loop.mcp_offers import McpOfferError
+    from tui_agent.vocab import PromptDraft
+
     command = f"/mcp__{prompt.server}__{prompt.name}"
     try:
         arguments = prompt_arguments(prompt, typed)
@@ -88,6 +91,9 @@ def resource_completions(offers: McpOffers, query: str) -> list[str]:
 
 async def resource_attachments(offers: McpOffers, typed: str) -> tuple[list[Attachment], list[str]]:
     """The resources `typed` mentions as attachments, and what could not be read."""
+    from tui_agent.session import Attachment, mentioned_paths
+    from tui_agent.vocab import ImagePart
+
     known = {f"{item.server}:{item.uri}": item for item in offers.resources()}
     attachments: list[Attachment] = []
     problems: list[str] = []

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.events import ApprovalRequested, LoopEvent, TurnFinished
 from tui_agent.ui._textual_hooks import app_driver
 
 if TYPE_CHECKING:
+    from tui_agent.loop.events import LoopEvent
     from tui_agent.ui.app import TuiAgentApp
 
 
@@ -22,6 +22,8 @@ def call_back(app: TuiAgentApp, event: LoopEvent) -> None:
     terminal is not focused (see the module)."""
     if app.app_focus:
         return
+    from tui_agent.loop.events import ApprovalRequested, TurnFinished  # loaded with the loop
+
     if isinstance(event, TurnFinished):
         text = f"turn {event.result.type}: {app.vm.status.session_id}"
     elif isinstance(event, ApprovalRequested):

@@ -12,33 +12,33 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import (
-    ApprovalDecision,
-    LoopApi,
-    LoopInfo,
-    PermissionRule,
-    PromptHandle,
-    RestorePlan,
-)
-from tui_agent.loop.events import LoopEvent, McpServerInfo
-from tui_agent.loop.mcp_offers import NO_OFFERS, McpOffers
 from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.vocab import (
-    ApprovalMode,
-    HistoryEntry,
-    ImagePart,
-    LLMRequest,
-    PromptDraft,
-    RuleScope,
-    ToolStatus,
-)
 
 if TYPE_CHECKING:
-    from tui_agent.loop.api import SubagentRun
+    from tui_agent.loop.api import (
+        ApprovalDecision,
+        LoopApi,
+        LoopInfo,
+        PermissionRule,
+        PromptHandle,
+        RestorePlan,
+        SubagentRun,
+    )
     from tui_agent.loop.costs import CostReport
     from tui_agent.loop.elicitation import Elicit
+    from tui_agent.loop.events import LoopEvent, McpServerInfo
+    from tui_agent.loop.mcp_offers import McpOffers
     from tui_agent.loop.session_tree import SessionTree
     from tui_agent.loop.userhooks import HookInfo
+    from tui_agent.vocab import (
+        ApprovalMode,
+        HistoryEntry,
+        ImagePart,
+        LLMRequest,
+        PromptDraft,
+        RuleScope,
+        ToolStatus,
+    )
 
 
 class OpeningLoop:
@@ -99,6 +99,8 @@ class OpeningLoop:
         return ()
 
     def mcp_offers(self) -> McpOffers:
+        from tui_agent.loop.mcp_offers import NO_OFFERS  # asked for after the first frame
+
         return NO_OFFERS
 
     def subscribe(self, callback: Callable[[LoopEvent], None]) -> Callable[[], None]:

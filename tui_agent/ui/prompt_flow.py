@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
-from tui_agent.loop.api import ModelRefused
-from tui_agent.session import limits_for
 from tui_agent.ui import commands
 from tui_agent.ui.custom_run import send_custom
 from tui_agent.ui.mcp_prompts import (
@@ -30,10 +28,10 @@ from tui_agent.ui.mcp_prompts import (
 from tui_agent.ui.prompt_power import unresolved_note
 from tui_agent.ui.widgets.prompt_input import PromptInput, unfolded
 from tui_agent.ui.widgets.queue_pane import QueuePane
-from tui_agent.vocab import ImagePart, PromptDraft
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.vocab import ImagePart, PromptDraft
 
 
 @dataclass
@@ -84,6 +82,8 @@ class PromptFlow:
         allowed_tools: tuple[str, ...] | None = None,
         model: str | None = None,
     ) -> None:
+        from tui_agent.session import limits_for  # images and mentions load at the first prompt
+
         words = unfolded(draft)
         info = self.app.loop.info
         resources, unread = await resource_attachments(self.app.loop.mcp_offers(), draft.text)
@@ -139,6 +139,8 @@ class PromptFlow:
 
     async def _refusal_said(self, sent: Awaitable[object]) -> None:
         """A prompt whose model cannot be used was not queued: a warning says why."""
+        from tui_agent.loop.api import ModelRefused
+
         try:
             await sent
         except ModelRefused as refused:
@@ -150,6 +152,8 @@ class PromptFlow:
     async def _paste_image(self) -> None:
         """Ctrl+V: the clipboard's image; without one, the text copied in the app (TextArea's
         own Ctrl+V)."""
+        from tui_agent.session import limits_for
+
         if await self.app.power.paste_image(limits_for(self.app.loop.info.provider)):
             return
         if self.app.clipboard:

@@ -16,28 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_agent.session import (
-    Attachment,
-    ImageError,
-    ImageLimits,
-    PromptHistory,
-    attach,
-    clipboard_image,
-    image_attachment,
-    image_from_bytes,
-    images_of,
-    load_custom_commands,
-    read_mentions,
-    run_user_shell,
-)
+from tui_agent.session import PromptHistory, load_custom_commands
 from tui_agent.ui.commands import SlashCommand, custom_commands
 from tui_agent.ui.state import ToolBlock
 from tui_agent.ui.view_model import ViewModel
-from tui_agent.vocab import AbortSignal, ImagePart, ToolStatus, tool_status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mentions, images and `!` load at first use (with pydantic, after the frame)
     from tui_agent.loop.api import LoopInfo
-    from tui_agent.session import FileIndex
+    from tui_agent.session import Attachment, FileIndex, ImageLimits
+    from tui_agent.vocab import AbortSignal, ImagePart, ToolStatus
 
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?P<query>[^\s"@]*)$')
 
@@ -151,6 +138,8 @@ class PromptPower:
         attached; the images themselves beside it. Also the mentions that are no path in the
         workspace (`@dataclass`, `@types/node`): they stay in the words as the plain text they
         are. An image that cannot be attached leaves everything pending: nothing is sent."""
+        from tui_agent.session import attach, images_of, read_mentions
+
         mentions = await read_mentions(workspace, mentions_in, limits)
         # `extra`, `problems`: what was read for other mentions (an MCP server's `@server:uri`)
         # and what of them could not be.
@@ -165,6 +154,13 @@ class PromptPower:
     async def paste_image(self, limits: ImageLimits) -> bool:
         """Ctrl+V: the clipboard's image goes with the next prompt (a chip in the transcript);
         a line says so, or why not. False: the clipboard holds no image (or no tool reads it)."""
+        from tui_agent.session import (
+            ImageError,
+            clipboard_image,
+            image_attachment,
+            image_from_bytes,
+        )
+
         data = await asyncio.to_thread(clipboard_image)
         if data is None:
             return False
@@ -211,6 +207,9 @@ class PromptPower:
     async def _run_shell(
         self, info: LoopInfo, command: str
     ) -> tuple[ToolBlock, ToolStatus, Attachment | None]:
+        from tui_agent.session import run_user_shell
+        from tui_agent.vocab import AbortSignal, tool_status
+
         block = self.vm.add_user_command(command)
         self._shell = signal = AbortSignal()
         try:

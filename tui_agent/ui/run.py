@@ -15,16 +15,18 @@ import signal
 import sys
 import threading
 import time
+import tomllib
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import LoopApi, LoopInfo
-from tui_agent.session import LoopConfig
+from tui_agent.loop.info import LoopInfo
+from tui_agent.session import AppPaths, LoopConfig
 from tui_agent.ui.hooks import Appearance, Repository, SessionHooks, SessionSummary
 from tui_agent.ui.opening import OpeningLoop
 
 if TYPE_CHECKING:
+    from tui_agent.loop.api import LoopApi
     from tui_agent.ui.app import TuiAgentApp
 
 EXIT_OK = 0
@@ -178,6 +180,18 @@ def session_hooks(config: LoopConfig) -> SessionHooks:
 
 
 def _appearance() -> Appearance:
+    """The theme for the first frame: config.toml's `theme` alone, read without validating the
+    file (its models load pydantic, which the frame goes without; a mistake in the file is
+    reported when the loop opens, and ends the app). The rest is read after the frame."""
+    try:
+        data = tomllib.loads(AppPaths.from_env().config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = {}
+    theme = data.get("theme")
+    return Appearance(theme=theme if isinstance(theme, str) else None, settings=_settings)
+
+
+def _settings() -> Appearance:
     """The theme and status line from config.toml; a mistake in it is reported when the loop
     opens, so here it only means the defaults."""
     from tui_agent.session import ConfigError, StatusLineProblem, load_config, status_line_command

@@ -17,12 +17,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from textual.screen import Screen
 
-from tui_agent.loop.api import LoopApi
-from tui_agent.loop.events import McpServerInfo
-from tui_agent.ui.long_session import open_session
-from tui_agent.vocab import APPROVAL_MODES
-
 if TYPE_CHECKING:
+    from tui_agent.loop.api import LoopApi
+    from tui_agent.loop.events import McpServerInfo
     from tui_agent.ui.app import TuiAgentApp
 
 T = TypeVar("T")
@@ -296,6 +293,8 @@ def _unavailable(app: TuiAgentApp, name: str) -> None:
 
 
 def set_approval(app: TuiAgentApp, arg: str) -> None:
+    from tui_agent.vocab import APPROVAL_MODES
+
     current = app.vm.status.approval_mode
     if not arg:
         mode = APPROVAL_MODES[(APPROVAL_MODES.index(current) + 1) % len(APPROVAL_MODES)]
@@ -335,6 +334,8 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
 
 async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     """Replace the loop (new session, resumed one, other model) and redraw from it."""
+    from tui_agent.ui.long_session import open_session  # it imports the loop's types
+
     loop, preloaded = await open_session(new_loop, app.vm, app.transcript)
     old = app.loop
     app._detach_loop()

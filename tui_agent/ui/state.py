@@ -10,10 +10,11 @@ import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from tui_agent.loop.events import MachineTransition
-from tui_agent.vocab import ApprovalMode
+if TYPE_CHECKING:
+    from tui_agent.loop.events import MachineTransition
+    from tui_agent.vocab import ApprovalMode
 
 TRANSITIONS_KEPT = 200
 FINISHED_KEPT = 6  # finished machines the inspector still lists, besides the live ones

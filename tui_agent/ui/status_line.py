@@ -24,15 +24,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from tui_agent.session import StatusLineCommand
 from tui_agent.ui.state import Change, PaneChanged, Reset, Status
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.status_bar import StatusBar
-from tui_agent.version import package_version
+
+if TYPE_CHECKING:
+    from tui_agent.session import StatusLineCommand
 
 MIN_INTERVAL_S = 1.0
 TIMEOUT_S = 5.0
@@ -73,6 +74,8 @@ async def git_state(workspace: Path) -> GitState | None:
 
 def state_json(status: Status, workspace: str, git: GitState | None, started: float) -> str:
     """What the command gets on stdin: Claude Code's fields, then ours."""
+    from tui_agent.version import package_version  # importlib.metadata: not for the first frame
+
     state: dict[str, Any] = {
         "hook_event_name": "Status",
         "session_id": status.session_id,

@@ -18,42 +18,8 @@ import asyncio
 import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui_agent.loop.api import LoopInfo
-from tui_agent.loop.events import (
-    ApprovalRequested,
-    ApprovalResolved,
-    AssistantDelta,
-    AttemptDiscarded,
-    Compacted,
-    Drained,
-    LoopEvent,
-    MachineTransition,
-    McpServerInfo,
-    McpServersChanged,
-    ModeChanged,
-    Notice,
-    NotificationQueued,
-    PlanUpdated,
-    PromptQueued,
-    PromptRemoved,
-    PromptSteered,
-    Retrying,
-    StepCompleted,
-    StepStarted,
-    ThinkingDelta,
-    ToolFinished,
-    ToolStarted,
-    ToolStateChanged,
-    ToolUpdated,
-    TurnAborting,
-    TurnFinished,
-    TurnStarted,
-    UsageChanged,
-)
-from tui_agent.loop.snapshot import LoopSnapshot
-from tui_agent.loop.tool_facts import tool_facts
 from tui_agent.ui.state import (
     Approval,
     Block,
@@ -80,7 +46,24 @@ from tui_agent.ui.state import (
     UserBlock,
     UserVia,
 )
-from tui_agent.vocab import ApprovalMode, PlanItem
+
+if TYPE_CHECKING:  # the loop's types: the view model is built for the first frame without them
+    from tui_agent.loop.events import (
+        Drained,
+        LoopEvent,
+        McpServerInfo,
+        PromptQueued,
+        Retrying,
+        StepCompleted,
+        ToolFinished,
+        ToolStarted,
+        ToolUpdated,
+        TurnFinished,
+        TurnStarted,
+    )
+    from tui_agent.loop.info import LoopInfo
+    from tui_agent.loop.snapshot import LoopSnapshot
+    from tui_agent.vocab import ApprovalMode, PlanItem
 
 # Tool output kept per block: enough to read, bounded so a chatty command cannot bloat memory.
 OUTPUT_CAP = 20_000
@@ -193,7 +176,7 @@ class ViewModel:
         try:
             for event in transcript:
                 self.apply(event)
-                if isinstance(event, TurnStarted):
+                if event.type == "turn.started":
                     for text in event.texts:
                         self.remember_prompt(text)
             if not last:
@@ -296,20 +279,22 @@ class ViewModel:
     # ------------------------------------------------------------ events
 
     def apply(self, event: LoopEvent) -> None:
+        from tui_agent.loop import events as ev  # loaded with the loop, after the first frame
+
         match event:
-            case PromptQueued():
+            case ev.PromptQueued():
                 self._on_prompt_queued(event)
-            case PromptRemoved():
+            case ev.PromptRemoved():
                 if event.reason != "edited":
                     self._drop_prompts({event.prompt_id})
-            case PromptSteered():
+            case ev.PromptSteered():
                 self._drop_prompts(set(event.prompt_ids))
                 self._add_pending(QueueRow("steer", event.text, steer_ids=event.prompt_ids))
-            case NotificationQueued():
+            case ev.NotificationQueued():
                 self._add_pending(QueueRow(_queue_kind(event.source), event.text, key=event.key))
-            case TurnStarted():
+            case ev.TurnStarted():
                 self._on_turn_started(event)
-            case StepStarted():
+            case ev.StepStarted():
                 self._close_streams()
                 self._resolve_retry()
                 self._attempt_blocks = []
@@ -317,25 +302,25 @@ class ViewModel:
                 if self.status.activity != "cancelling":
                     self.status.activity = "running"
                 self._emit(PaneChanged("status"))
-            case AssistantDelta():
+            case ev.AssistantDelta():
                 self._on_text(event.text, event.turn_id, event.step)
-            case ThinkingDelta():
+            case ev.ThinkingDelta():
                 self._on_thinking(event.text, event.turn_id, event.step)
-            case AttemptDiscarded():
+            case ev.AttemptDiscarded():
                 self._discard_attempt()
-            case Retrying():
+            case ev.Retrying():
                 self._on_retrying(event)
-            case StepCompleted():
+            case ev.StepCompleted():
                 self._on_step_completed(event)
-            case ToolStarted():
+            case ev.ToolStarted():
                 self._on_tool_started(event)
-            case ToolStateChanged():
+            case ev.ToolStateChanged():
                 self._on_tool_state(event.id, event.state, event.ts)
-            case ToolUpdated():
+            case ev.ToolUpdated():
                 self._on_tool_output(event)
-            case ToolFinished():
+            case ev.ToolFinished():
                 self._on_tool_finished(event)
-            case ApprovalRequested():
+            case ev.ApprovalRequested():
                 # A sub-agent asks under its task's call (a task never asks for itself).
                 row = self.tools.get(event.call_id)
                 self.approvals.append(
@@ -355,19 +340,19 @@ class ViewModel:
                 )
                 self._emit(PaneChanged("approvals"))
                 self._emit(PaneChanged("status"))
-            case ApprovalResolved():
+            case ev.ApprovalResolved():
                 self.approvals = [a for a in self.approvals if a.request_id != event.request_id]
                 self._emit(PaneChanged("approvals"))
                 self._emit(PaneChanged("status"))
-            case Drained():
+            case ev.Drained():
                 self._on_drained(event)
-            case Compacted():
+            case ev.Compacted():
                 before, after = tokens_text(event.tokens_before), tokens_text(event.tokens_after)
                 self.add_marker("compacted", f"context compacted: {before} → {after} tokens")
-            case TurnAborting():
+            case ev.TurnAborting():
                 self.status.activity = "cancelling"
                 self._emit(PaneChanged("status"))
-            case UsageChanged():
+            case ev.UsageChanged():
                 self.status.tokens_in = event.total.input
                 self.status.tokens_out = event.total.output
                 self.status.cache_read = event.total.input_cache_read
@@ -376,20 +361,20 @@ class ViewModel:
                 self.status.context_tokens = event.context_tokens
                 self.status.context_window = event.context_window
                 self._emit(PaneChanged("status"))
-            case MachineTransition():
+            case ev.MachineTransition():
                 self.machines.record(event)
                 self._emit(PaneChanged("machines"))
-            case TurnFinished():
+            case ev.TurnFinished():
                 self._on_turn_finished(event)
-            case PlanUpdated():
+            case ev.PlanUpdated():
                 self.plan = event.todos
                 self._emit(PaneChanged("plan"))
-            case Notice():
+            case ev.Notice():
                 kind: MarkerKind = "notice" if event.level == "info" else event.level
                 self.add_marker(kind, event.text)
-            case ModeChanged():
+            case ev.ModeChanged():
                 self.set_approval_mode(event.mode)
-            case McpServersChanged():
+            case ev.McpServersChanged():
                 self.set_mcp(event.servers)
 
     # ------------------------------------------------------------ event helpers
@@ -652,6 +637,8 @@ def _described(name: str, arguments: str) -> tuple[str, tuple[str, ...], dict[st
         if isinstance(path, str) and path:
             return f"{_first_line(pattern)} in {path}", ("pattern", "path"), args
         return _first_line(pattern), ("pattern",), args
+    from tui_agent.loop.tool_facts import tool_facts  # the tools' facts load with the loop
+
     own = tool_facts(name).primary_arg  # a built-in tool names its own
     for key in ((own,) if own else ()) + PRIMARY_ARGS:
         if isinstance(args.get(key), str):

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui_agent.loop.api import LoopInfo
+if TYPE_CHECKING:
+    from tui_agent.loop.api import LoopInfo
+
 
 DEMO_NOTICE = (
     "Demo mode: no API key is configured, so a built-in scripted model answers. "

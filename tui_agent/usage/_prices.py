@@ -8,10 +8,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tui_agent.vocab import TokenUsage
-
 if TYPE_CHECKING:
     from genai_prices.types import ModelPrice
+
+    from tui_agent.vocab import TokenUsage
 
 _MTOK = 1_000_000
 

@@ -1,7 +1,16 @@
 """The shared vocabulary: messages, usage, finish reasons, errors, stream events, tool results.
 
-Imports nothing of ours; every other layer imports it.
+Imports nothing of ours but the pydantic fence; every other layer imports it. Every pydantic
+model of ours is defined here or in a module that imports it, so this is where pydantic's
+plugin scan is skipped (`_pydantic_hooks`), before any schema is built (`plan.py`'s model
+builds its own as it is defined).
 """
+
+# ruff: noqa: E402 (the scan is skipped before the modules below define their models)
+
+from tui_agent._pydantic_hooks import skip_plugin_scan
+
+skip_plugin_scan()
 
 from tui_agent.vocab.abort import AbortSignal
 from tui_agent.vocab.approval import APPROVAL_MODES, RULE_SCOPES, ApprovalMode, RuleScope

@@ -16,7 +16,7 @@ alone would not have, and whether a command would run sandboxed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -27,10 +27,12 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Input, Static
 
-from tui_agent.loop.api import ApprovalDecision
 from tui_agent.ui.state import Approval
 from tui_agent.ui.widgets.diff_view import render_diff
-from tui_agent.vocab import ApprovalMode, RuleScope
+
+if TYPE_CHECKING:
+    from tui_agent.loop.api import ApprovalDecision
+    from tui_agent.vocab import ApprovalMode, RuleScope
 
 QUIET_S = 1.0  # a letter answers only after this long without a key
 

@@ -19,7 +19,6 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui_agent.session import split_attachments
 from tui_agent.ui.state import (
     Block,
     MarkerBlock,
@@ -57,6 +56,8 @@ class UserPrompt(Static):
     """The user's words; what went with them (`@file`, `!command` output) shows as chips."""
 
     def __init__(self, block: UserBlock) -> None:
+        from tui_agent.session import split_attachments  # with the first prompt shown
+
         label = {"prompt": "❯ ", "steer": "↳ steer: ", "notification": "✉ "}[block.via]
         words, sources = split_attachments(block.text)
         text = Text(label, style="bold")

@@ -20,7 +20,6 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui_agent.session import split_attachments
 from tui_agent.ui.state import (
     Block,
     MarkerBlock,
@@ -37,6 +36,8 @@ def shown_text(block: Block) -> str:
     """What a block shows, as searchable text (a prompt's attachments show only as chips)."""
     match block:
         case UserBlock():
+            from tui_agent.session import split_attachments  # at the first search
+
             words, sources = split_attachments(block.text)
             return "\n".join([words, *sources])
         case TextBlock() | ThinkingBlock() | MarkerBlock():

@@ -19,15 +19,16 @@ what a submit means (run, queue, steer, command, saved edit).
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from tui_agent.session import pasted_image_path
 from tui_agent.ui._textual_hooks import TextAreaHooks
-from tui_agent.vocab import PromptDraft
+
+if TYPE_CHECKING:
+    from tui_agent.vocab import PromptDraft
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
 FOLD_LINES = 10  # a paste of more lines than this shows as a chip
@@ -164,6 +165,8 @@ class PromptInput(TextAreaHooks):
         # tmux and many terminals end pasted lines in CR (the Enter key's byte), some in CRLF:
         # one kind of line end, so a CR paste folds like any other and is sent with LFs.
         event.text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        from tui_agent.session import pasted_image_path  # at the first paste
+
         image = None if self.read_only else pasted_image_path(event.text)
         if image is not None:
             event.stop()
@@ -182,6 +185,8 @@ class PromptInput(TextAreaHooks):
 
     def draft(self) -> PromptDraft:
         """The text as typed, with the pasted text of the chips it shows."""
+        from tui_agent.vocab import PromptDraft  # at the first prompt sent
+
         shown = {int(m.group(1)) for m in PASTE_CHIP.finditer(self.text)}
         return PromptDraft(
             text=self.text, pastes={n: t for n, t in self.pastes.items() if n in shown}

@@ -19,7 +19,6 @@ from textual.widgets import Static
 from tui_agent.ui.state import Status
 from tui_agent.ui.view_model import ViewModel, tokens_text
 from tui_agent.ui.widgets.pane import FollowsViewModel
-from tui_agent.usage import usd
 
 # What stays longest when the line is too narrow (higher stays).
 MODE, STATE, DEMO, PLAN, SANDBOX, CONTEXT, OWN, MODEL, COST, TOKENS, MCP, COUNTS, SESSION = (
@@ -81,6 +80,8 @@ class StatusBar(Static):
         tokens = f"↑{tokens_text(status.tokens_in)} ↓{tokens_text(status.tokens_out)}"
         parts.append(Segment(tokens, "", TOKENS))
         if status.cost_usd is not None:
+            from tui_agent.usage import usd  # the pricer's module loads with the first cost
+
             parts.append(Segment(usd(status.cost_usd), "", COST))
         parts.append(Segment(f"ctx {status.context_percent}%", "", CONTEXT))
         if self.own_line.plain.strip():
@@ -130,6 +131,8 @@ def usage_tip(status: Status) -> str:
     """The tokens in full: what the cache served and what it stored (/cost has the rest)."""
     if not status.tokens_in and not status.tokens_out:
         return "no requests yet (/cost)"
+    from tui_agent.usage import usd
+
     fresh = status.tokens_in - status.cache_read - status.cache_write
     return (
         f"input {status.tokens_in:,} tokens: {status.cache_read:,} cache reads, "
