@@ -95,6 +95,36 @@ def _invoke_manager_reads() -> str | None:
     return f"the manager now reads {sorted(extra)} of its engine" if extra else None
 
 
+def _always_true() -> str | None:
+    try:
+        module = importlib.import_module("statemachine.callbacks")
+    except ImportError:
+        return "cannot be imported"
+    return None if callable(getattr(module, "allways_true", None)) else "has no allways_true"
+
+
+def _go_callback() -> Any:
+    """The registered wrapper of `_Tiny.on_go` (an async method taking no arguments)."""
+    chart = _tiny()
+    [transition] = [t for t in chart.a.transitions if not t.initial]
+    [wrapper] = list(chart._callbacks[transition.on.key])
+    return wrapper
+
+
+def _adapter_closure() -> str | None:
+    """A caller reads the method and its binding out of the signature adapter's closure."""
+    adapter = _go_callback()._callback
+    code = getattr(adapter, "__code__", None)
+    names = set(code.co_freevars) if code is not None else set()
+    missing = {"a_callable", "sig_bind_expected"} - names
+    if missing:
+        return f"the signature adapter's closure no longer holds {sorted(missing)}"
+    caller = fence._Caller(_go_callback())
+    if caller.method is None:
+        return "a caller no longer finds a plain method behind the adapter"
+    return None
+
+
 def _engine_class() -> type:
     from statemachine.engines.async_ import AsyncEngine
 
@@ -117,6 +147,9 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     "statemachine.event_data": lambda: _module("statemachine.event_data", "EventData"),
     "statemachine.invoke": lambda: _module("statemachine.invoke", "InvokeManager"),
     "statemachine.orderedset": lambda: _module("statemachine.orderedset", "OrderedSet"),
+    "statemachine.callbacks": _always_true,
+    "CallbackWrapper._callback": _adapter_closure,
+    "CallbackWrapper._iscoro": lambda: _attribute(_go_callback, "_iscoro", lambda v: v is True),
     "StateChart._get_engine": lambda: _method(StateChart, "_get_engine", ["self"], coroutine=False),
     "StateChart._engine": lambda: _attribute(
         _tiny, "_engine", lambda engine: isinstance(engine, fence.KernelEngine)
@@ -154,6 +187,30 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     ),
     "BaseEngine._on_error_handler": lambda: _method(
         _engine_class(), "_on_error_handler", ["self"], coroutine=False
+    ),
+    "BaseEngine._handle_final_state": lambda: _method(
+        _engine_class(),
+        "_handle_final_state",
+        ["self", "target", "on_entry_result"],
+        coroutine=False,
+    ),
+    "BaseEngine._handle_error": lambda: _method(
+        _engine_class(), "_handle_error", ["self", "error", "trigger_data"], coroutine=False
+    ),
+    "BaseEngine._microstep_count": lambda: _attribute(
+        _engine_attrs, "_microstep_count", lambda n: isinstance(n, int)
+    ),
+    "AsyncEngine._exit_states": lambda: _method(
+        _engine_class(),
+        "_exit_states",
+        ["self", "enabled_transitions", "trigger_data"],
+        coroutine=True,
+    ),
+    "AsyncEngine._enter_states": lambda: _method(
+        _engine_class(),
+        "_enter_states",
+        ["self", "enabled_transitions", "trigger_data", "states_to_exit", "previous_configuration"],
+        coroutine=True,
     ),
     "AsyncEngine._get_args_kwargs": lambda: _method(
         _engine_class(),
