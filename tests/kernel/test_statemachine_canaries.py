@@ -8,6 +8,7 @@ import ast
 import importlib
 import inspect
 import re
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -125,6 +126,37 @@ def _adapter_closure() -> str | None:
     return None
 
 
+# Every field the library's engines set in `__init__`: `KernelEngine.renew` resets the per-run
+# ones (the queues, counters, lock state and invoke manager); the rest belong to the machine.
+_ENGINE_FIELDS = {
+    "BaseEngine": {
+        *("_cache", "_debug", "_invoke_manager", "_log_id", "_macrostep_count"),
+        *("_microstep_count", "_processing", "_root_parallel_final_pending", "_sentinel"),
+        *("external_queue", "internal_queue", "running", "sm"),
+    },
+    "AsyncEngine": {"_lock_waiters"},
+}
+
+
+def _engine_fields() -> str | None:
+    """A field the library adds to an engine would not be reset by `renew`."""
+    from statemachine.engines.base import BaseEngine
+
+    for owner in (BaseEngine, _engine_class()):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(owner.__init__)))  # type: ignore[misc]
+        stored = {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and isinstance(node.ctx, ast.Store)
+        }
+        if stored != _ENGINE_FIELDS[owner.__name__]:
+            return f"{owner.__name__}.__init__ now sets {sorted(stored)}"
+    return None
+
+
 def _engine_class() -> type:
     from statemachine.engines.async_ import AsyncEngine
 
@@ -200,6 +232,19 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     "BaseEngine._microstep_count": lambda: _attribute(
         _engine_attrs, "_microstep_count", lambda n: isinstance(n, int)
     ),
+    "BaseEngine._macrostep_count": lambda: _attribute(
+        _engine_attrs, "_macrostep_count", lambda n: isinstance(n, int)
+    ),
+    "BaseEngine._root_parallel_final_pending": lambda: (
+        None if hasattr(_engine_attrs(), "_root_parallel_final_pending") else "is missing"
+    ),
+    "BaseEngine._processing": lambda: _attribute(
+        _engine_attrs, "_processing", lambda lock: callable(getattr(lock, "locked", None))
+    ),
+    "AsyncEngine._lock_waiters": lambda: _attribute(
+        _engine_attrs, "_lock_waiters", lambda waiters: waiters == set()
+    ),
+    "BaseEngine.__init__": _engine_fields,
     "AsyncEngine._exit_states": lambda: _method(
         _engine_class(),
         "_exit_states",

@@ -28,17 +28,17 @@ the microstep as it did through `gather`; what goes is only the concurrency of s
 callbacks of one group, which no kernel machine has.
 
 Which states a set of transitions exits and enters depends only on those transitions and the
-configuration (no kernel machine has history states): the plans are kept per machine, keyed
-by both, instead of computed again on every microstep (a tool machine takes the same two
-microsteps for every call; a turn the same few for every step). A plan holds the machine's own
-state objects, so it is never shared between machines; it outlives the engine, which a reused
-tool machine replaces per call. Besides the states, a plan holds what the library works out
-again for each state it enters or leaves: whether it has invokes, whether it is final, the
-initial transition it is entered by default through, and the model's state value after it. The
-microstep (`microstep`, `_exit_states`, `_enter_states`, re-implemented in the library's order)
-then builds a callback's arguments only when the state has callbacks, and writes the
-configuration to the model only before a callback that could read it and at the end (the
-library copies and writes it once per state entered or left; nothing runs in between). The
+configuration (no kernel machine has history states): the plans are kept per machine, keyed by
+both, instead of computed again on every microstep (a tool machine takes the same two microsteps
+for every call; a turn the same few for every step). A plan holds the machine's own state
+objects, so it is never shared between machines; it is kept with the machine, so it outlives an
+engine replaced for a reused tool machine's next call. Besides the states, a plan holds what the
+library works out again for each state it enters or leaves: whether it has invokes, whether it
+is final, the initial transition it is entered by default through, and the model's state value
+after it. The microstep (`microstep`, `_exit_states`, `_enter_states`, re-implemented in the
+library's order) then builds a callback's arguments only when the state has callbacks, and
+writes the configuration to the model only before a callback that could read it and at the end
+(the library copies and writes it once per state entered or left; nothing runs in between). The
 library's debug log lines for a microstep are not written.
 
 Callbacks are called through `_Caller`s, one per registered callback, kept per machine: the
@@ -48,7 +48,9 @@ takes, then calls the method with those (see `_Caller`).
 
 Smaller things: no kernel machine registers `prepare_event` callbacks or validators, so their
 lookups are skipped; an invoke named by a method skips a runtime Protocol check; and the invoke
-manager no longer points back at its engine, so an engine let go of is freed at once.
+manager no longer points back at its engine, so an engine let go of is freed at once. A reused
+tool machine renews its engine for the next call (`KernelEngine.renew`: fresh queues, counters
+and invoke manager, as a new engine has) instead of building one.
 
 `TUI_AGENT_KERNEL_ENGINE=stock` (or `use_engine("stock")`) runs the machines on the library's
 own `AsyncEngine` instead: the reference the differential test and the benchmark compare with.
@@ -79,7 +81,13 @@ Private names and non-public modules touched (name: why):
 - `BaseEngine._on_error_handler`: the error handler guards and callbacks are run with.
 - `BaseEngine._handle_final_state`: called when a final state is entered, as the library does.
 - `BaseEngine._handle_error`: called when a microstep's callback fails, as the library does.
-- `BaseEngine._microstep_count`: counted by the re-implemented microstep (the library's logs).
+- `BaseEngine._microstep_count`: counted by the re-implemented microstep (the library's logs);
+  reset with the other per-run fields below when an engine is renewed for a machine's new life.
+- `BaseEngine._macrostep_count`: reset when an engine is renewed.
+- `BaseEngine._root_parallel_final_pending`: reset when an engine is renewed.
+- `BaseEngine._processing`: the processing lock; an engine holding it is not renewed.
+- `AsyncEngine._lock_waiters`: callers waiting for the lock; an engine with any is not renewed.
+- `BaseEngine.__init__`: what a renewed engine resets must be every per-run field it sets.
 - `AsyncEngine._exit_states`: overridden to run a machine's exit plans.
 - `AsyncEngine._enter_states`: overridden to run a machine's entry plans.
 - `AsyncEngine._get_args_kwargs`: overridden to skip `prepare` lookups; called by the library.
@@ -363,13 +371,26 @@ class KernelEngine(AsyncEngine):
         # The library's invoke manager points back at its engine, which made every engine let
         # go of (one per reused tool machine per call) a cycle, with its queues and locks, left
         # to the garbage collector. The manager reads only these three things of its engine.
-        view = _EngineView(sm, self._debug, self._log_id)
-        self._invoke_manager = _InvokeManager(view)  # type: ignore[arg-type]
+        self._view = _EngineView(sm, self._debug, self._log_id)
+        self._invoke_manager = _InvokeManager(self._view)  # type: ignore[arg-type]
         # No kernel machine has `prepare_event` callbacks or validators: their lookups, an
         # awaited call each, are skipped unless some are registered.
         self._prepares = sm.prepare.key in sm._callbacks
         self._plans = _plans_of(sm)
         self._callers = _callers_of(sm)
+
+    def renew(self) -> bool:
+        """Made ready for another run of its machine, as a new engine would start (fresh
+        queues, counters and invoke manager); False when it is not idle, and so is not."""
+        if self._processing.locked() or self._lock_waiters:
+            return False
+        self.running = True
+        self.clear()  # type: ignore[no-untyped-call]
+        self._cache.clear()
+        self._macrostep_count = self._microstep_count = 0
+        self._root_parallel_final_pending = None
+        self._invoke_manager = _InvokeManager(self._view)  # type: ignore[arg-type]
+        return True
 
     def _group(self, key: str) -> tuple[_Caller, ...]:
         """The callbacks registered under `key`, as callers (none: an empty tuple)."""
@@ -721,6 +742,12 @@ class EngineChart(StateChart[Any]):
         self.history_values.clear()
         # Stopping forgets the invocations it still lists: the last one's task refers back to
         # the engine (through its context), a cycle only the garbage collector would break.
-        self._engine.stop()
-        self._engine = self._get_engine()
+        engine = self._engine
+        engine.stop()
+        # The kernel's engine is renewed rather than replaced (a new one builds two priority
+        # queues with their locks and conditions, an invoke manager and its view: a fifth of
+        # a tool call's life); the stock one and a counting one are replaced, as before.
+        reused = type(engine) is KernelEngine and _counts is None and _engine_kind == "kernel"
+        if not (reused and engine.renew()):
+            self._engine = self._get_engine()
         self._engine.start()
