@@ -5,6 +5,7 @@ header, `tui_agent/kernel/_statemachine_engine.py`, is the list checked here).""
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import inspect
 import re
@@ -157,6 +158,32 @@ def _engine_fields() -> str | None:
     return None
 
 
+# The library's methods the engine re-implements, by a digest of their source: a new version
+# of one must be read and the engine's copy brought in line before the canary is updated.
+_MIRRORED = {
+    "AsyncEngine.microstep": "cf7fc03c2b2dce01",
+    "AsyncEngine._exit_states": "29a0d88217ba0c0d",
+    "AsyncEngine._enter_states": "8b5064102ccd5446",
+    "AsyncEngine._run_macrostep": "51fe5641decc85c5",
+    "AsyncEngine._take_due_external_event": "6e04c5ad75105352",
+    "AsyncEngine._execute_transition_content": "3ed9736356de5505",
+    "AsyncEngine._conditions_match": "739185cbf0c2b8b8",
+    "InvokeManager.spawn_pending_async": "bd3badb6c564a9fa",
+    "InvokeManager._make_context": "6247dbb7cb530059",
+}
+
+
+def _mirrored_sources() -> str | None:
+    owners = {"AsyncEngine": _engine_class(), "InvokeManager": _invoke_manager()}
+    changed = []
+    for dotted, digest in _MIRRORED.items():
+        owner, name = dotted.split(".")
+        source = inspect.getsource(getattr(owners[owner], name))
+        if hashlib.sha256(source.encode()).hexdigest()[:16] != digest:
+            changed.append(dotted)
+    return f"changed: {changed}" if changed else None
+
+
 def _engine_class() -> type:
     from statemachine.engines.async_ import AsyncEngine
 
@@ -245,6 +272,37 @@ CANARIES: dict[str, Callable[[], str | None]] = {
         _engine_attrs, "_lock_waiters", lambda waiters: waiters == set()
     ),
     "BaseEngine.__init__": _engine_fields,
+    "re-implemented sources": _mirrored_sources,
+    "BaseEngine._sentinel": lambda: _attribute(
+        _engine_attrs, "_sentinel", lambda v: type(v) is object
+    ),
+    "StateChart._config": lambda: _attribute(
+        _tiny, "_config", lambda c: callable(getattr(c, "_invalidate", None))
+    ),
+    "Configuration._invalidate": lambda: _method(
+        type(_tiny()._config), "_invalidate", ["self"], coroutine=False
+    ),
+    "AsyncEngine._run_macrostep": lambda: _method(
+        _engine_class(), "_run_macrostep", ["self"], coroutine=True
+    ),
+    "AsyncEngine._take_due_external_event": lambda: _method(
+        _engine_class(),
+        "_take_due_external_event",
+        ["self", "first_result", "macrostep"],
+        coroutine=True,
+    ),
+    "AsyncEngine._take_external_event": lambda: _method(
+        _engine_class(), "_take_external_event", ["self", "external_event"], coroutine=True
+    ),
+    "InvokeManager._pending": lambda: _attribute(
+        lambda: _engine_attrs()._invoke_manager, "_pending", lambda p: p == []
+    ),
+    "InvokeManager._make_context": lambda: _method(
+        _invoke_manager(),
+        "_make_context",
+        ["self", "state", "event_kwargs", "handler"],
+        coroutine=False,
+    ),
     "AsyncEngine._exit_states": lambda: _method(
         _engine_class(),
         "_exit_states",

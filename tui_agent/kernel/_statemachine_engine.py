@@ -1,6 +1,6 @@
 """python-statemachine's private surface, fenced: the kernel's engine and its chart base.
 
-One piece (725 lines): `scripts/check_fences.py` allows the library's private names in this one
+One piece (844 lines): `scripts/check_fences.py` allows the library's private names in this one
 module only, and the engine's parts (selection, plans, callers) share them. Nothing else in
 `tui_agent` touches a private name or a non-public module of python-statemachine (the script
 enforces it); the canaries in `tests/kernel/test_statemachine_canaries.py` check every name
@@ -60,8 +60,10 @@ cost; the product never pays for the counting).
 
 Private names and non-public modules touched (name: why):
 - `statemachine.engines.async_`: `AsyncEngine`, the base of `KernelEngine` and the stock engine.
-- `statemachine.event_data`: `EventData`, built to give callbacks the library's arguments.
-- `statemachine.invoke`: `InvokeManager`, subclassed to skip the Protocol check.
+- `statemachine.event_data`: `EventData`, built to give callbacks the library's arguments;
+  `TriggerData`, the null trigger an eventless selection runs with.
+- `statemachine.invoke`: `InvokeManager`, subclassed to skip the Protocol check; `InvokeContext`,
+  built for a method's invocation.
 - `statemachine.orderedset`: `OrderedSet`, the set type the engine's selection returns.
 - `statemachine.callbacks`: `allways_true`, the condition of a callback registered without one.
 - `CallbackWrapper._callback`: the signature adapter; its closure's `a_callable` and
@@ -88,6 +90,18 @@ Private names and non-public modules touched (name: why):
 - `BaseEngine._processing`: the processing lock; an engine holding it is not renewed.
 - `AsyncEngine._lock_waiters`: callers waiting for the lock; an engine with any is not renewed.
 - `BaseEngine.__init__`: what a renewed engine resets must be every per-run field it sets.
+- `BaseEngine._sentinel`: the "no transition" result of an external event, as the library's.
+- `StateChart._config`: the configuration whose cache a plan's write invalidates.
+- `Configuration._invalidate`: called before a plan writes the model's state value.
+- `AsyncEngine._run_macrostep`: overridden (the library's, minus its debug line).
+- `AsyncEngine._take_due_external_event`: overridden (the library's, minus its debug lines).
+- `AsyncEngine._take_external_event`: called, as the library's loop does.
+- `InvokeManager._pending`: read: nothing pending means nothing to spawn.
+- `InvokeManager._make_context`: overridden to number a method's invocations.
+- `re-implemented sources`: the library's methods the engine re-implements (`microstep`,
+  `_exit_states`, `_enter_states`, `_run_macrostep`, `_take_due_external_event`,
+  `_execute_transition_content`, `_conditions_match`, `spawn_pending_async`, `_make_context`):
+  a canary fails when one changes, so the copy here is compared with the new version first.
 - `AsyncEngine._exit_states`: overridden to run a machine's exit plans.
 - `AsyncEngine._enter_states`: overridden to run a machine's entry plans.
 - `AsyncEngine._get_args_kwargs`: overridden to skip `prepare` lookups; called by the library.
@@ -113,14 +127,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from inspect import Parameter, isawaitable
+from itertools import count
+from time import monotonic
 from typing import Any, Literal
 
 from statemachine import StateChart
 from statemachine.callbacks import allways_true
 from statemachine.engines.async_ import AsyncEngine
-from statemachine.event_data import EventData
+from statemachine.event_data import EventData, TriggerData
 from statemachine.exceptions import InvalidDefinition
-from statemachine.invoke import InvokeManager
+from statemachine.invoke import InvokeContext, InvokeManager
 from statemachine.orderedset import OrderedSet
 
 # A descriptor as two strings: an event matches when `exact` is empty (`*`), equals it, or
@@ -246,6 +262,11 @@ class _Caller:
         return method(**{name: kwargs[name] for name in names})
 
 
+def _maybe_awaitable(value: Any) -> bool:
+    # What a plain callback returns: mostly None or a guard's bool, never awaitable.
+    return value is not None and type(value) is not bool and isawaitable(value)
+
+
 async def _call_each(
     callers: tuple[_Caller, ...],
     args: tuple[Any, ...],
@@ -260,7 +281,7 @@ async def _call_each(
             continue
         try:
             value = caller.start(args, kwargs)
-            if caller.coroutine or (value is not None and isawaitable(value)):
+            if caller.coroutine or _maybe_awaitable(value):
                 value = await value
         except Exception as error:
             if on_error is None:
@@ -281,7 +302,7 @@ async def _call_all(
     for caller in callers:
         try:
             value = caller.start(args, kwargs)
-            if caller.coroutine or (value is not None and isawaitable(value)):
+            if caller.coroutine or _maybe_awaitable(value):
                 value = await value
             if caller.expected is not None:
                 value = bool(value) == caller.expected
@@ -354,7 +375,33 @@ class _EngineView:
         self._log_id = log_id
 
 
+_invoke_numbers = count(1)
+
+
 class _InvokeManager(InvokeManager):
+    async def spawn_pending_async(self) -> None:
+        # After most macrosteps nothing waits to be spawned: the library would still sort the
+        # empty list and rebuild the table of active invocations. Ended and cancelled ones
+        # (which no kernel invoke, a method, can be reached through) go at the next spawn or
+        # when the machine stops.
+        if self._pending:
+            await super().spawn_pending_async()  # type: ignore[no-untyped-call]
+
+    def _make_context(
+        self, state: Any, event_kwargs: dict[str, Any] | None = None, handler: Any = None
+    ) -> InvokeContext:
+        if handler is not None:
+            return super()._make_context(state, event_kwargs, handler)
+        # A method's invocation is named by a number unique in this process instead of eight
+        # hex digits of a random UUID (a system call and a UUID object per invoke).
+        return InvokeContext(
+            invokeid=f"{state.id}.{next(_invoke_numbers):08x}",
+            state_id=state.id,
+            send=self.sm.send,
+            machine=self.sm,
+            kwargs=event_kwargs or {},
+        )
+
     @staticmethod
     def _resolve_handler(underlying: Any) -> Any:
         # An invoke named by a string (the kernel's `on_invoke_<state>` methods) is a plain
@@ -428,9 +475,12 @@ class KernelEngine(AsyncEngine):
         return await _call_all(guards, args, kwargs, self._on_error_handler())
 
     def _write(self, raw: Any) -> None:
-        # A set of several values is copied: the plan keeps its own, the model gets a fresh one
-        # (as the library's copy-on-write gives it).
-        self.sm.current_state_value = OrderedSet(raw) if isinstance(raw, OrderedSet) else raw
+        # What the library's configuration writes to the model, without checking the value
+        # again (a plan's values are the machine's own). A set of several values is copied: the
+        # plan keeps its own, the model gets a fresh one (as the library's copy-on-write gives).
+        sm = self.sm
+        sm._config._invalidate()  # type: ignore[no-untyped-call]
+        setattr(sm.model, sm.state_field, OrderedSet(raw) if type(raw) is OrderedSet else raw)
 
     def _exit_plan(self, enabled_transitions: list[Any], plans: _Plans) -> _ExitPlan:
         sm = self.sm
@@ -566,6 +616,47 @@ class KernelEngine(AsyncEngine):
         if pending is not _NOTHING:
             self._write(pending)
         return result
+
+    async def _run_macrostep(self) -> bool:
+        # The library's macrostep without its debug log line and its method call per cache clear.
+        took_events = False
+        internal = self.internal_queue
+        while True:
+            self._microstep_count = 0
+            self._cache.clear()
+            trigger = TriggerData(self.sm, event=None)  # null object for eventless
+            enabled = await self.select_eventless_transitions(trigger)
+            if not enabled:
+                if internal.is_empty():  # type: ignore[no-untyped-call]
+                    return took_events
+                trigger = internal.pop()  # type: ignore[no-untyped-call]
+                enabled = await self.select_transitions(trigger)
+            if enabled:
+                took_events = True
+                await self.microstep(list(enabled), trigger)
+
+    async def _take_due_external_event(self, first_result: Any, macrostep: Any) -> Any:
+        # The library's, without its two debug log lines and its method call per cache clear.
+        queue = self.external_queue
+        if queue.is_empty():  # type: ignore[no-untyped-call]
+            return False, first_result
+        self._cache.clear()
+        external_event = queue.pop_due(monotonic())
+        if external_event is None:  # not due yet: the library's wait
+            return await super()._take_due_external_event(first_result, macrostep)
+        self._macrostep_count += 1
+        self._microstep_count = 0
+        if external_event.event == "__initial__":
+            transitions = self._initial_transitions(external_event)
+            await self._enter_states(transitions, external_event, OrderedSet(), OrderedSet())
+            return True, first_result
+        macrostep.future = external_event.future
+        result = await self._take_external_event(external_event)
+        if result is not self._sentinel:
+            macrostep.result = result
+        if first_result is self._sentinel:
+            first_result = result
+        return True, first_result
 
     async def microstep(self, transitions: list[Any], trigger_data: Any) -> Any:
         if self._plans is None:
