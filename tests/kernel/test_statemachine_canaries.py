@@ -11,6 +11,7 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable
+from queue import PriorityQueue
 from typing import Any
 
 import pytest
@@ -170,11 +171,18 @@ _MIRRORED = {
     "AsyncEngine._conditions_match": "739185cbf0c2b8b8",
     "InvokeManager.spawn_pending_async": "bd3badb6c564a9fa",
     "InvokeManager._make_context": "6247dbb7cb530059",
+    "EventQueue.put": "03eb63331f50e4f3",
 }
 
 
 def _mirrored_sources() -> str | None:
-    owners = {"AsyncEngine": _engine_class(), "InvokeManager": _invoke_manager()}
+    from statemachine.engines.base import EventQueue
+
+    owners = {
+        "AsyncEngine": _engine_class(),
+        "InvokeManager": _invoke_manager(),
+        "EventQueue": EventQueue,
+    }
     changed = []
     for dotted, digest in _MIRRORED.items():
         owner, name = dotted.split(".")
@@ -182,6 +190,17 @@ def _mirrored_sources() -> str | None:
         if hashlib.sha256(source.encode()).hexdigest()[:16] != digest:
             changed.append(dotted)
     return f"changed: {changed}" if changed else None
+
+
+def _event_queue() -> str | None:
+    """`_EventQueue` pushes onto the heap of the library's `PriorityQueue`, under its mutex."""
+    problem = _module("statemachine.engines.base", "EventQueue")
+    if problem is not None:
+        return problem
+    queue = _engine_attrs().external_queue.queue
+    if not isinstance(queue, PriorityQueue) or not isinstance(queue.queue, list):
+        return f"an event queue now holds {queue!r}"
+    return None
 
 
 def _engine_class() -> type:
@@ -203,6 +222,7 @@ _CONTENT_PARAMS = [
 
 CANARIES: dict[str, Callable[[], str | None]] = {
     "statemachine.engines.async_": lambda: _module("statemachine.engines.async_", "AsyncEngine"),
+    "statemachine.engines.base": _event_queue,
     "statemachine.event_data": lambda: _module("statemachine.event_data", "EventData"),
     "statemachine.invoke": lambda: _module("statemachine.invoke", "InvokeManager"),
     "statemachine.orderedset": lambda: _module("statemachine.orderedset", "OrderedSet"),

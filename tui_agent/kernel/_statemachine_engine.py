@@ -1,6 +1,6 @@
 """python-statemachine's private surface, fenced: the kernel's engine and its chart base.
 
-One piece (844 lines): `scripts/check_fences.py` allows the library's private names in this one
+One piece (861 lines): `scripts/check_fences.py` allows the library's private names in this one
 module only, and the engine's parts (selection, plans, callers) share them. Nothing else in
 `tui_agent` touches a private name or a non-public module of python-statemachine (the script
 enforces it); the canaries in `tests/kernel/test_statemachine_canaries.py` check every name
@@ -60,6 +60,7 @@ cost; the product never pays for the counting).
 
 Private names and non-public modules touched (name: why):
 - `statemachine.engines.async_`: `AsyncEngine`, the base of `KernelEngine` and the stock engine.
+- `statemachine.engines.base`: `EventQueue`, subclassed to put without notifying waiters.
 - `statemachine.event_data`: `EventData`, built to give callbacks the library's arguments;
   `TriggerData`, the null trigger an eventless selection runs with.
 - `statemachine.invoke`: `InvokeManager`, subclassed to skip the Protocol check; `InvokeContext`,
@@ -100,7 +101,8 @@ Private names and non-public modules touched (name: why):
 - `InvokeManager._make_context`: overridden to number a method's invocations.
 - `re-implemented sources`: the library's methods the engine re-implements (`microstep`,
   `_exit_states`, `_enter_states`, `_run_macrostep`, `_take_due_external_event`,
-  `_execute_transition_content`, `_conditions_match`, `spawn_pending_async`, `_make_context`):
+  `_execute_transition_content`, `_conditions_match`, `spawn_pending_async`, `_make_context`,
+  `EventQueue.put`):
   a canary fails when one changes, so the copy here is compared with the new version first.
 - `AsyncEngine._exit_states`: overridden to run a machine's exit plans.
 - `AsyncEngine._enter_states`: overridden to run a machine's entry plans.
@@ -126,6 +128,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from heapq import heappush
 from inspect import Parameter, isawaitable
 from itertools import count
 from time import monotonic
@@ -134,6 +137,7 @@ from typing import Any, Literal
 from statemachine import StateChart
 from statemachine.callbacks import allways_true
 from statemachine.engines.async_ import AsyncEngine
+from statemachine.engines.base import EventQueue
 from statemachine.event_data import EventData, TriggerData
 from statemachine.exceptions import InvalidDefinition
 from statemachine.invoke import InvokeContext, InvokeManager
@@ -375,6 +379,17 @@ class _EngineView:
         self._log_id = log_id
 
 
+class _EventQueue(EventQueue):
+    """The library's event queue, put to without waking waiters: the engine never blocks on
+    it (it pops without blocking, under the queue's lock), so the condition's notify and the
+    unfinished-task count a `queue.PriorityQueue.put` also pays for are skipped."""
+
+    def put(self, trigger_data: Any) -> None:
+        queue: Any = self.queue
+        with queue.mutex:
+            heappush(queue.queue, trigger_data)
+
+
 _invoke_numbers = count(1)
 
 
@@ -415,6 +430,8 @@ class _InvokeManager(InvokeManager):
 class KernelEngine(AsyncEngine):
     def __init__(self, sm: Any) -> None:
         super().__init__(sm)
+        self.external_queue = _EventQueue()  # type: ignore[no-untyped-call]
+        self.internal_queue = _EventQueue()  # type: ignore[no-untyped-call]
         # The library's invoke manager points back at its engine, which made every engine let
         # go of (one per reused tool machine per call) a cycle, with its queues and locks, left
         # to the garbage collector. The manager reads only these three things of its engine.
