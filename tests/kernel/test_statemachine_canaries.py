@@ -11,6 +11,7 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable
+from contextvars import ContextVar
 from queue import PriorityQueue
 from typing import Any
 
@@ -172,6 +173,7 @@ _MIRRORED = {
     "InvokeManager.spawn_pending_async": "bd3badb6c564a9fa",
     "InvokeManager._make_context": "6247dbb7cb530059",
     "EventQueue.put": "03eb63331f50e4f3",
+    "AsyncEngine._run_processing_loop": "7e0dd77b77fddbe8",
 }
 
 
@@ -201,6 +203,22 @@ def _event_queue() -> str | None:
     if not isinstance(queue, PriorityQueue) or not isinstance(queue.queue, list):
         return f"an event queue now holds {queue!r}"
     return None
+
+
+def _macrostep_caller() -> str | None:
+    """The loop answers an event's caller through one: `answer`, `reject`, `interrupt`."""
+    found = getattr(
+        importlib.import_module("statemachine.engines.async_"), "_MacrostepCaller", None
+    )
+    if not isinstance(found, type):
+        return "is gone"
+    caller = found()
+    missing = [
+        name
+        for name in ("answer", "reject", "interrupt", "future", "result")
+        if not hasattr(caller, name)
+    ]
+    return f"has no {missing}" if missing else None
 
 
 def _engine_class() -> type:
@@ -301,6 +319,30 @@ CANARIES: dict[str, Callable[[], str | None]] = {
     ),
     "Configuration._invalidate": lambda: _method(
         type(_tiny()._config), "_invalidate", ["self"], coroutine=False
+    ),
+    "AsyncEngine._run_processing_loop": lambda: _method(
+        _engine_class(), "_run_processing_loop", ["self", "caller_future"], coroutine=True
+    ),
+    "statemachine.engines.async_._MacrostepCaller": _macrostep_caller,
+    "statemachine.engines.base._running_engine": lambda: (
+        None
+        if isinstance(
+            getattr(importlib.import_module("statemachine.engines.base"), "_running_engine", None),
+            ContextVar,
+        )
+        else "is no longer a context variable"
+    ),
+    "BaseEngine._check_root_final_state": lambda: _method(
+        _engine_class(), "_check_root_final_state", ["self"], coroutine=False
+    ),
+    "BaseEngine._drop_external_events": lambda: _method(
+        _engine_class(), "_drop_external_events", ["self"], coroutine=False
+    ),
+    "AsyncEngine._reject_pending_futures": lambda: _method(
+        _engine_class(), "_reject_pending_futures", ["self", "exc"], coroutine=False
+    ),
+    "AsyncEngine._resolve_future": lambda: _method(
+        _engine_class(), "_resolve_future", ["future", "result"], coroutine=False
     ),
     "AsyncEngine._run_macrostep": lambda: _method(
         _engine_class(), "_run_macrostep", ["self"], coroutine=True

@@ -1,6 +1,6 @@
 """python-statemachine's private surface, fenced: the kernel's engine and its chart base.
 
-One piece (861 lines): `scripts/check_fences.py` allows the library's private names in this one
+One piece (914 lines): `scripts/check_fences.py` allows the library's private names in this one
 module only, and the engine's parts (selection, plans, callers) share them. Nothing else in
 `tui_agent` touches a private name or a non-public module of python-statemachine (the script
 enforces it); the canaries in `tests/kernel/test_statemachine_canaries.py` check every name
@@ -94,6 +94,14 @@ Private names and non-public modules touched (name: why):
 - `BaseEngine._sentinel`: the "no transition" result of an external event, as the library's.
 - `StateChart._config`: the configuration whose cache a plan's write invalidates.
 - `Configuration._invalidate`: called before a plan writes the model's state value.
+- `AsyncEngine._run_processing_loop`: overridden (the library's, minus its context manager and
+  debug lines).
+- `statemachine.engines.async_._MacrostepCaller`: the loop's answer to an event's caller.
+- `statemachine.engines.base._running_engine`: the context variable the loop sets and resets.
+- `BaseEngine._check_root_final_state`: called by the loop, as the library's calls it.
+- `BaseEngine._drop_external_events`: called by the loop, as the library's calls it.
+- `AsyncEngine._reject_pending_futures`: called by the loop, as the library's calls it.
+- `AsyncEngine._resolve_future`: called by the loop, as the library's calls it.
 - `AsyncEngine._run_macrostep`: overridden (the library's, minus its debug line).
 - `AsyncEngine._take_due_external_event`: overridden (the library's, minus its debug lines).
 - `AsyncEngine._take_external_event`: called, as the library's loop does.
@@ -102,7 +110,7 @@ Private names and non-public modules touched (name: why):
 - `re-implemented sources`: the library's methods the engine re-implements (`microstep`,
   `_exit_states`, `_enter_states`, `_run_macrostep`, `_take_due_external_event`,
   `_execute_transition_content`, `_conditions_match`, `spawn_pending_async`, `_make_context`,
-  `EventQueue.put`):
+  `EventQueue.put`, `_run_processing_loop`):
   a canary fails when one changes, so the copy here is compared with the new version first.
 - `AsyncEngine._exit_states`: overridden to run a machine's exit plans.
 - `AsyncEngine._enter_states`: overridden to run a machine's entry plans.
@@ -136,8 +144,8 @@ from typing import Any, Literal
 
 from statemachine import StateChart
 from statemachine.callbacks import allways_true
-from statemachine.engines.async_ import AsyncEngine
-from statemachine.engines.base import EventQueue
+from statemachine.engines.async_ import AsyncEngine, _MacrostepCaller
+from statemachine.engines.base import EventQueue, _running_engine
 from statemachine.event_data import EventData, TriggerData
 from statemachine.exceptions import InvalidDefinition
 from statemachine.invoke import InvokeContext, InvokeManager
@@ -632,6 +640,51 @@ class KernelEngine(AsyncEngine):
                 self._handle_final_state(target, entered)
         if pending is not _NOTHING:
             self._write(pending)
+        return result
+
+    async def _run_processing_loop(self, caller_future: Any) -> Any:
+        # The library's loop, with the running engine set and reset directly instead of through
+        # a context manager, and without its debug lines and its method call per cache clear.
+        first_result = self._sentinel
+        macrostep: Any = _MacrostepCaller()  # type: ignore[no-untyped-call]
+        try:
+            token = _running_engine.set(self)
+            try:
+                took_events = True
+                while took_events and self.running:
+                    self._cache.clear()
+                    took_events = await self._run_macrostep()
+                    # Spawn invoke handlers for states entered during this macrostep.
+                    await self._invoke_manager.spawn_pending_async()  # type: ignore[no-untyped-call]
+                    macrostep.answer()
+                    self._check_root_final_state()  # type: ignore[no-untyped-call]
+                    if not self.running:
+                        break
+                    took_external, first_result = await self._take_due_external_event(
+                        first_result, macrostep
+                    )
+                    took_events = took_events or took_external
+                macrostep.answer()
+                if not self.running:
+                    self._drop_external_events()  # type: ignore[no-untyped-call]
+            finally:
+                _running_engine.reset(token)
+        except Exception as error:
+            answered = caller_future is None or caller_future.done()
+            self._reject_pending_futures(error)
+            self.clear()  # type: ignore[no-untyped-call]
+            if not macrostep.reject(error) and answered:
+                raise
+        except BaseException:
+            self.internal_queue.clear()  # type: ignore[no-untyped-call]
+            macrostep.interrupt()
+            if caller_future is not None:
+                caller_future.cancel()
+            raise
+        result = first_result if first_result is not self._sentinel else None
+        if caller_future is not None:
+            self._resolve_future(caller_future, result)
+            return await caller_future
         return result
 
     async def _run_macrostep(self) -> bool:
