@@ -1,6 +1,6 @@
 """python-statemachine's private surface, fenced: the kernel's engine and its chart base.
 
-One piece (914 lines): `scripts/check_fences.py` allows the library's private names in this one
+One piece (915 lines): `scripts/check_fences.py` allows the library's private names in this one
 module only, and the engine's parts (selection, plans, callers) share them. Nothing else in
 `tui_agent` touches a private name or a non-public module of python-statemachine (the script
 enforces it); the canaries in `tests/kernel/test_statemachine_canaries.py` check every name
@@ -36,7 +36,8 @@ engine replaced for a reused tool machine's next call. Besides the states, a pla
 library works out again for each state it enters or leaves: whether it has invokes, whether it
 is final, the initial transition it is entered by default through, and the model's state value
 after it. The microstep (`microstep`, `_exit_states`, `_enter_states`, re-implemented in the
-library's order) then builds a callback's arguments only when the state has callbacks, and
+library's order) then builds a callback's arguments only when the state has callbacks (a machine
+with `prepare_event` callbacks, whose arguments have effects, takes the library's way), and
 writes the configuration to the model only before a callback that could read it and at the end
 (the library copies and writes it once per state entered or left; nothing runs in between). The
 library's debug log lines for a microstep are not written.
@@ -564,7 +565,7 @@ class KernelEngine(AsyncEngine):
 
     async def _exit_states(self, enabled_transitions: list[Any], trigger_data: Any) -> Any:
         plans = self._plans
-        if plans is None or self.sm.atomic_configuration_update:
+        if plans is None or self._prepares or self.sm.atomic_configuration_update:
             return await super()._exit_states(enabled_transitions, trigger_data)
         plan = self._exit_plan(enabled_transitions, plans)
         on_error = self._on_error_handler()
@@ -595,7 +596,7 @@ class KernelEngine(AsyncEngine):
         previous_configuration: Any,
     ) -> Any:
         plans = self._plans
-        if plans is None or self.sm.atomic_configuration_update:
+        if plans is None or self._prepares or self.sm.atomic_configuration_update:
             return await super()._enter_states(
                 enabled_transitions, trigger_data, states_to_exit, previous_configuration
             )
