@@ -9,7 +9,9 @@ Prints a table:
 - what one machine event costs when its transition does nothing (a one-state chart), the unit
   a step pays 7 times over, besides its 4 tool machines' activations (the floor of a step);
 - the machine events and microsteps per step in both configurations (counted on a separate run
-  through `count_steps`, so the counting costs the timed runs nothing);
+  through `count_steps`, so the counting costs the timed runs nothing), and the Python function
+  calls per step (cProfile's count on another separate run: unlike the times, it does not
+  depend on the machine's load);
 - the same bookkeeping in a bare asyncio loop (accumulate deltas, build the vocab messages,
   run the 4 calls concurrently as tasks, append results in call order), and the ratio.
 
@@ -27,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
+import pstats
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import get_args
@@ -165,6 +169,18 @@ async def counted(attempts: list[list[StreamEvent]], hooks: ToolHooks | None) ->
     with count_steps() as counts:
         await through_kernel(attempts, hooks)
     return counts
+
+
+async def python_calls(attempts: list[list[StreamEvent]], hooks: ToolHooks | None) -> int:
+    """The Python function calls of one run (cProfile counts every call and every resumption
+    of a coroutine; the figure is independent of the machine's load)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        await through_kernel(attempts, hooks)
+    finally:
+        profile.disable()
+    return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 
 
 async def bare_asyncio(attempts: list[list[StreamEvent]]) -> float:
@@ -331,13 +347,23 @@ async def measure() -> list[Row]:
     ]
 
 
-async def count_rows() -> list[tuple[str, StepCounts, StepCounts]]:
-    """Per step: machine events and microsteps, the turn's first and last steps included."""
+async def count_rows() -> list[tuple[str, float, float, float]]:
+    """Per step: machine events, microsteps and Python calls (a run without tool steps, one
+    text answer, is subtracted: what is left is the steps')."""
     steps = [step_events(i) for i in range(STEPS)]
-    return [
-        ("no hooks", await counted(steps, None), await counted([], None)),
-        ("product hooks", await counted(steps, product_hooks()), await counted([], None)),
-    ]
+    rows: list[tuple[str, float, float, float]] = []
+    for name, hooks in (("no hooks", None), ("product hooks", product_hooks())):
+        run, empty = await counted(steps, hooks), await counted([], hooks)
+        calls = await python_calls(steps, hooks) - await python_calls([], hooks)
+        rows.append(
+            (
+                name,
+                (run.events - empty.events) / STEPS,
+                (run.microsteps - empty.microsteps) / STEPS,
+                calls / STEPS,
+            )
+        )
+    return rows
 
 
 async def main(engines: Sequence[EngineKind]) -> None:
@@ -356,12 +382,9 @@ async def main(engines: Sequence[EngineKind]) -> None:
         f"(best of {ROUNDS} runs; {CHUNKS:,} chunks; {STEPS:,} steps; ratio of {engines[0]} to "
         "bare asyncio, target <= 3x)"
     )
-    print(f"\n{'per step, 4 tool calls':<40}{'events':>10}{'microsteps':>12}")
-    for name, run, empty in await count_rows():
-        # A run without tool steps (one text answer) is subtracted: what is left is the steps'.
-        events = (run.events - empty.events) / STEPS
-        micro = (run.microsteps - empty.microsteps) / STEPS
-        print(f"{name:<40}{events:>10.1f}{micro:>12.1f}")
+    print(f"\n{'per step, 4 tool calls':<40}{'events':>10}{'microsteps':>12}{'Python calls':>14}")
+    for name, events, micro, calls in await count_rows():
+        print(f"{name:<40}{events:>10.1f}{micro:>12.1f}{calls:>14,.0f}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from tui_agent.kernel import (
     ToolSettled,
     Transitioned,
 )
-from tui_agent.kernel._statemachine_engine import use_engine
+from tui_agent.kernel._statemachine_engine import count_steps, use_engine
 from tui_agent.kernel.tool import ToolMachine
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate
 
@@ -323,10 +323,11 @@ async def test_a_failing_batch_announcement_is_recorded_and_each_call_still_runs
     assert [str(e) for e in agent.errors] == ["scheduler down"]
 
 
-async def test_a_reused_tool_machine_frees_its_previous_engine_without_the_collector() -> None:
-    """Reuse drops the previous life's engine: nothing may keep it in a reference cycle, or
-    every call would leave its queues and locks to the garbage collector. (Our engine's doing:
-    the library's stock engine keeps that cycle.)"""
+async def test_a_reused_tool_machine_frees_its_previous_life_without_the_collector() -> None:
+    """Reuse lets go of the previous life's run: nothing may keep it in a reference cycle, or
+    every call would leave its invocation, queues and locks to the garbage collector. The
+    kernel's engine is renewed, so the previous life's invoke manager is what goes. (Our
+    engine's doing: the library's stock engine keeps that cycle.)"""
     errors: list[BaseException] = []
     call = ToolCall(id="c1", name="echo")
     with use_engine("kernel"):
@@ -335,7 +336,7 @@ async def test_a_reused_tool_machine_frees_its_previous_engine_without_the_colle
         )
     await tool.activate()
     await tool.settled
-    previous = weakref.ref(tool._engine)
+    previous = weakref.ref(tool._engine._invoke_manager)
     gc.disable()
     try:
         tool.reuse(call.model_copy(update={"id": "c2"}), AbortSignal())
@@ -343,5 +344,27 @@ async def test_a_reused_tool_machine_frees_its_previous_engine_without_the_colle
     finally:
         gc.enable()
     await tool.activate()
+    assert (await tool.settled).final_result.output == "x"
+    assert errors == []
+
+
+async def test_a_replaced_engine_is_freed_without_the_collector() -> None:
+    """An engine that is replaced rather than renewed (here a counting one) is freed at once."""
+    errors: list[BaseException] = []
+    call = ToolCall(id="c1", name="echo")
+    with count_steps():
+        tool = ToolMachine(
+            call, ScriptedRunner(echo=ok("x")), AbortSignal(), lambda _: None, errors
+        )
+        await tool.activate()
+        await tool.settled
+        previous = weakref.ref(tool._engine)
+        gc.disable()
+        try:
+            tool.reuse(call.model_copy(update={"id": "c2"}), AbortSignal())
+            assert previous() is None
+        finally:
+            gc.enable()
+        await tool.activate()
     assert (await tool.settled).final_result.output == "x"
     assert errors == []
