@@ -102,6 +102,21 @@ assert list(_loader.get_plugins()) == [] and len(scans) == 0, scans
     assert len(ours_unused) == 0, ours_unused
 
 
+def test_a_one_shot_never_loads_importlib_metadata(tmp_path: Path) -> None:
+    # Only pydantic's plugin loader would (with zipfile, csv and half of email): it is replaced
+    # by one that finds no plugin (tui_agent._pydantic_hooks).
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"text": "hi", "chunk_delay_s": 0}]}))
+    argv = ["-p", "say hi", "--script", str(script), "--workspace", str(tmp_path)]
+    code = f"""
+import sys
+from tui_agent.entry import main
+sys.argv = ["tui-agent", *{argv!r}]
+assert main() == 0
+"""
+    assert "importlib.metadata" not in loaded_after(code)
+
+
 def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:
     code = """
 import asyncio
