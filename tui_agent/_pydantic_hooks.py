@@ -2,9 +2,9 @@
 
 What it uses, and why:
 - `pydantic.plugin._loader`, where pydantic finds its plugins: on its first schema build it
-  imports that module (which imports `importlib.metadata`, with `zipfile`, `csv` and half of
-  `email`: about 10 ms of a one-shot's start, for nothing else of ours)
-  and calls its `get_plugins`, which scans the entry points of every installed distribution.
+  imports that module (which imports `importlib.metadata`, with `zipfile`, `csv` and
+  `importlib.abc`: 6-12 ms of a one-shot's CPU, for nothing else of ours) and calls its
+  `get_plugins`, which scans the entry points of every installed distribution.
   tui-agent uses no plugin, so `skip_plugin_scan`, before any schema is built, puts in its place
   a module whose `get_plugins` finds none; when pydantic's module is already loaded, it records
   the empty result there instead (`_plugins`, its cache: None means not looked for yet).
