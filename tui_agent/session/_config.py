@@ -105,6 +105,10 @@ class ConfigError(Exception):
 
 
 class _Table(BaseModel):
+    """Empty lists and tables are plain defaults, which pydantic copies for each instance: with
+    `default_factory=list` it would read `list`'s signature from its text, compiling the
+    tokenizer's regular expressions (~4 ms) in a one-shot that needs them for nothing else."""
+
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
@@ -146,10 +150,10 @@ class McpServerTable(_Table):
 
     type: Literal["stdio", "http", "sse"] | None = None
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = []
+    env: dict[str, str] = {}
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = {}
     enabled: bool = True
     startup_timeout_s: PositiveFloat | None = None
     tool_timeout_s: PositiveFloat | None = None
@@ -159,9 +163,9 @@ class McpServerTable(_Table):
 class PermissionsTable(_Table):
     """`[permissions]`: rule strings, read by `session._permissions` (which checks them)."""
 
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
+    allow: list[str] = []
+    ask: list[str] = []
+    deny: list[str] = []
 
 
 class WebTable(_Table):
@@ -198,19 +202,19 @@ class Config(_Table):
     secret_env: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRET_PATTERNS))
     sandbox: SandboxMode = "workspace-write"
     sandbox_network: bool = False
-    sandbox_hide: list[str] = Field(default_factory=list)
+    sandbox_hide: list[str] = []
     prompt_cache: bool = True
     max_budget_usd: PositiveFloat | None = None
     max_turn_budget_usd: PositiveFloat | None = None
     theme: str | None = None
     status_line: str | StatusLineTable | None = None
-    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
-    models: dict[str, ModelConfig] = Field(default_factory=dict)
-    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = {}
+    models: dict[str, ModelConfig] = {}
+    mcp_servers: dict[str, McpServerTable] = {}
     # Tables left out of the file: their defaults are valid, so nothing is validated for them.
     permissions: PermissionsTable = Field(default_factory=PermissionsTable.model_construct)
     web: WebTable = Field(default_factory=WebTable.model_construct)
-    hooks: dict[str, list[HookTable]] = Field(default_factory=dict)
+    hooks: dict[str, list[HookTable]] = {}
 
 
 def load_config(path: Path | str | None = None) -> Config:
