@@ -4,9 +4,12 @@ instructions the process and its threads executed, the interpreter's start inclu
 
 On a machine shared with other work, wall and CPU times of a 0.6 s process wander by tens of
 milliseconds from run to run; the instruction count of the same run repeats to a fraction of a
-percent (`PYTHONHASHSEED=0` pins the one thing that varies, set and dict order), so a change
+percent (`PYTHONHASHSEED=0` pins string hashing, which would change set order and so the
+work done; session ids and temporary paths still differ: ~0.4 % between invocations), so a change
 of a few milliseconds shows as a difference between two rows of one table. It is a proxy for
 CPU time (a cache miss costs more than an instruction): read wall time from `startup.py`.
+Child processes are not counted (cachegrind follows none): a one-shot's sandbox probe (`bwrap
+... true`, ~2.5 ms of CPU) is outside the figures, and so is any time spent waiting.
 
 Rows: `python -c pass`; the httpx one-shot of `startup.py` (the floor of any Python one-shot
 that speaks HTTP through httpx); the same after `import pydantic.main` (the vocabulary and the
