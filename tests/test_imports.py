@@ -38,8 +38,9 @@ NOT_ON_THE_FIRST_FRAME = (
 )
 # Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore
-# files; Textual, Rich and markdown-it draw the app.
-NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
+# files; tomllib reads config.toml (the tests' home has none); Textual, Rich and markdown-it
+# draw the app.
+NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "tomllib", "textual", "rich", "markdown_it")
 # Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
 # classes was instantiated), loaded by the app and ACP where used: pasted images and
 # @-mentions, the prompt history, the status line; the loop's snapshot, MCP offers (and the

@@ -59,9 +59,8 @@ the file, and the line (TOML syntax) or the key (a bad value).
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -77,6 +76,9 @@ from tui_agent.keys import DEFAULT_SECRET_PATTERNS
 from tui_agent.providers import PROVIDER_KINDS, ProviderKind
 from tui_agent.session._paths import AppPaths
 from tui_agent.vocab import ApprovalMode
+
+if TYPE_CHECKING:
+    import tomllib
 
 TurnEndNotice = Literal["bell+desktop", "bell", "desktop", "off"]
 SandboxMode = Literal["workspace-write", "read-only", "off"]
@@ -232,6 +234,8 @@ def load_config(path: Path | str | None = None) -> Config:
 
 
 def parse_config(text: str, file: Path) -> Config:
+    import tomllib  # only with a file to read: its import costs ~10 ms a run without one skips
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
