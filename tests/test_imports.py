@@ -48,8 +48,9 @@ NOT_ON_THE_FIRST_FRAME = (
 )
 # Loaded where they are used, never by a plain one-shot: PyYAML reads the front matter of skills
 # and custom commands, tomlkit saves a permission rule, pathspec matches path rules and ignore
-# files; Textual, Rich and markdown-it draw the app.
-NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "textual", "rich", "markdown_it")
+# files; tomllib reads config.toml (the tests' home has none); Textual, Rich and markdown-it
+# draw the app.
+NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "tomllib", "textual", "rich", "markdown_it")
 # Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
 # classes was instantiated), loaded by the app and ACP where used: pasted images and
 # @-mentions, the prompt history, the status line; the loop's snapshot, MCP offers (and the
@@ -110,6 +111,21 @@ assert list(_loader.get_plugins()) == [] and len(scans) == 0, scans
     assert len(unused) == 0, unused
     ours_unused = sorted(loaded.intersection(OURS_NOT_FOR_A_ONE_SHOT))
     assert len(ours_unused) == 0, ours_unused
+
+
+def test_a_one_shot_never_loads_importlib_metadata(tmp_path: Path) -> None:
+    # Only pydantic's plugin loader would (with zipfile, csv and half of email): it is replaced
+    # by one that finds no plugin (tui_agent._pydantic_hooks).
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"text": "hi", "chunk_delay_s": 0}]}))
+    argv = ["-p", "say hi", "--script", str(script), "--workspace", str(tmp_path)]
+    code = f"""
+import sys
+from tui_agent.entry import main
+sys.argv = ["tui-agent", *{argv!r}]
+assert main() == 0
+"""
+    assert "importlib.metadata" not in loaded_after(code)
 
 
 def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:

@@ -5,6 +5,8 @@ process's state alone, so nothing the agent starts inherits a setting, and a per
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from pydantic.plugin import _loader
@@ -46,3 +48,22 @@ def test_a_person_who_set_the_variable_keeps_pydantics_reading_of_it(
     assert os.environ[VARIABLE] == "someone-elses-plugin"
     list(_loader.get_plugins())
     assert scans == ["pydantic"]  # pydantic looked for the other plugins, as it would have
+
+
+def test_before_pydantic_looks_its_loader_is_replaced_by_one_that_finds_none() -> None:
+    # A fresh interpreter: the console script calls it before pydantic's loader is imported,
+    # so neither it nor `importlib.metadata` (which only it needs) is loaded at all.
+    code = """
+import os, sys
+os.environ.pop("PYDANTIC_DISABLE_PLUGINS", None)
+from tui_agent._pydantic_hooks import skip_plugin_scan
+skip_plugin_scan()
+from pydantic import BaseModel
+class Point(BaseModel):
+    x: int
+assert Point(x=1).x == 1  # a schema was built and validated with
+from pydantic.plugin import _loader
+assert list(_loader.get_plugins()) == []
+assert "importlib.metadata" not in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
+    if args_list[:1] and args_list[0] in (*SUBCOMMANDS, "mcp"):
+        gc.enable()  # off since `entry.main`; only the one-shot and the app resume it later
     if args_list[:1] == ["sessions"]:
         return _list_sessions(args_list[1:])
     if args_list[:1] == ["export"]:
@@ -141,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     # Start-up allocates hundreds of thousands of objects that live as long as the process
     # (modules, classes, the first widgets); collecting among them finds nothing and costs a
-    # tenth of the start. Collection resumes once the loop is open (headless) or the first frame
-    # is drawn (the app), with what exists by then frozen out of later collections.
+    # tenth of the start. `entry.main` turned collection off before its first import (this is
+    # for callers that come here directly); it resumes once the loop is open (headless) or the
+    # first frame is drawn (the app), with what exists by then frozen out of later collections.
     gc.disable()
     if prompt is not None:
         return asyncio.run(_headless(config, prompt, args.output_format))

@@ -5,6 +5,12 @@ wipes them from the environment block in place (or, where it cannot, re-executes
 the fewer modules imported before that, the cheaper a re-execution is, so this module imports
 only `os` up front.
 
+Cyclic garbage collection is off from the first line: start-up allocates hundreds of thousands
+of objects that live as long as the process (modules, classes, schemas, the first widgets), and
+collecting among them finds nothing while costing a tenth of a one-shot. `cli` turns it back on
+(with what exists by then frozen out of later collections) once the headless loop is open or the
+app has drawn its first frame, and at once for the subcommands.
+
 pydantic looks for plugins on its first schema build by scanning the entry points of every
 installed distribution; tui-agent uses none, so the scan is skipped (`_pydantic_hooks`, the fence
 module for pydantic's private names) when the vocabulary loads, before any schema is built: not
@@ -13,10 +19,12 @@ here, so the full-screen app draws its first frame without pydantic.
 
 from __future__ import annotations
 
+import gc
 import os
 
 
 def main() -> int:
+    gc.disable()
     from tui_agent import keys
 
     keys.protect(_config_file())

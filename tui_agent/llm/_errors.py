@@ -29,30 +29,28 @@ from tui_agent.vocab import LLMError, LLMErrorKind
 
 _MAX_MESSAGE_CHARS = 1000
 
-_CONTEXT_OVERFLOW = re.compile(
-    r"context[ _]length|context[ _]window|maximum context|prompt is too long|"
+# Patterns a failed request's message is read with: compiled on first use (by `re`'s own
+# cache), since a run whose requests all succeed never needs them; `(?i)`: case-insensitive.
+_CONTEXT_OVERFLOW = (
+    r"(?i)context[ _]length|context[ _]window|maximum context|prompt is too long|"
     r"reduce the length of the messages|too many tokens|input is too long|"
-    r"exceeds? the (?:model'?s? )?(?:maximum )?(?:context|token limit)",
-    re.IGNORECASE,
+    r"exceeds? the (?:model'?s? )?(?:maximum )?(?:context|token limit)"
 )
-_OVERLOADED = re.compile(r"overload", re.IGNORECASE)
-_QUOTA = re.compile(
-    r"exceeded your current quota|insufficient[_ ]quota|insufficient[_ ]balance|"
-    r"credit balance is too low|billing_(?:hard_limit|not_active)|quota_exceeded_billing",
-    re.IGNORECASE,
+_OVERLOADED = r"(?i)overload"
+_QUOTA = (
+    r"(?i)exceeded your current quota|insufficient[_ ]quota|insufficient[_ ]balance|"
+    r"credit balance is too low|billing_(?:hard_limit|not_active)|quota_exceeded_billing"
 )
-_STRUCTURE = re.compile(
-    r"roles must alternate|must alternate|tool_use ids must be unique|tool_use_id|"
+_STRUCTURE = (
+    r"(?i)roles must alternate|must alternate|tool_use ids must be unique|tool_use_id|"
     r"tool_call_id|tool_result|tool_calls.*must be followed|must be a response to a preceding|"
-    r"messages with role 'tool'",
-    re.IGNORECASE,
+    r"messages with role 'tool'"
 )
-_TRY_AGAIN = re.compile(
-    r"try again in\s+(?:(?P<m>\d+)m)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|seconds?)?\b",
-    re.IGNORECASE,
+_TRY_AGAIN = (
+    r"(?i)try again in\s+(?:(?P<m>\d+)m)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|seconds?)?\b"
 )
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_SECRETISH = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,})")
+_TITLE = r"(?is)<title[^>]*>(.*?)</title>"
+_SECRETISH = r"\b(sk-[A-Za-z0-9_\-]{8,})"
 
 
 @dataclass(frozen=True)
@@ -96,11 +94,11 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[redacted]")
-    return _SECRETISH.sub("sk-[redacted]", text)
+    return re.sub(_SECRETISH, "sk-[redacted]", text)
 
 
 def html_title(text: str) -> str | None:
-    match = _TITLE.search(text)
+    match = re.search(_TITLE, text)
     if match is None:
         return None
     return " ".join(html.unescape(match.group(1)).split()) or None
@@ -170,24 +168,24 @@ def _read_body(text: str, status: int | None) -> _Body:
 def _kind_for(status: int | None, body: _Body) -> LLMErrorKind | None:
     """Section 8's table with our refinements; None when the status says nothing special."""
     words = f"{body.type} {body.code} {body.message}"
-    if _QUOTA.search(words) or status == 402:
+    if re.search(_QUOTA, words) or status == 402:
         return LLMErrorKind.QUOTA
     if status in (401, 403) or body.type in ("authentication_error", "permission_error"):
         return LLMErrorKind.AUTH
     if status == 429 or body.type == "rate_limit_error":
-        return LLMErrorKind.OVERLOADED if _OVERLOADED.search(words) else LLMErrorKind.RATE_LIMIT
+        return LLMErrorKind.OVERLOADED if re.search(_OVERLOADED, words) else LLMErrorKind.RATE_LIMIT
     # The Responses API answers an unknown model with 400, its code says what it is.
     if status == 404 or body.type == "not_found_error" or body.code == "model_not_found":
         return LLMErrorKind.NOT_FOUND
-    if status in (400, 413, 422, None) and _CONTEXT_OVERFLOW.search(words):
+    if status in (400, 413, 422, None) and re.search(_CONTEXT_OVERFLOW, words):
         return LLMErrorKind.CONTEXT_OVERFLOW
     if status == 413 or body.type == "request_too_large":
         return LLMErrorKind.REQUEST_TOO_LARGE
     if status == 529 or body.type == "overloaded_error":
         return LLMErrorKind.OVERLOADED
-    if status in (500, 503) and _OVERLOADED.search(words):
+    if status in (500, 503) and re.search(_OVERLOADED, words):
         return LLMErrorKind.OVERLOADED
-    if status in (400, 422, None) and _STRUCTURE.search(words):
+    if status in (400, 422, None) and re.search(_STRUCTURE, words):
         return LLMErrorKind.REQUEST_STRUCTURE
     return None
 
@@ -215,7 +213,7 @@ def retry_after_s(headers: Mapping[str, str], message: str = "") -> float | None
                 when = None
             if when is not None:
                 return max(when.timestamp() - time.time(), 0.0)
-    match = _TRY_AGAIN.search(message)
+    match = re.search(_TRY_AGAIN, message)
     if match is None:
         return None
     seconds = float(match.group("n"))

@@ -49,11 +49,12 @@ KNOWN_MODELS: tuple[tuple[str, int, int], ...] = (
 
 def _builtin_config(provider: str) -> ProviderConfig | None:
     """The settings of a built-in provider that config.toml does not mention (built on use:
-    a model instance at import would build pydantic's schema during start-up)."""
+    a model instance at import would build pydantic's schema during start-up; constructed
+    without validation, as a built-in provider's name is a valid kind)."""
     if provider not in BUILTIN_PROVIDERS:
         return None
     kind: ProviderKind = provider  # type: ignore[assignment]
-    return ProviderConfig(kind=kind)
+    return ProviderConfig.model_construct(kind=kind)
 
 
 @dataclass(frozen=True)
