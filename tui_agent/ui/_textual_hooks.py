@@ -17,7 +17,17 @@ this list and its canaries are the same):
 - `Screen._on_idle`: Textual's idle handler; we paint the frame there instead of waiting for its
   slot (`PaintNowScreen`).
 - `Screen._on_timer_update`: the frame itself (layout, then paint), which the frame timer calls;
-  we call it early (`PaintNowScreen.paint_frame_now`).
+  we call it early when a key's widget cannot be painted alone (`PaintNowScreen.paint_now`).
+- `Screen._layout_required`: the next frame lays the screen out; a key's widget is then not
+  painted alone (`PaintNowScreen.paint_now`).
+- `Screen._scroll_required`: the next frame moves what a scroll moved; the same.
+- `Screen._repaint_required`: the next frame paints the whole screen; the same.
+- `Screen._dirty_widgets`: the set of widgets waiting to be painted at the next frame; a key's
+  widget is taken out of it and painted alone, the others stay (`PaintNowScreen.paint_now`).
+- `Screen._compositor`: the screen's compositor; `update_widgets` turns a widget's repaint
+  requests into the regions `_compositor_refresh` paints (`PaintNowScreen.paint_now`).
+- `Screen._compositor_refresh`: paints the compositor's pending regions and writes them to the
+  terminal (`PaintNowScreen.paint_now`).
 - `App._batch_count`: non-zero inside `batch_update()`, when no frame may be painted
   (`PaintNowScreen.batching`).
 - `"_default"`: the id Textual gives the app's default screen (`App.get_default_screen`); ours
@@ -89,11 +99,11 @@ def add_key_sequence(sequence: str, key: enum.Enum) -> None:
 
 
 class PaintNowScreen(Screen[None]):
-    """The app's default screen, able to paint a frame before the frame timer's slot.
+    """The app's default screen, able to paint a widget before the frame timer's slot.
 
     `widget_updated` hears each widget's repaint request before Textual queues it; `idle` runs
     when the screen has nothing else queued, before Textual's own idle handler; a subclass
-    calls `paint_frame_now` from there."""
+    calls `paint_now` from there."""
 
     def __init__(self) -> None:
         super().__init__(id=DEFAULT_SCREEN_ID)
@@ -109,9 +119,26 @@ class PaintNowScreen(Screen[None]):
         """Inside the app's `batch_update()`: no frame may be painted."""
         return bool(self.app._batch_count)
 
-    def paint_frame_now(self) -> None:
-        """Lay out and paint what is pending, without waiting for the frame's slot."""
-        self._on_timer_update()
+    def paint_now(self, widget: Widget) -> None:
+        """Paint `widget`'s pending change now, without waiting for the frame's slot, and
+        nothing else: what other widgets asked for (a streamed answer, a scroll bar, a pane)
+        keeps to the frame's slot. Painting the scroll bar beside the transcript, say, means
+        compositing every row it spans, which made a key's paint cost three times as much.
+        When the screen must first be laid out, scrolled or painted whole, or `widget` asked
+        for nothing, the whole frame is painted now instead."""
+        dirty = self._dirty_widgets
+        if (
+            self._layout_required
+            or self._scroll_required
+            or self._repaint_required
+            or widget not in dirty
+        ):
+            self._on_timer_update()
+            return
+        others = dirty - {widget}
+        self._compositor.update_widgets({widget})
+        self._compositor_refresh()  # empties `dirty`
+        dirty |= others  # Textual's idle handler sees them and runs the frame in its slot
 
     async def _on_update(self, message: messages.Update) -> None:
         self.widget_updated(message.widget)
