@@ -95,6 +95,31 @@ async def test_a_key_is_painted_alone_and_the_rest_waits_for_the_frame() -> None
         assert any("more" in row for row in terminal.text(transcript))
 
 
+async def test_streamed_text_waits_for_a_key_on_its_way() -> None:
+    # A frame the timer starts, or an answer's block drawn, just after a key came (before the
+    # app took it) made the key wait for them.
+    async with running() as (app, pilot, loop):
+        terminal = Terminal(app)
+        transcript = app.transcript.region
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
+        await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+        screen = app.main_screen
+        waiting = [True]
+        screen.input_waiting = lambda: waiting[0]  # type: ignore[method-assign]
+        screen._update_timer.stop()  # its frames are the test's calls below
+        answer = app.transcript.query_one(AssistantText)
+        drawn = answer.blocks_drawn
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="more"))
+        await without_frames(lambda: answer.source == "first more" and bool(screen._callbacks))
+        screen._on_timer_update()  # the timer's frame, while the key is on its way
+        assert answer.blocks_drawn == drawn
+        assert not any("more" in row for row in terminal.text(transcript))
+        waiting[0] = False
+        screen._on_timer_update()
+        assert any("more" in row for row in terminal.text(transcript))
+
+
 async def without_frames(condition: Callable[[], bool]) -> None:
     """Let the app run until `condition` holds, painting no frame of its own (`pilot.pause`
     paints one)."""

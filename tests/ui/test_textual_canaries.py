@@ -135,6 +135,16 @@ def test_the_screen_says_a_whole_repaint_is_due() -> None:
     expect(getattr(screen, "_repaint_required", None) is False, "Screen._repaint_required", "False")
 
 
+@canary("Screen._layout_widgets", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_keeps_who_asked_for_a_layout() -> None:
+    screen: Screen[None] = Screen()
+    expect(
+        getattr(screen, "_layout_widgets", None) == {},
+        "Screen._layout_widgets",
+        "a dict of ancestors to the widgets that asked, empty at first",
+    )
+
+
 @canary("Screen._dirty_widgets", "painting a key's widget alone (`paint_now`)")
 def test_the_screen_keeps_a_set_of_widgets_to_paint() -> None:
     screen: Screen[None] = Screen()

@@ -16,7 +16,8 @@ alone: what else waits (the answer, the scroll bar it moved) keeps to the frame'
 key's: a focused widget that redraws by itself (output streaming into it) keeps to the slots.
 Right after, the transcript draws what streamed while the key was on its way (it holds streamed
 text while the person types): the answer's frame then falls in the gap before the next key, not
-at a moment where the next key would wait behind it.
+at a moment where the next key would wait behind it. And a frame the timer would start while a
+key is on its way (the terminal driver knows: `input_waiting`) waits for the key's paint.
 
 It hooks Textual's frame through `PaintNowScreen` (`ui/_textual_hooks.py`, where the private
 names it needs are listed); `tests/ui/test_main_screen.py` fails if the hook stops painting.
@@ -29,7 +30,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 
-from tui_agent.ui._textual_hooks import PaintNowScreen
+from tui_agent.ui._textual_hooks import PaintNowScreen, app_driver
+from tui_agent.ui.terminal_driver import TerminalDriver
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
@@ -68,6 +70,12 @@ class MainScreen(PaintNowScreen):
     def key_pressed(self) -> None:
         """The app received a key from the terminal."""
         self._key_pending = True
+        if isinstance(driver := app_driver(self.app), TerminalDriver):
+            driver.key_taken()
+
+    def input_waiting(self) -> bool:
+        driver = app_driver(self.app)
+        return isinstance(driver, TerminalDriver) and driver.input_waiting()
 
     def widget_updated(self, widget: Widget) -> None:
         if self._key_pending and widget is self.focused:

@@ -27,6 +27,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_agent.ui._textual_hooks import PaintNowScreen
 from tui_agent.ui.widgets.one_layout import LaidOutOnce
 
 if TYPE_CHECKING:  # markdown-it and Rich's Markdown load with the first block (`_parser`)
@@ -183,6 +184,7 @@ class MarkdownView(LaidOutOnce, Widget):
         self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
         self._tail_chars = 0  # characters of the text in the lines drawn last
         self.drawn_chars = 0  # characters of the text in the lines painted last
+        self._after_key = False  # the drawing waits for the frame after a key (`on_idle`)
 
     @property
     def source(self) -> str:
@@ -213,12 +215,26 @@ class MarkdownView(LaidOutOnce, Widget):
         """Before Textual hands the screen this widget's repaint (its own idle handler runs
         after this one): draw what the appends changed and ask for a layout only if the height
         changed. A layout re-arranges the whole screen and, under an answer that follows the
-        tail, repaints every line shown; most appends only lengthen the last line."""
+        tail, repaints every line shown; most appends only lengthen the last line.
+
+        While a key is on its way the key goes first: the drawing waits for the frame after
+        the key's echo (`PaintNowScreen`), and is done then if that frame did not do it."""
         width, height = self.content_size
         if self._tail_lines is None and width:
+            screen = self.screen
+            if isinstance(screen, PaintNowScreen) and screen.input_waiting():
+                if not self._after_key:
+                    self._after_key = True
+                    self.call_after_refresh(self._draw_after_key)
+                return
             settled, tail = self._lines(width)
             if len(settled) + len(tail) != height:
                 self.refresh(layout=True, repaint=False)
+
+    def _draw_after_key(self) -> None:
+        self._after_key = False
+        if self.is_attached:
+            self.on_idle()
 
     # ------------------------------------------------------------ drawing
 
