@@ -24,6 +24,7 @@ import select
 import sys
 import termios
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -34,6 +35,7 @@ from textual.message import Message
 from tui_agent.ui._textual_hooks import LinuxDriverHooks, app_driver
 
 END_WAIT_S = 0.2  # how long last words wait for a frame being written
+KEY_TAKEN_WITHIN_S = 1.0  # a key posted longer ago is no longer taken to be on its way
 
 # What leaving application mode turns off: mouse reports, bracketed paste, in-band resize,
 # focus reports and the kitty keyboard protocol; line wrap and the cursor come back, and the
@@ -55,10 +57,12 @@ class TerminalDriver(LinuxDriverHooks):
         self._lost = threading.Event()
         self._suspended = False
         self._keys_posted = 0  # by the input thread
+        self._posted_at = 0.0  # when it posted the last one (time.monotonic)
         self._keys_taken = 0  # by the app
 
     def process_message(self, message: Message) -> None:
         if isinstance(message, events.Key):
+            self._posted_at = time.monotonic()
             self._keys_posted += 1  # (only the input thread writes it)
         super().process_message(message)
 
@@ -70,7 +74,9 @@ class TerminalDriver(LinuxDriverHooks):
         """A key is on its way: read from the terminal and not taken by the app yet, or not
         read yet (the input thread waits for the interpreter while the app draws)."""
         if self._keys_taken < self._keys_posted:
-            return True
+            if time.monotonic() - self._posted_at < KEY_TAKEN_WITHIN_S:
+                return True
+            self._keys_taken = self._keys_posted  # one the app never took: no longer waited for
         try:
             return bool(select.select([self.fileno], [], [], 0)[0])
         except (OSError, ValueError):
