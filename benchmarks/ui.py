@@ -42,11 +42,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rich.console import RenderableType  # noqa: E402
 from textual import events  # noqa: E402
+from textual._compositor import CompositorUpdate  # noqa: E402
+from textual.screen import Screen  # noqa: E402
 
 from tests.ui.fake_loop import FakeLoop  # noqa: E402
 from tui_agent.loop import events as ev  # noqa: E402
@@ -167,15 +171,26 @@ def send_key(app: TuiAgentApp, key: str) -> None:
 
 
 async def press_and_wait(app: TuiAgentApp, key: str) -> tuple[float, float]:
-    """Send a key as the terminal driver would; (wall, CPU) seconds until it is on screen."""
+    """Send a key as the terminal driver would; (wall, CPU) seconds until it is on screen: the
+    first update the app hands its driver (`App._display`) once the prompt holds the key. (An
+    after-refresh callback would wait for the whole frame: the key's widget is painted alone,
+    before the frame of what else is pending.)"""
     before = len(app.prompt_input.text)
-    wall, cpu = time.perf_counter(), time.process_time()
-    send_key(app, key)
-    while len(app.prompt_input.text) == before:  # noqa: ASYNC110 - poll each loop turn
-        await asyncio.sleep(0)
     painted = asyncio.Event()
-    app.call_after_refresh(painted.set)
-    await painted.wait()
+    display = app._display
+
+    def shown(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        if isinstance(renderable, CompositorUpdate) and len(app.prompt_input.text) != before:
+            painted.set()
+
+    app._display = shown  # type: ignore[method-assign]
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        send_key(app, key)
+        await painted.wait()
+    finally:
+        app._display = display  # type: ignore[method-assign]
     return time.perf_counter() - wall, time.process_time() - cpu
 
 

@@ -4,6 +4,7 @@ Textual's 60 frames a second, and streamed text is drawn less often while keys c
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from textual import events
 from textual.app import App
@@ -13,6 +14,7 @@ from tests.ui.terminal import Terminal
 from tests.ui.test_delivery import answer_text
 from tests.ui.test_keys import Clock, running, turn_running
 from tui_agent.loop import events as ev
+from tui_agent.ui.widgets.blocks import AssistantText
 from tui_agent.ui.widgets.transcript import TYPING_FRAME_S, TYPING_PAUSE_S
 
 
@@ -70,3 +72,59 @@ async def test_held_streamed_text_is_drawn_as_soon_as_a_key_is_painted() -> None
         send_key(app, "b")
         await until(pilot, lambda: answer_text(app) == "first second ")
         assert app.prompt_input.text == "ab"
+
+
+async def test_a_key_is_painted_alone_and_the_rest_waits_for_the_frame() -> None:
+    # Painting the answer (or the scroll bar it moved) with the key made the key's paint cost
+    # a composite of the whole transcript; it is painted in the frame's own slot instead.
+    async with running() as (app, pilot, loop):
+        terminal = Terminal(app)
+        transcript = app.transcript.region
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
+        await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+        app.screen._update_timer.stop()  # no frame comes from Textual's timer any more
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="more"))
+        answer = app.transcript.query_one(AssistantText)
+        await without_frames(lambda: answer.source == "first more")
+        send_key(app, "x")
+        prompt = app.prompt_input.region
+        await without_frames(lambda: any("x" in row for row in terminal.text(prompt)))
+        assert not any("more" in row for row in terminal.text(transcript))
+        app.screen._on_timer_update()  # the frame
+        assert any("more" in row for row in terminal.text(transcript))
+
+
+async def test_streamed_text_waits_for_a_key_on_its_way() -> None:
+    # A frame the timer starts, or an answer's block drawn, just after a key came (before the
+    # app took it) made the key wait for them.
+    async with running() as (app, pilot, loop):
+        terminal = Terminal(app)
+        transcript = app.transcript.region
+        turn_running(loop)
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
+        await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+        screen = app.main_screen
+        waiting = [True]
+        screen.input_waiting = lambda: waiting[0]  # type: ignore[method-assign]
+        screen._update_timer.stop()  # its frames are the test's calls below
+        answer = app.transcript.query_one(AssistantText)
+        drawn = answer.blocks_drawn
+        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="more"))
+        await without_frames(lambda: answer.source == "first more" and bool(screen._callbacks))
+        screen._on_timer_update()  # the timer's frame, while the key is on its way
+        assert answer.blocks_drawn == drawn
+        assert not any("more" in row for row in terminal.text(transcript))
+        waiting[0] = False
+        screen._on_timer_update()
+        assert any("more" in row for row in terminal.text(transcript))
+
+
+async def without_frames(condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds, painting no frame of its own (`pilot.pause`
+    paints one)."""
+    for _ in range(2000):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the app never reached the expected state")

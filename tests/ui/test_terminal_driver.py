@@ -9,11 +9,14 @@ import errno
 import io
 import os
 import signal
+from types import SimpleNamespace
 
 import pytest
+from textual import events
 from textual.app import App
 
-from tui_agent.ui.terminal_driver import TerminalDriver, _TerminalOutput
+from tui_agent.ui import terminal_driver
+from tui_agent.ui.terminal_driver import KEY_TAKEN_WITHIN_S, TerminalDriver, _TerminalOutput
 
 
 class HungUp(io.StringIO):
@@ -74,3 +77,36 @@ async def test_only_a_sigcont_after_its_own_suspend_starts_the_terminal_again(
     driver._sigtstp_application()  # Ctrl+Z from outside
     driver._sigcont_application()  # `fg`
     assert done == ["suspended", "resumed"]
+
+
+async def test_a_key_is_on_its_way_until_the_app_takes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read by the input thread and posted, or still unread in the terminal: the screen lets
+    it go before a frame (`MainScreen.input_waiting`)."""
+    app: App[None] = App()
+    driver = TerminalDriver(app)
+    read, write = os.pipe()
+    try:
+        driver.fileno = read  # the terminal, as the input thread reads it
+        posted: list[object] = []
+        driver.send_message = posted.append  # type: ignore[method-assign]
+        assert not driver.input_waiting()
+        os.write(write, b"a")
+        assert driver.input_waiting()  # sent, not read yet
+        os.read(read, 1)
+        driver.process_message(events.Key("a", "a"))
+        driver.process_message(events.Key("b", "b"))
+        assert len(posted) == 2
+        driver.key_taken()
+        assert driver.input_waiting()  # "b" is still in the app's queue
+        driver.key_taken()
+        assert not driver.input_waiting()
+        driver.key_taken()  # a key that did not come through this driver (a test's)
+        now = [0.0]
+        monkeypatch.setattr(terminal_driver, "time", SimpleNamespace(monotonic=lambda: now[0]))
+        driver.process_message(events.Key("c", "c"))
+        assert driver.input_waiting()
+        now[0] += KEY_TAKEN_WITHIN_S  # a key the app never took (it was closing, say)
+        assert not driver.input_waiting()
+    finally:
+        os.close(read)
+        os.close(write)

@@ -117,6 +117,65 @@ def test_the_screen_paints_its_frame_in_on_timer_update() -> None:
     )
 
 
+@canary("Screen._layout_required", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_says_a_layout_is_due() -> None:
+    screen: Screen[None] = Screen()
+    expect(getattr(screen, "_layout_required", None) is False, "Screen._layout_required", "False")
+
+
+@canary("Screen._scroll_required", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_says_a_scroll_is_due() -> None:
+    screen: Screen[None] = Screen()
+    expect(getattr(screen, "_scroll_required", None) is False, "Screen._scroll_required", "False")
+
+
+@canary("Screen._repaint_required", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_says_a_whole_repaint_is_due() -> None:
+    screen: Screen[None] = Screen()
+    expect(getattr(screen, "_repaint_required", None) is False, "Screen._repaint_required", "False")
+
+
+@canary("Screen._layout_widgets", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_keeps_who_asked_for_a_layout() -> None:
+    screen: Screen[None] = Screen()
+    expect(
+        getattr(screen, "_layout_widgets", None) == {},
+        "Screen._layout_widgets",
+        "a dict of ancestors to the widgets that asked, empty at first",
+    )
+
+
+@canary("Screen._dirty_widgets", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_keeps_a_set_of_widgets_to_paint() -> None:
+    screen: Screen[None] = Screen()
+    expect(
+        type(getattr(screen, "_dirty_widgets", None)) is set,
+        "Screen._dirty_widgets",
+        "a set",
+    )
+
+
+@canary("Screen._compositor", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_has_a_compositor_that_updates_widgets() -> None:
+    screen: Screen[None] = Screen()
+    method = getattr(getattr(screen, "_compositor", None), "update_widgets", None)
+    expect(
+        callable(method) and parameters(method) == ["widgets"],
+        "Screen._compositor",
+        "a compositor with update_widgets(widgets)",
+    )
+
+
+@canary("Screen._compositor_refresh", "painting a key's widget alone (`paint_now`)")
+def test_the_screen_paints_its_compositor_in_compositor_refresh() -> None:
+    method = vars(Screen).get("_compositor_refresh")
+    expect(
+        callable(method) and parameters(method) == ["self"],
+        "Screen._compositor_refresh",
+        "a method taking no arguments",
+    )
+
+
 @canary("App._batch_count", "no early frame inside `batch_update` (`PaintNowScreen.batching`)")
 def test_the_app_counts_batches() -> None:
     app: App[None] = App()

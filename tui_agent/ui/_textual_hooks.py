@@ -17,7 +17,20 @@ this list and its canaries are the same):
 - `Screen._on_idle`: Textual's idle handler; we paint the frame there instead of waiting for its
   slot (`PaintNowScreen`).
 - `Screen._on_timer_update`: the frame itself (layout, then paint), which the frame timer calls;
-  we call it early (`PaintNowScreen.paint_frame_now`).
+  we call it early when a key's widget cannot be painted alone (`PaintNowScreen.paint_now`),
+  and hold the timer's call back while a key is on its way (`PaintNowScreen.input_waiting`).
+- `Screen._layout_required`: the next frame lays the screen out; a key's widget is then not
+  painted alone (`PaintNowScreen.paint_now`).
+- `Screen._scroll_required`: the next frame moves what a scroll moved; the same.
+- `Screen._repaint_required`: the next frame paints the whole screen; the same.
+- `Screen._layout_widgets`: the widgets that asked for the pending layout, by ancestor; a key's
+  widget that asked for none of it is painted alone before the layout (`PaintNowScreen.paint_now`).
+- `Screen._dirty_widgets`: the set of widgets waiting to be painted at the next frame; a key's
+  widget is taken out of it and painted alone, the others stay (`PaintNowScreen.paint_now`).
+- `Screen._compositor`: the screen's compositor; `update_widgets` turns a widget's repaint
+  requests into the regions `_compositor_refresh` paints (`PaintNowScreen.paint_now`).
+- `Screen._compositor_refresh`: paints the compositor's pending regions and writes them to the
+  terminal (`PaintNowScreen.paint_now`).
 - `App._batch_count`: non-zero inside `batch_update()`, when no frame may be painted
   (`PaintNowScreen.batching`).
 - `"_default"`: the id Textual gives the app's default screen (`App.get_default_screen`); ours
@@ -62,6 +75,7 @@ prevented: so the screen's and the paste hooks here do not call `super()`.
 from __future__ import annotations
 
 import enum
+import time
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import _ansi_sequences, events, messages
@@ -74,6 +88,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
 DEFAULT_SCREEN_ID = "_default"  # Textual's name for the app's first screen
+MAX_FRAME_DELAY_S = 0.1  # a frame waits at most this long for keys on their way
 
 # ------------------------------------------------------------ keys
 
@@ -89,14 +104,21 @@ def add_key_sequence(sequence: str, key: enum.Enum) -> None:
 
 
 class PaintNowScreen(Screen[None]):
-    """The app's default screen, able to paint a frame before the frame timer's slot.
+    """The app's default screen, able to paint a widget before the frame timer's slot.
 
     `widget_updated` hears each widget's repaint request before Textual queues it; `idle` runs
     when the screen has nothing else queued, before Textual's own idle handler; a subclass
-    calls `paint_frame_now` from there."""
+    calls `paint_now` from there. While `input_waiting` says a key is on its way, the frame
+    timer's frames wait (at most `MAX_FRAME_DELAY_S`): the key is taken and painted first,
+    instead of after a frame of streamed text that the timer started just after it came."""
 
     def __init__(self) -> None:
         super().__init__(id=DEFAULT_SCREEN_ID)
+        self._frame_held_at: float | None = None  # when a frame first waited for a key
+
+    def input_waiting(self) -> bool:
+        """A key is on its way to the app (a subclass knows how to tell)."""
+        return False
 
     def widget_updated(self, widget: Widget) -> None:
         """`widget` asked to be painted again."""
@@ -109,9 +131,46 @@ class PaintNowScreen(Screen[None]):
         """Inside the app's `batch_update()`: no frame may be painted."""
         return bool(self.app._batch_count)
 
-    def paint_frame_now(self) -> None:
-        """Lay out and paint what is pending, without waiting for the frame's slot."""
-        self._on_timer_update()
+    def paint_now(self, widget: Widget) -> None:
+        """Paint `widget`'s pending change now, without waiting for the frame's slot, and
+        nothing else: what other widgets asked for (a streamed answer and the layout it asked
+        for, a scroll bar, a pane) keeps to the frame's slot. Painting the scroll bar beside
+        the transcript, say, means compositing every row it spans, which made a key's paint
+        cost three times as much. When `widget` itself must first be laid out or scrolled, the
+        screen painted whole, or `widget` asked for nothing, the whole frame is painted now."""
+        if not self._paints_alone(widget):
+            self._frame_now()
+            return
+        dirty = self._dirty_widgets
+        others = dirty - {widget}
+        self._compositor.update_widgets({widget})
+        self._compositor_refresh()  # empties `dirty`
+        dirty |= others  # Textual's idle handler sees them and runs the frame in its slot
+
+    def _paints_alone(self, widget: Widget) -> bool:
+        """Whether `widget` shows right painted alone in the layout it has now."""
+        if self._repaint_required or widget not in self._dirty_widgets:
+            return False
+        if self._scroll_required and widget.parent is not self:
+            return False  # (a scroll moves what is inside a container, and the screen has none)
+        if self._layout_required:
+            asked = self._layout_widgets
+            if not asked or widget in asked or any(widget in some for some in asked.values()):
+                return False
+        return True
+
+    def _frame_now(self) -> None:
+        self._frame_held_at = None
+        super()._on_timer_update()
+
+    def _on_timer_update(self) -> None:
+        if self.input_waiting():
+            now = time.monotonic()
+            if self._frame_held_at is None:
+                self._frame_held_at = now
+            if now - self._frame_held_at < MAX_FRAME_DELAY_S:
+                return  # the timer calls again at its next slot
+        self._frame_now()
 
     async def _on_update(self, message: messages.Update) -> None:
         self.widget_updated(message.widget)

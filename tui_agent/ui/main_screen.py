@@ -11,11 +11,13 @@ Textual paints at most 60 frames a second: after a frame the next one waits for 
 33 ms later. While an answer streams every slot is taken, so a key's echo waited for the next
 one, and for the stream's drawing in it (measured at 3,000 characters a second: 16 ms at the
 median, against 4 ms with nothing streaming). Now the change a key makes to the focused widget,
-which is where keys go, is painted as soon as the screen has nothing else queued instead. Only
-a key's: a focused widget that redraws by itself (output streaming into it) keeps to the slots.
+which is where keys go, is painted as soon as the screen has nothing else queued instead, and
+alone: what else waits (the answer, the scroll bar it moved) keeps to the frame's slot. Only a
+key's: a focused widget that redraws by itself (output streaming into it) keeps to the slots.
 Right after, the transcript draws what streamed while the key was on its way (it holds streamed
 text while the person types): the answer's frame then falls in the gap before the next key, not
-at a moment where the next key would wait behind it.
+at a moment where the next key would wait behind it. And a frame the timer would start while a
+key is on its way (the terminal driver knows: `input_waiting`) waits for the key's paint.
 
 It hooks Textual's frame through `PaintNowScreen` (`ui/_textual_hooks.py`, where the private
 names it needs are listed); `tests/ui/test_main_screen.py` fails if the hook stops painting.
@@ -28,7 +30,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 
-from tui_agent.ui._textual_hooks import PaintNowScreen
+from tui_agent.ui._textual_hooks import PaintNowScreen, app_driver
+from tui_agent.ui.terminal_driver import TerminalDriver
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.approval_bar import ApprovalBar
 from tui_agent.ui.widgets.completion import PathCompletion, SlashCompletion
@@ -50,7 +53,7 @@ class MainScreen(PaintNowScreen):
     def __init__(self, vm: ViewModel) -> None:
         super().__init__()
         self._key_pending = False  # a key is on its way to the focused widget
-        self._paint_now = False  # the focused widget asked for a repaint after a key
+        self._paint_now: Widget | None = None  # the focused widget, which asked for a repaint
         self.narrow = False
         self.vm = vm  # what a pane composed here shows
         self.transcript = Transcript(vm, id="transcript")
@@ -67,16 +70,22 @@ class MainScreen(PaintNowScreen):
     def key_pressed(self) -> None:
         """The app received a key from the terminal."""
         self._key_pending = True
+        if isinstance(driver := app_driver(self.app), TerminalDriver):
+            driver.key_taken()
+
+    def input_waiting(self) -> bool:
+        driver = app_driver(self.app)
+        return isinstance(driver, TerminalDriver) and driver.input_waiting()
 
     def widget_updated(self, widget: Widget) -> None:
         if self._key_pending and widget is self.focused:
             self._key_pending = False
-            self._paint_now = True
+            self._paint_now = widget
 
     def idle(self) -> None:
-        if self._paint_now and self.is_current and not self.batching:
-            self._paint_now = False
-            self.paint_frame_now()  # the frame, without waiting for its slot
+        if self._paint_now is not None and self.is_current and not self.batching:
+            widget, self._paint_now = self._paint_now, None
+            self.paint_now(widget)  # without waiting for the frame's slot
             self.transcript.key_painted()  # the answer's frame comes in the gap before the next key
 
     # ------------------------------------------------------------ layout

@@ -9,6 +9,10 @@ resumes on any SIGCONT, not only after its own suspend). This driver drops the o
 terminal can no longer take, resumes only after its own suspend, and tells the app once that the
 terminal is gone (`Lost`), whichever thread noticed. `restore_now` gives a live terminal back
 at once, for an exit that cannot wait.
+
+It also says whether a key is on its way to the app (`input_waiting`): bytes the terminal sent
+that its input thread has not read yet, or keys it posted that the app has not taken
+(`key_taken`). The screen lets such a key go before a frame of streamed text.
 """
 
 from __future__ import annotations
@@ -16,18 +20,22 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import sys
 import termios
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from textual import events
 from textual.app import App
 from textual.message import Message
 
 from tui_agent.ui._textual_hooks import LinuxDriverHooks, app_driver
 
 END_WAIT_S = 0.2  # how long last words wait for a frame being written
+KEY_TAKEN_WITHIN_S = 1.0  # a key posted longer ago is no longer taken to be on its way
 
 # What leaving application mode turns off: mouse reports, bracketed paste, in-band resize,
 # focus reports and the kitty keyboard protocol; line wrap and the cursor come back, and the
@@ -48,6 +56,31 @@ class TerminalDriver(LinuxDriverHooks):
         self.replace_output(self._output)
         self._lost = threading.Event()
         self._suspended = False
+        self._keys_posted = 0  # by the input thread
+        self._posted_at = 0.0  # when it posted the last one (time.monotonic)
+        self._keys_taken = 0  # by the app
+
+    def process_message(self, message: Message) -> None:
+        if isinstance(message, events.Key):
+            self._posted_at = time.monotonic()
+            self._keys_posted += 1  # (only the input thread writes it)
+        super().process_message(message)
+
+    def key_taken(self) -> None:
+        """The app took a key from its queue."""
+        self._keys_taken = min(self._keys_taken + 1, self._keys_posted)
+
+    def input_waiting(self) -> bool:
+        """A key is on its way: read from the terminal and not taken by the app yet, or not
+        read yet (the input thread waits for the interpreter while the app draws)."""
+        if self._keys_taken < self._keys_posted:
+            if time.monotonic() - self._posted_at < KEY_TAKEN_WITHIN_S:
+                return True
+            self._keys_taken = self._keys_posted  # one the app never took: no longer waited for
+        try:
+            return bool(select.select([self.fileno], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
 
     @property
     def lost(self) -> bool:

@@ -11,11 +11,18 @@ costs the same however long the answer is, and an answer drawn from its whole te
 session) is cut into the same blocks, and looks the same, as one that streamed in. The
 answers a resumed session is about to show can be cut and drawn beforehand, a block at a time
 between turns of the event loop (`draw_ahead`); their views then take those lines.
+
+A code block's Pygments lexer is compiled at its first use, tens of milliseconds of CPU (37 ms
+for Python here, 100 ms and more on a busy machine) during which a key typed waited. When a
+streamed answer opens a code block in a language it has not compiled yet, the lexer is compiled
+in a thread instead, and the view shows the lines it had until it is ready (a view's first
+drawing, of a whole text, does not wait).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -27,6 +34,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_agent.ui._textual_hooks import PaintNowScreen
 from tui_agent.ui.widgets.one_layout import LaidOutOnce
 
 if TYPE_CHECKING:  # markdown-it and Rich's Markdown load with the first block (`_parser`)
@@ -48,6 +56,9 @@ def _parser() -> MarkdownIt:
 _ahead: dict[tuple[str, int, Style], list[list[Strip]]] = {}
 # The same texts cut into blocks (`split_blocks`), taken by the view made with that text.
 _cut_ahead: dict[str, list[str]] = {}
+# Languages named after a code fence, and those whose lexer a streaming view had compiled.
+_FENCE_LANGUAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]+)", re.MULTILINE)
+_compiled: set[str] = set()
 
 
 async def draw_ahead(
@@ -184,6 +195,9 @@ class MarkdownView(LaidOutOnce, Widget):
         self.blocks_drawn = 0  # blocks drawn so far (a frame should draw one, not all)
         self._tail_chars = 0  # characters of the text in the lines drawn last
         self.drawn_chars = 0  # characters of the text in the lines painted last
+        self._after_key = False  # the drawing waits for the frame after a key (`on_idle`)
+        self._shown_tail: list[Strip] = []  # the last block's lines as drawn last
+        self._compiling: set[str] = set()  # languages it waits for (see the module)
 
     @property
     def source(self) -> str:
@@ -214,12 +228,26 @@ class MarkdownView(LaidOutOnce, Widget):
         """Before Textual hands the screen this widget's repaint (its own idle handler runs
         after this one): draw what the appends changed and ask for a layout only if the height
         changed. A layout re-arranges the whole screen and, under an answer that follows the
-        tail, repaints every line shown; most appends only lengthen the last line."""
+        tail, repaints every line shown; most appends only lengthen the last line.
+
+        While a key is on its way the key goes first: the drawing waits for the frame after
+        the key's echo (`PaintNowScreen`), and is done then if that frame did not do it."""
         width, height = self.content_size
         if self._tail_lines is None and width:
+            screen = self.screen
+            if isinstance(screen, PaintNowScreen) and screen.input_waiting():
+                if not self._after_key:
+                    self._after_key = True
+                    self.call_after_refresh(self._draw_after_key)
+                return
             settled, tail = self._lines(width)
             if len(settled) + len(tail) != height:
                 self.refresh(layout=True, repaint=False)
+
+    def _draw_after_key(self) -> None:
+        self._after_key = False
+        if self.is_attached:
+            self.on_idle()
 
     # ------------------------------------------------------------ drawing
 
@@ -232,6 +260,13 @@ class MarkdownView(LaidOutOnce, Widget):
             self._key = key
             self._settled_lines, self._drawn, self._tail_lines = [], 0, None
         tail_tokens = None  # the last block's tokens, when its parse was the whole tail's
+        if (
+            self._tail_lines is None
+            and self._tail_chars  # drawn before: it streams (a first drawing never waits)
+            and self._drawn == len(self._settled)
+            and self._lexers_due()
+        ):
+            return self._settled_lines, self._shown_tail  # until the lexer is compiled
         if self._tail_lines is None:
             pieces, tokens = _parse_blocks(self._tail)
             *settled, self._tail = pieces or [""]
@@ -245,8 +280,29 @@ class MarkdownView(LaidOutOnce, Widget):
             self._tail_lines = self._draw(
                 self._tail, *key, first=not self._settled, tokens=tail_tokens
             )
+            self._shown_tail = self._tail_lines
             self._tail_chars = self.length
         return self._settled_lines, self._tail_lines
+
+    def _lexers_due(self) -> bool:
+        """Whether the text not drawn yet opens a code block whose lexer is not compiled; if
+        so, it is compiled in a thread (see the module), and the view drawn again then."""
+        if self._compiling:
+            return True
+        named = set(_FENCE_LANGUAGE.findall(self._tail)) - _compiled
+        if not named or not self.is_attached:
+            return False
+        self._compiling = named
+        self.run_worker(self._compile(named), group="lexers", exit_on_error=False)
+        return True
+
+    async def _compile(self, names: set[str]) -> None:
+        try:
+            await asyncio.to_thread(_compile_lexers, names)
+        finally:  # (a lexer that fails to compile fails as it would have in `_draw`)
+            _compiled.update(names)
+            self._compiling = set()
+            self.refresh(layout=True)
 
     def _draw(
         self,

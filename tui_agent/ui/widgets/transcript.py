@@ -13,6 +13,9 @@ shows a key then has no answer to draw as well (typing during a fast stream, p50
 to about 1x the cost of a key with nothing streaming), and the answer's frame falls in the gap
 before the next key instead of at any moment, where a key typed meanwhile waited behind it.
 
+While the user types, full garbage collections wait too (`ui/gc_pacing.py`): one took up to
+100 ms of CPU while a long answer streamed, and a key that came meanwhile waited for it.
+
 It listens to its view model itself (every change but the panes'), from its construction on.
 """
 
@@ -29,6 +32,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.ui._textual_hooks import anchor_released, release_anchor_here
+from tui_agent.ui.gc_pacing import TypingCollections
 from tui_agent.ui.state import (
     Block,
     BlockAdded,
@@ -109,6 +113,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
         self._streamed_at = float("-inf")  # when streamed text was last drawn
         self._held: dict[int, TextBlock | ThinkingBlock] = {}  # blocks with text not drawn yet
         self._holding = False  # a timer will draw the held text
+        self._collections = TypingCollections(vm.clock, self.set_timer)
         self._stop_listening = vm.listen(self._on_change)
 
     def _on_change(self, change: Change) -> None:
@@ -117,6 +122,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
 
     def on_unmount(self) -> None:
         self._stop_listening()
+        self._collections.release()
 
     @on(ParkedBlocks.Clicked)
     async def _on_parked_clicked(self, message: ParkedBlocks.Clicked) -> None:
@@ -158,6 +164,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
     def typed(self) -> None:
         """A key was pressed."""
         self._typed_at = self.vm.clock()
+        self._collections.typed()
 
     def take(self, change: Change) -> None:
         """Queue a view-model change; it is drawn from the transcript's own message queue, so
@@ -264,6 +271,7 @@ class Transcript(LaidOutOnce, VerticalScroll, can_focus=True):
 
     def key_painted(self) -> None:
         """A key's echo is on the screen: the text held meanwhile is drawn now."""
+        self._collections.key_painted()
         if self._held:
             self._draw_held()
 

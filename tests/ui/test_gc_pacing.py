@@ -1,0 +1,79 @@
+"""Full garbage collections wait while the person types (`ui/gc_pacing.py`)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tui_agent.ui.gc_pacing import LONGEST_HOLD_S, QUIET_S, TypingCollections
+
+
+class Later:
+    """The app's timers, run by the test: each callback with the delay it asked for."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[float, Callable[[], None]]] = []
+
+    def __call__(self, seconds: float, callback: Callable[[], None]) -> None:
+        self.pending.append((seconds, callback))
+
+    def run_next(self) -> float:
+        seconds, callback = self.pending.pop(0)
+        callback()
+        return seconds
+
+
+@pytest.fixture(autouse=True)
+def thresholds() -> Iterator[tuple[int, int, int]]:
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield gc.get_threshold()
+    gc.set_threshold(*before)
+
+
+def test_full_collections_wait_from_the_first_key_to_the_first_pause(
+    thresholds: tuple[int, int, int],
+) -> None:
+    now = [100.0]
+    later = Later()
+    pacing = TypingCollections(lambda: now[0], later)
+    pacing.typed()
+    young, middle, oldest = gc.get_threshold()
+    assert (young, middle) == thresholds[:2] and oldest > 10**9
+    now[0] += 0.6
+    pacing.typed()  # still typing: no second timer
+    assert len(later.pending) == 1
+    now[0] += 0.5
+    later.run_next()  # 1.1 s after the first key, 0.5 s after the last: not yet
+    assert pacing.holding
+    assert later.pending[0][0] == pytest.approx(QUIET_S - 0.5)
+    now[0] += QUIET_S
+    later.run_next()
+    assert not pacing.holding
+    assert gc.get_threshold() == thresholds
+    assert not later.pending
+
+
+def test_typing_without_a_pause_gets_a_full_collection_after_a_key_s_echo() -> None:
+    now = [0.0]
+    pacing = TypingCollections(lambda: now[0], Later())
+    pacing.typed()
+    collections = gc.get_stats()[2]["collections"]
+    pacing.key_painted()
+    assert gc.get_stats()[2]["collections"] == collections  # not held long enough yet
+    now[0] += LONGEST_HOLD_S
+    pacing.typed()
+    pacing.key_painted()
+    assert gc.get_stats()[2]["collections"] == collections + 1
+    assert pacing.holding  # the next one after another LONGEST_HOLD_S
+
+
+def test_release_gives_back_the_thresholds_it_found(thresholds: tuple[int, int, int]) -> None:
+    pacing = TypingCollections(lambda: 0.0, Later())
+    pacing.typed()
+    pacing.release()
+    assert gc.get_threshold() == thresholds
+    pacing.release()  # twice is harmless
+    assert gc.get_threshold() == thresholds
