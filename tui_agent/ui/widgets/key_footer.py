@@ -1,21 +1,36 @@
-"""The footer of key bindings, redrawn at most once per screen refresh.
+"""The footer of key bindings, redrawn at most once per screen refresh, and only when the keys
+it shows changed.
 
 Textual's `Footer` schedules a full recompose for every bindings change, and start-up changes
 the bindings several times before the first frame (focus, panes shown or hidden, the footer's
 own greying): each recompose mounts a key widget per binding and restyles it twice. Coalescing
-the changes of one refresh into one recompose draws the same footer for a fraction of the work.
+the changes of one refresh into one recompose draws the same footer for a fraction of the work,
+and a change that leaves the same keys (a turn's start and end announce several; two in five
+change nothing the footer shows) draws nothing.
+
+Each key a recompose mounts watches the footer's `compact` (Textual's `data_bind`), and Textual
+forgets a removed key's watcher only when `compact` changes, which it never does here: every
+recompose left its keys behind, alive, and made the next one's binding slower to set up (a
+scan of all of them). Over a day of turns that was thousands of dead keys; the footer now drops
+them after each recompose.
 """
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui_agent.ui._textual_hooks import set_bindings_ready
 
+KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
+
 
 class KeyFooter(Footer):
     _recompose_pending = False
+    _shown: KeysShown | None = None  # what the last recompose drew from
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         set_bindings_ready(self)
@@ -27,4 +42,17 @@ class KeyFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False
+        shown = keys_shown(self.screen)
+        if shown == self._shown:
+            return
+        self._shown = shown
         await self.recompose()
+        # Calls `compact`'s watchers as if it had changed: Textual first drops those of removed
+        # widgets (the old keys), then tells the new keys the value they already have.
+        self.mutate_reactive(Footer.compact)
+
+
+def keys_shown(screen: Screen[object]) -> KeysShown:
+    """What `Footer.compose` draws from: each active binding, whether it is enabled, its tooltip."""
+    bindings = screen.active_bindings.values()
+    return tuple((binding, enabled, tooltip) for _, binding, enabled, tooltip in bindings)

@@ -14,11 +14,16 @@ dropped on the terminal) becomes an `@path` mention, so the image is attached; C
 the clipboard's image. Ctrl+R asks for
 history search, Ctrl+G for the external editor. The widget only posts messages; the app decides
 what a submit means (run, queue, steer, command, saved edit).
+
+The cursor blinks for `blink_for_s` after the last key, then stays lit (GTK's cursors do the
+same): each blink is a frame, twice a second, which was nearly all the CPU of an app left idle
+(0.5 % of a core against 0.05 % without it).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter", "ctrl+enter")
 FOLD_LINES = 10  # a paste of more lines than this shows as a chip
 PASTE_CHIP = re.compile(r"\[pasted #(\d+): \d+ lines\]")
+BLINK_FOR_S = 10.0  # the cursor blinks this long after the last key (see the module)
 
 
 def unfolded(draft: PromptDraft) -> str:
@@ -101,10 +107,35 @@ class PromptInput(TextAreaHooks):
         self.mention_open = False
         self.pastes: dict[int, str] = {}  # folded pastes by chip number
         self.cleared: PromptDraft | None = None  # the last draft the person cleared, until sent
+        self.blink_for_s = BLINK_FOR_S
+        self._key_at = time.monotonic()
+        self._blink_stopped = False  # by `_blink_due`, for want of keys (not by its owner)
+
+    def on_mount(self) -> None:
+        self.set_timer(self.blink_for_s, self._blink_due)
+
+    def _blink_a_while(self) -> None:
+        """A key: the cursor blinks (again) until `blink_for_s` after it."""
+        self._key_at = time.monotonic()
+        if self._blink_stopped:
+            self._blink_stopped = False
+            self.cursor_blink = True
+            self.set_timer(self.blink_for_s, self._blink_due)
+
+    def _blink_due(self) -> None:
+        if not self.cursor_blink:
+            return  # a steady cursor was asked for: it stays so
+        left = self._key_at + self.blink_for_s - time.monotonic()
+        if left > 0:
+            self.set_timer(left, self._blink_due)  # keys came meanwhile
+        else:
+            self._blink_stopped = True
+            self.cursor_blink = False
 
     # ------------------------------------------------------------ keys
 
     def take_key(self, event: events.Key) -> bool:
+        self._blink_a_while()
         key = event.key
         handled = True
         if key == "enter" and not self.mention_open:
