@@ -11,12 +11,11 @@ session is on. Exit status 0 on success,
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 
 from tui_agent.cli_parsing import Parser, UsageError
-from tui_agent.context import EventLogError, read_log
+from tui_agent.context import EventLogError, gc_paused, read_log
 from tui_agent.session import FORMATS, Session, export_file, export_session, on_branch
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -35,15 +34,15 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     # The export builds a day's events and records once and drops them at exit: collections
     # walking them found nothing and were a quarter of its CPU (`benchmarks/long_day_resume.py`).
-    gc.disable()
     try:
         args = _parser().parse_args(argv)
         session = _session(args)
-        if args.output is None:
-            records = on_branch(read_log(session.events_path), args.branch)
-            sys.stdout.write(export_session(records, args.format, session.dir / "tasks"))
-        else:
-            export_file(session.session_id, args.format, args.output, branch=args.branch)
+        with gc_paused():
+            if args.output is None:
+                records = on_branch(read_log(session.events_path), args.branch)
+                sys.stdout.write(export_session(records, args.format, session.dir / "tasks"))
+            else:
+                export_file(session.session_id, args.format, args.output, branch=args.branch)
     except (UsageError, ValueError, EventLogError, OSError) as exc:
         print(f"tui-agent export: {exc}", file=sys.stderr)
         return EXIT_USAGE

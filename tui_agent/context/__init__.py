@@ -9,6 +9,7 @@ into the messages the model is sent;
 """
 
 from tui_agent.context._branches import Branches
+from tui_agent.context._bulk import gc_paused
 from tui_agent.context._compaction import (
     SUMMARY_INSTRUCTIONS,
     CompactionFailed,
@@ -130,6 +131,7 @@ __all__ = [
     "describe_bad_lines",
     "estimate_tokens",
     "fold",
+    "gc_paused",
     "interrupted_result",
     "is_summary",
     "load_history",
