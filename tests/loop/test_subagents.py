@@ -130,7 +130,9 @@ async def open_loop(
         system_prompt=lambda names: "You are a test agent.",
         history=history,
         interactive=interactive,
-        options=LoopOptions(abort_grace_s=0.5),
+        # Every tool and hook here honours an abort: a long grace never delays a test, and a
+        # busy machine cannot outlast it (the turn would settle before a call's clean-up).
+        options=LoopOptions(abort_grace_s=60),
         extra_tools=tools,
         subagent_options=SubagentOptions(max_depth=max_depth),
     )

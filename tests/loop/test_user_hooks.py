@@ -60,7 +60,9 @@ async def hooked(tmp_path: Path, workspace: Path) -> AsyncIterator[Maker]:
             spill_dir=tmp_path / "spill",
             log=EventLog(tmp_path / "events.jsonl"),
             system_prompt=lambda tools: "You are a test agent.",
-            options=LoopOptions(abort_grace_s=0.5),
+            # Every tool and hook here honours an abort: a long grace never delays a test, and a
+            # busy machine cannot outlast it (the turn would settle before a call's clean-up).
+            options=LoopOptions(abort_grace_s=60),
             interactive=interactive,
             rules=[parse_rule(written, effect) for effect, written in map(_split, rules)],
             user_hooks=UserHooks(hooks, workspace),
