@@ -8,12 +8,16 @@ from collections.abc import Callable
 
 from textual import events
 from textual.app import App
+from textual.geometry import Region
+from textual.pilot import Pilot
 
+from tests.ui.fake_loop import FakeLoop
 from tests.ui.real_loop import until
 from tests.ui.terminal import Terminal
 from tests.ui.test_delivery import answer_text
 from tests.ui.test_keys import Clock, running, turn_running
 from tui_agent.loop import events as ev
+from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.blocks import AssistantText
 from tui_agent.ui.widgets.transcript import TYPING_FRAME_S, TYPING_PAUSE_S
 
@@ -78,11 +82,7 @@ async def test_a_key_is_painted_alone_and_the_rest_waits_for_the_frame() -> None
     # Painting the answer (or the scroll bar it moved) with the key made the key's paint cost
     # a composite of the whole transcript; it is painted in the frame's own slot instead.
     async with running() as (app, pilot, loop):
-        terminal = Terminal(app)
-        transcript = app.transcript.region
-        turn_running(loop)
-        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
-        await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+        terminal, transcript = await first_words_shown(app, pilot, loop)
         app.screen._update_timer.stop()  # no frame comes from Textual's timer any more
         loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="more"))
         answer = app.transcript.query_one(AssistantText)
@@ -99,11 +99,7 @@ async def test_streamed_text_waits_for_a_key_on_its_way() -> None:
     # A frame the timer starts, or an answer's block drawn, just after a key came (before the
     # app took it) made the key wait for them.
     async with running() as (app, pilot, loop):
-        terminal = Terminal(app)
-        transcript = app.transcript.region
-        turn_running(loop)
-        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
-        await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+        terminal, transcript = await first_words_shown(app, pilot, loop)
         screen = app.main_screen
         waiting = [True]
         screen.input_waiting = lambda: waiting[0]  # type: ignore[method-assign]
@@ -118,6 +114,19 @@ async def test_streamed_text_waits_for_a_key_on_its_way() -> None:
         waiting[0] = False
         screen._on_timer_update()
         assert any("more" in row for row in terminal.text(transcript))
+
+
+async def first_words_shown(
+    app: TuiAgentApp, pilot: Pilot[None], loop: FakeLoop
+) -> tuple[Terminal, Region]:
+    """A turn running, the first words of its answer on the screen: the terminal and where the
+    transcript is on it."""
+    terminal = Terminal(app)
+    transcript = app.transcript.region
+    turn_running(loop)
+    loop.emit(ev.AssistantDelta(turn_id=1, step=1, text="first "))
+    await until(pilot, lambda: any("first" in row for row in terminal.text(transcript)))
+    return terminal, transcript
 
 
 async def without_frames(condition: Callable[[], bool]) -> None:
