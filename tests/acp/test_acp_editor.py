@@ -132,7 +132,7 @@ async def test_a_command_runs_in_the_clients_terminal_which_the_call_shows(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("run")])
     (argv,) = client.created
     assert argv[0] == "env" and "-u" in argv and "OPENAI_API_KEY" in argv
-    assert argv[-3:] == ["bash", "-c", "echo from-the-editor"]
+    assert argv[-4:] == ["bash", "--norc", "-c", "echo from-the-editor"]
     assert client.released == ["term-1"]
     shown = [
         u for u in client.of("tool_call_update") if u.content and u.content[0].type == "terminal"

@@ -81,7 +81,7 @@ def test_an_edit_is_asked_about_with_its_diff_before_the_write(
 def test_a_command_runs_in_the_editors_terminal(flows: tuple[dict[str, Any], list[Any]]) -> None:
     edit = flows[0]["edit"]
     (terminal,) = edit["terminals"]
-    assert terminal["argv"][-3:] == ["bash", "-c", "echo from-the-terminal"]
+    assert terminal["argv"][-4:] == ["bash", "--norc", "-c", "echo from-the-terminal"]
     assert terminal["output"] == "from-the-terminal\n" and terminal["released"]
     assert edit["terminalShown"]
 

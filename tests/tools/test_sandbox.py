@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +61,28 @@ async def run(box: Sandbox, workspace: Path, command: str, **args: object) -> To
     root = Workspace(workspace)
     ctx = ToolContext(AbortSignal(), lambda update: None, lambda text: None, root, "c1")
     return await Shell(root, box).execute(ShellArgs(command=command, **args), ctx)
+
+
+def test_a_sandboxed_command_never_reads_the_persons_bashrc(scratch: Path) -> None:
+    # bash reads ~/.bashrc for `-c` when its standard input is a socket and SHLVL is unset (an
+    # editor's terminal started by Node): what the rc file printed reached the command's output.
+    home = scratch / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("echo from-the-bashrc\n")
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("SHLVL", None)
+    for box in (bwrap(), UNSANDBOXED):
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            done = subprocess.run(
+                box.argv("echo from-the-command", scratch / "ws"),
+                stdin=ours,
+                capture_output=True,
+                text=True,
+                env=box.environment(env),
+                timeout=60,
+            )
+        assert (done.stdout, done.returncode) == ("from-the-command\n", 0), done.stderr
 
 
 # -- what the shell tool tells approvals and the model --------------------------------------

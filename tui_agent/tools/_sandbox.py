@@ -143,7 +143,12 @@ class Sandbox:
         return found
 
     def argv(self, command: str, workspace: Path, *, own_session: bool = True) -> list[str]:
-        """The argv that runs `bash -c command` in this sandbox, with the workspace as cwd.
+        """The argv that runs `bash --norc -c command` in this sandbox, with the workspace as cwd.
+
+        `--norc`: bash reads the person's ~/.bashrc even for `-c` when its standard input is a
+        socket and SHLVL is unset, as with an editor's terminal started by Node (ACP) or a
+        command over ssh; the command's output then carried what the rc file printed (seen:
+        pyenv's "cannot rehash" in the read-only sandbox). Every call gets the same shell.
 
         `own_session=False` is for a caller that started it in a session of its own with no
         terminal and ends it by its process group (`spawn_group`): bubblewrap then keeps the
@@ -152,7 +157,7 @@ class Sandbox:
         init, out of the group's reach, lived on and ran the command (`--die-with-parent` did
         not end it). A new session is there to cut the command off a terminal it could type
         into; a caller's session without a terminal leaves it none."""
-        shell = ["bash", "-c", command]
+        shell = ["bash", "--norc", "-c", command]
         if not self.active:
             return shell
         root = workspace.resolve()
