@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+import weakref
 from collections.abc import Callable
 
 from rich.segment import Segment
@@ -18,6 +19,7 @@ from tui_agent.loop.api import LoopApi
 from tui_agent.loop.snapshot import LoopSnapshot
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.slash_commands import _swap
 from tui_agent.ui.state import Change, MarkerBlock, Reset, TextBlock, UserBlock
 from tui_agent.ui.view_model import LOAD_SLICE, ViewModel
 from tui_agent.ui.widgets.blocks import AssistantText
@@ -177,3 +179,31 @@ async def test_a_resumed_long_answer_is_drawn_before_the_frame_that_shows_it() -
         view._key = None  # drawn again here by Rich, as a view given nothing ahead draws
         assert lines() == ahead
         assert view.blocks_drawn == 120
+
+
+class _Cyclic(FakeLoop):
+    """A loop in a reference cycle, as a real one is (its tasks, machines and callbacks): only
+    the cyclic collector can free it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.me = self
+
+
+async def test_a_replaced_session_is_given_back_to_the_collector_once_closed() -> None:
+    # The new session's opening froze what lived then, the session it replaces among it.
+    first = _Cyclic()
+    replaced = weakref.ref(first)
+    app = TuiAgentApp(first)
+    del first
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        second = _Cyclic()
+
+        async def opening() -> LoopApi:
+            return second
+
+        await _swap(app, opening())
+        await pilot.pause()
+        assert app.loop is second
+        assert replaced() is None

@@ -16,7 +16,8 @@ the cyclic garbage collector waits, and what the opening built is then frozen ou
 collections (`gc.freeze`): a day's session is a few hundred thousand objects that live as long
 as the session, and each collection that walked them held the event loop for 200-250 ms. What
 the opening left as cyclic garbage (a few thousand objects) is then never collected; everything
-else is still freed by reference counting when the session is closed.
+else is still freed by reference counting when the session is closed, and a session replaced by
+another is given back to the collector once it is closed (`refreeze`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ async def open_session(
         gc.freeze()
         if collecting:
             gc.enable()
+
+
+def refreeze() -> None:
+    """After a session was closed: what the openings froze (the closed session among it, alive
+    when the next one opened) goes back to the collector, one full collection frees the closed
+    session's cycles, and what lives is frozen again. Without it each `/new`, `/resume` or
+    `/model` kept the session it replaced for good. The collection is paid once, at the switch
+    the person asked for."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 async def preload(vm: ViewModel, loop: LoopApi, shown_in: Transcript) -> Preloaded | None:

@@ -334,7 +334,7 @@ async def _pick_and_resume(app: TuiAgentApp) -> None:
 
 async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     """Replace the loop (new session, resumed one, other model) and redraw from it."""
-    from tui_agent.ui.long_session import open_session  # it imports the loop's types
+    from tui_agent.ui.long_session import open_session, refreeze  # it imports the loop's types
 
     loop, preloaded = await open_session(new_loop, app.vm, app.transcript)
     old = app.loop
@@ -342,6 +342,8 @@ async def _swap(app: TuiAgentApp, new_loop: Awaitable[LoopApi]) -> None:
     app._attach_loop(loop, preloaded)
     if old is not loop:
         await old.close()
+        del old
+        refreeze()
     app.vm.add_marker("info", f"session {loop.info.session_id}")
 
 
