@@ -4,9 +4,6 @@ and how it paints while the text streams."""
 
 from __future__ import annotations
 
-import threading
-
-import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
@@ -15,7 +12,6 @@ from textual.strip import Strip
 from tests.ui.real_loop import until
 from tests.ui.terminal import Terminal
 from tests.ui.test_delivery import long_answer
-from tui_agent.ui.widgets import markdown_view
 from tui_agent.ui.widgets.markdown_view import MarkdownView, split_blocks
 
 TEXT = (
@@ -159,34 +155,3 @@ async def test_an_append_that_adds_no_line_lays_nothing_out() -> None:
         await until(pilot, lambda: streamed.size.height == height + 1)
         assert len(layouts) == 1
         assert "and on." in streamed.render_line(1).text
-
-
-async def test_a_code_block_in_a_new_language_waits_for_its_lexer_compiled_aside(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A lexer's first use compiles it, tens of milliseconds during which a key waited: a
-    # streaming view has it compiled in a thread and keeps its lines until then.
-    released = threading.Event()
-    compiled: list[set[str]] = []
-
-    def compile_when_released(names: set[str]) -> None:
-        released.wait()
-        compiled.append(names)
-
-    monkeypatch.setattr(markdown_view, "_compile_lexers", compile_when_released)
-    app = SideBySide()
-    async with app.run_test(size=(80, 50)) as pilot:
-        streamed = app.streamed
-        streamed.append("Some words.\n\n")
-        await until(pilot, lambda: streamed.drawn_chars == streamed.length)
-        streamed.append("```lang-of-this-test\nthe code\n")
-        for _ in range(3):
-            await pilot.pause()
-        rows = [streamed.render_line(y).text for y in range(streamed.size.height)]
-        assert rows and not any("the code" in row for row in rows)
-        assert streamed.drawn_chars < streamed.length
-        released.set()
-        await until(pilot, lambda: streamed.drawn_chars == streamed.length)
-        assert compiled == [{"lang-of-this-test"}]
-        rows = [streamed.render_line(y).text for y in range(streamed.size.height)]
-        assert any("the code" in row for row in rows)

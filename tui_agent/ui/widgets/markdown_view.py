@@ -11,18 +11,11 @@ costs the same however long the answer is, and an answer drawn from its whole te
 session) is cut into the same blocks, and looks the same, as one that streamed in. The
 answers a resumed session is about to show can be cut and drawn beforehand, a block at a time
 between turns of the event loop (`draw_ahead`); their views then take those lines.
-
-A code block's Pygments lexer is compiled at its first use, tens of milliseconds of CPU (37 ms
-for Python here, 100 ms and more on a busy machine) during which a key typed waited. When a
-streamed answer opens a code block in a language it has not compiled yet, the lexer is compiled
-in a thread instead, and the view shows the lines it had until it is ready (a view's first
-drawing, of a whole text, does not wait).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -56,9 +49,6 @@ def _parser() -> MarkdownIt:
 _ahead: dict[tuple[str, int, Style], list[list[Strip]]] = {}
 # The same texts cut into blocks (`split_blocks`), taken by the view made with that text.
 _cut_ahead: dict[str, list[str]] = {}
-# Languages named after a code fence, and those whose lexer a streaming view had compiled.
-_FENCE_LANGUAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]+)", re.MULTILINE)
-_compiled: set[str] = set()
 
 
 async def draw_ahead(
@@ -196,8 +186,6 @@ class MarkdownView(LaidOutOnce, Widget):
         self._tail_chars = 0  # characters of the text in the lines drawn last
         self.drawn_chars = 0  # characters of the text in the lines painted last
         self._after_key = False  # the drawing waits for the frame after a key (`on_idle`)
-        self._shown_tail: list[Strip] = []  # the last block's lines as drawn last
-        self._compiling: set[str] = set()  # languages it waits for (see the module)
 
     @property
     def source(self) -> str:
@@ -260,13 +248,6 @@ class MarkdownView(LaidOutOnce, Widget):
             self._key = key
             self._settled_lines, self._drawn, self._tail_lines = [], 0, None
         tail_tokens = None  # the last block's tokens, when its parse was the whole tail's
-        if (
-            self._tail_lines is None
-            and self._tail_chars  # drawn before: it streams (a first drawing never waits)
-            and self._drawn == len(self._settled)
-            and self._lexers_due()
-        ):
-            return self._settled_lines, self._shown_tail  # until the lexer is compiled
         if self._tail_lines is None:
             pieces, tokens = _parse_blocks(self._tail)
             *settled, self._tail = pieces or [""]
@@ -280,29 +261,8 @@ class MarkdownView(LaidOutOnce, Widget):
             self._tail_lines = self._draw(
                 self._tail, *key, first=not self._settled, tokens=tail_tokens
             )
-            self._shown_tail = self._tail_lines
             self._tail_chars = self.length
         return self._settled_lines, self._tail_lines
-
-    def _lexers_due(self) -> bool:
-        """Whether the text not drawn yet opens a code block whose lexer is not compiled; if
-        so, it is compiled in a thread (see the module), and the view drawn again then."""
-        if self._compiling:
-            return True
-        named = set(_FENCE_LANGUAGE.findall(self._tail)) - _compiled
-        if not named or not self.is_attached:
-            return False
-        self._compiling = named
-        self.run_worker(self._compile(named), group="lexers", exit_on_error=False)
-        return True
-
-    async def _compile(self, names: set[str]) -> None:
-        try:
-            await asyncio.to_thread(_compile_lexers, names)
-        finally:  # (a lexer that fails to compile fails as it would have in `_draw`)
-            _compiled.update(names)
-            self._compiling = set()
-            self.refresh(layout=True)
 
     def _draw(
         self,
