@@ -17,7 +17,8 @@ and lived its last turns, as a person's would be; then the real
 (default 100, with the last compaction and sub-agent tasks): the harness submits each prompt as a
 person does (text in the prompt input, Enter). At the end of that app's life: key echo (idle,
 while a new 10 KB Markdown answer streams, and after PageUp, Home and End), RSS, and CPU over a
-stretch of idleness (with the process's voluntary context switches: its wake-ups). A fresh app
+stretch of idleness from a second after the last key (with the process's voluntary context
+switches: its wake-ups), also over its part after the prompt's cursor stops blinking. A fresh app
 (same harness, an empty session) is measured the same way before and after the day, in the same
 process; ratios are against their median. Then `benchmarks/long_day_resume.py`: resuming, the
 fold, the export (`--no-resume` leaves it out).
@@ -68,6 +69,7 @@ from tui_agent.session import _open as session_open  # noqa: E402
 from tui_agent.session import open_loop  # noqa: E402
 from tui_agent.ui.app import TuiAgentApp  # noqa: E402
 from tui_agent.ui.state import MarkerBlock, TextBlock  # noqa: E402
+from tui_agent.ui.widgets.prompt_input import BLINK_FOR_S  # noqa: E402
 from tui_agent.vocab import LLMRequest  # noqa: E402
 
 FILES = 300
@@ -297,6 +299,7 @@ class EndFigures:
     scrolled: list[tuple[float, float]]
     rss_mb: float = 0.0
     idle_cpu: float = 0.0  # share of a core
+    steady_cpu: float = 0.0  # the same once the cursor stopped blinking
     wakeups: int = 0  # voluntary context switches while idle
     timers: int = 0  # the event loop's scheduled callbacks while idle
 
@@ -349,20 +352,36 @@ def wakeups() -> int:
     return 0
 
 
-async def idle(seconds: float) -> tuple[float, int, int]:
-    """CPU share of a core over `seconds` of doing nothing, the voluntary context switches in
-    that time, and the most callbacks the event loop had scheduled at once (cancelled ones,
-    which asyncio drops from its heap only now and then, left out)."""
+SETTLE_S = 1.0  # the app's answer to the harness's last key, before idleness is measured
+
+
+async def idle(seconds: float) -> tuple[float, float, int, int]:
+    """CPU share of a core over `seconds` of doing nothing, and over the part of them after the
+    prompt's cursor stopped blinking; the voluntary context switches in that time; and the most
+    callbacks the event loop had scheduled at once (cancelled ones, which asyncio drops from its
+    heap only now and then, left out).
+
+    The window opens `SETTLE_S` after the harness's last action: the frame that clears the draft
+    and a full collection held back while keys came (`ui/gc_pacing.py`) answer that action."""
     loop = asyncio.get_running_loop()
+    await asyncio.sleep(SETTLE_S)
+    blink_ends = time.perf_counter() + BLINK_FOR_S - SETTLE_S
     cpu, wall, woke = time.process_time(), time.perf_counter(), wakeups()
+    steady: tuple[float, float] | None = None
     timers = 0
     end = wall + seconds
-    while time.perf_counter() < end:
+    while (now := time.perf_counter()) < end:
+        if steady is None and now >= blink_ends:
+            steady = (time.process_time(), now)
         await asyncio.sleep(1.0)
         scheduled = loop._scheduled  # type: ignore[attr-defined]
         timers = max(timers, sum(not handle.cancelled() for handle in scheduled))
-    share = (time.process_time() - cpu) / (time.perf_counter() - wall)
-    return share, wakeups() - woke - int(seconds), timers  # less the probe's own wake-ups
+    done_cpu, done_wall = time.process_time(), time.perf_counter()
+    share = (done_cpu - cpu) / (done_wall - wall)
+    steady_share = (
+        float("nan") if steady is None else ((done_cpu - steady[0]) / (done_wall - steady[1]))
+    )
+    return share, steady_share, wakeups() - woke - int(seconds), timers  # less the probe's own
 
 
 async def measure_end(
@@ -376,7 +395,8 @@ async def measure_end(
     await scroll_round_trip(pilot, args.pages)
     figures.scrolled = await echo(app, args.presses)
     figures.rss_mb = rss_mb()
-    figures.idle_cpu, figures.wakeups, figures.timers = await idle(args.idle_s)
+    idled = await idle(args.idle_s)
+    figures.idle_cpu, figures.steady_cpu, figures.wakeups, figures.timers = idled
     return figures
 
 
@@ -491,6 +511,10 @@ def table(
     idle_fresh = statistics.median(e.idle_cpu for e in fresh)
     row(f"idle CPU over {args.idle_s:.0f} s", f"{f.idle_cpu * 100:.2f} %",
         f"{idle_fresh * 100:.2f} %", "", verdict("≤ 0.5 %", f.idle_cpu <= 0.005))  # fmt: skip
+    if f.steady_cpu == f.steady_cpu:  # not NaN: the window outlasted the cursor's blinking
+        steady_fresh = statistics.median(e.steady_cpu for e in fresh)
+        row("  once the cursor stopped blinking", f"{f.steady_cpu * 100:.2f} %",
+            f"{steady_fresh * 100:.2f} %")  # fmt: skip
     row("  wake-ups (voluntary switches) / max timers", f"{f.wakeups} / {f.timers}")
     if resumed is not None:
         resume_rows(resumed)
