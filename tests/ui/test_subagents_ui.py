@@ -134,7 +134,8 @@ async def test_a_question_from_a_sub_agent_closes_its_transcript_to_show_the_box
 
         await until(pilot, lambda: not isinstance(app.screen, SubagentScreen))
         await approval_shown(pilot)
-        assert app.focused is app.approval_bar
+        # `focus()` is carried out from the app's queue, after the box shows.
+        await until(pilot, lambda: app.focused is app.approval_bar)
         await pilot.press("y")
         await until(pilot, lambda: not app.vm.busy)
         assert (workspace / "n.txt").read_text() == "x\n"
