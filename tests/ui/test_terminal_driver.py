@@ -131,6 +131,7 @@ async def test_threads_get_the_interpreter_sooner_in_application_mode_only(
     driver.start_application_mode()
     try:
         assert sys.getswitchinterval() == pytest.approx(HANDOFF_S)
+        driver.start_application_mode()  # started again without a stop (a stray SIGCONT's)
     finally:
         driver.stop_application_mode()
     assert sys.getswitchinterval() == before

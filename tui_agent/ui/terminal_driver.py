@@ -70,7 +70,6 @@ class TerminalDriver(LinuxDriverHooks):
         self._switch_interval = sys.getswitchinterval()  # Python's, out of application mode
 
     def start_application_mode(self) -> None:
-        self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(HANDOFF_S)
         super().start_application_mode()  # type: ignore[no-untyped-call]
 
