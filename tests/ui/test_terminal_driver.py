@@ -9,14 +9,21 @@ import errno
 import io
 import os
 import signal
+import sys
 from types import SimpleNamespace
 
 import pytest
 from textual import events
 from textual.app import App
+from textual.drivers.linux_driver import LinuxDriver
 
 from tui_agent.ui import terminal_driver
-from tui_agent.ui.terminal_driver import KEY_TAKEN_WITHIN_S, TerminalDriver, _TerminalOutput
+from tui_agent.ui.terminal_driver import (
+    HANDOFF_S,
+    KEY_TAKEN_WITHIN_S,
+    TerminalDriver,
+    _TerminalOutput,
+)
 
 
 class HungUp(io.StringIO):
@@ -110,3 +117,21 @@ async def test_a_key_is_on_its_way_until_the_app_takes_it(monkeypatch: pytest.Mo
     finally:
         os.close(read)
         os.close(write)
+
+
+async def test_threads_get_the_interpreter_sooner_in_application_mode_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The input and writer threads wait at most `HANDOFF_S` for a busy app thread; Python's
+    own switch interval is back once the terminal is given back."""
+    monkeypatch.setattr(LinuxDriver, "start_application_mode", lambda self: None)
+    monkeypatch.setattr(LinuxDriver, "stop_application_mode", lambda self: None)
+    before = sys.getswitchinterval()
+    driver = TerminalDriver(App())
+    driver.start_application_mode()
+    try:
+        assert sys.getswitchinterval() == pytest.approx(HANDOFF_S)
+        driver.start_application_mode()  # started again without a stop (a stray SIGCONT's)
+    finally:
+        driver.stop_application_mode()
+    assert sys.getswitchinterval() == before

@@ -13,6 +13,13 @@ at once, for an exit that cannot wait.
 It also says whether a key is on its way to the app (`input_waiting`): bytes the terminal sent
 that its input thread has not read yet, or keys it posted that the app has not taken
 (`key_taken`). The screen lets such a key go before a frame of streamed text.
+
+A key's echo passes two threads besides the app's: the input thread reads and parses the key,
+the writer thread writes the frame that shows it. Each needs the interpreter, and while the
+app's thread is busy (drawing the answer, which it does right after a key's echo, on purpose) a
+thread that wants the interpreter gets it only when Python makes the busy thread let go: after
+its switch interval, 5 ms by default, so a key's echo could wait up to 10 ms while an answer
+streams, and little when nothing does. In application mode the interval is `HANDOFF_S`.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from tui_agent.ui._textual_hooks import LinuxDriverHooks, app_driver
 
 END_WAIT_S = 0.2  # how long last words wait for a frame being written
 KEY_TAKEN_WITHIN_S = 1.0  # a key posted longer ago is no longer taken to be on its way
+HANDOFF_S = 0.0005  # Python's switch interval in application mode (see the module)
 
 # What leaving application mode turns off: mouse reports, bracketed paste, in-band resize,
 # focus reports and the kitty keyboard protocol; line wrap and the cursor come back, and the
@@ -59,6 +67,15 @@ class TerminalDriver(LinuxDriverHooks):
         self._keys_posted = 0  # by the input thread
         self._posted_at = 0.0  # when it posted the last one (time.monotonic)
         self._keys_taken = 0  # by the app
+        self._switch_interval = sys.getswitchinterval()  # Python's, out of application mode
+
+    def start_application_mode(self) -> None:
+        sys.setswitchinterval(HANDOFF_S)
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+
+    def stop_application_mode(self) -> None:
+        super().stop_application_mode()
+        sys.setswitchinterval(self._switch_interval)
 
     def process_message(self, message: Message) -> None:
         if isinstance(message, events.Key):
