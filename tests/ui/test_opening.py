@@ -4,6 +4,9 @@ attached, commands given meanwhile reach the real loop, and a setup error ends t
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+
+from textual.widgets import Footer
 
 from tests.ui.fake_loop import INFO, FakeLoop
 from tests.ui.real_loop import until
@@ -66,3 +69,31 @@ async def test_a_setup_error_ends_the_app_with_status_2() -> None:
         await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 2
     assert app.setup_error == "config.toml, line 1: bad value"
+
+
+class Recording(TuiAgentApp):
+    """Records how many keys the footer had when the work after the first frame began."""
+
+    keys_then: int | None = None
+
+    def _after_first_frame(self) -> None:
+        self.keys_then = len(self.main_screen.query_one(Footer).query("FooterKey"))
+        super()._after_first_frame()
+
+
+async def test_the_work_after_the_first_frame_waits_for_the_footer_keys() -> None:
+    # The footer draws its keys in the frame after the first; the work that follows the first
+    # frame (imports on the event loop, worker threads holding the GIL) held them back for
+    # most of a second, so it waits for them (`KeyFooter.after_keys_drawn`).
+    app = Recording(OpeningLoop(INFO, opening_never()))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.keys_then is not None)
+    assert app.keys_then
+
+
+def opening_never() -> Callable[[], Awaitable[LoopApi]]:
+    async def opener() -> LoopApi:
+        await asyncio.Event().wait()
+        raise AssertionError("never opened")
+
+    return opener

@@ -149,7 +149,8 @@ class TuiAgentApp(App[None]):
         self._attach_loop(self.loop)
         self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
-        self.call_after_refresh(self._after_first_frame)
+        # The first whole frame: the footer draws its keys in the frame after the first one.
+        self.call_after_refresh(self.main_screen.footer.after_keys_drawn, self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
@@ -193,11 +194,12 @@ class TuiAgentApp(App[None]):
             preloaded.hand_over(self.vm, loop.snapshot(), self._on_loop_event)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
-        # After a frame: the file index imports the tools, which the first frame must not wait for.
+        # After the first whole frame: the file index imports the tools, which it must not wait for.
         workspace = Path(loop.info.workspace)
         self.power.start(workspace)
         self.call_after_refresh(
-            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
+            self.main_screen.footer.after_keys_drawn,
+            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras"),
         )
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         loop.answer_elicitations(self.approvals.elicit)
