@@ -44,7 +44,7 @@ from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
-from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.opening import OpeningLoop, import_off_loop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
@@ -168,8 +168,10 @@ class TuiAgentApp(App[None]):
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
-        from tui_agent.ui.long_session import open_session  # it imports the loop's types
-        from tui_agent.ui.trust_screen import ask_trust  # a screen shown after the first frame
+        # The loop's types, and a screen shown after the first frame: off the event loop.
+        await import_off_loop("tui_agent.ui.long_session", "tui_agent.ui.trust_screen")
+        from tui_agent.ui.long_session import open_session
+        from tui_agent.ui.trust_screen import ask_trust
 
         try:
             await ask_trust(self)
