@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
+import pytest
 from textual.widgets import Footer
 
 from tests.ui.fake_loop import INFO, FakeLoop
@@ -14,6 +16,7 @@ from tui_agent.loop.api import LoopApi
 from tui_agent.session import LoopSetupError
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.prompt_power import PromptPower
 
 
 def opening(gate: asyncio.Event, real: FakeLoop) -> OpeningLoop:
@@ -97,3 +100,33 @@ def opening_never() -> Callable[[], Awaitable[LoopApi]]:
         raise AssertionError("never opened")
 
     return opener
+
+
+async def test_the_prompt_extras_are_read_once_for_the_real_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read for the stand-in as well, they competed with the session's opening and were read
+    # again once it was open.
+    read_for: list[object] = []
+    real_open = PromptPower.open
+
+    async def recording(power: PromptPower, workspace: Path) -> list[str]:
+        read_for.append(app.loop)
+        return await real_open(power, workspace)
+
+    monkeypatch.setattr(PromptPower, "open", recording)
+    asked, gate, real = asyncio.Event(), asyncio.Event(), FakeLoop()
+
+    async def opener() -> LoopApi:
+        asked.set()  # the work after the first frame has begun
+        await gate.wait()
+        return real
+
+    app = TuiAgentApp(OpeningLoop(INFO, opener))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, asked.is_set)
+        await pilot.pause()
+        gate.set()
+        await until(pilot, lambda: app.loop is real and bool(read_for))
+        await pilot.pause()
+    assert read_for == [real]

@@ -196,13 +196,16 @@ class TuiAgentApp(App[None]):
             preloaded.hand_over(self.vm, loop.snapshot(), self._on_loop_event)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
-        # After the first whole frame: the file index imports the tools, which it must not wait for.
         workspace = Path(loop.info.workspace)
         self.power.start(workspace)
-        self.call_after_refresh(
-            self.main_screen.footer.after_keys_drawn,
-            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras"),
-        )
+        # The extras (commands, skills, history, the file index) once the real loop is here:
+        # read for the stand-in as well, they competed with the session's opening for the one
+        # interpreter (0.6 s before a long day's log was even read) and were read again after.
+        # After a frame: the file index imports the tools, which no frame must wait for.
+        if not isinstance(loop, OpeningLoop):
+            self.call_after_refresh(
+                lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
+            )
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         loop.answer_elicitations(self.approvals.elicit)
         if not transcript and loop.info.demo:
