@@ -37,12 +37,13 @@ KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
 class KeyFooter(Footer):
     _recompose_pending = False
     _shown: KeysShown | None = None  # what the last recompose drew from
+    _recomposing = False
     _waiting: tuple[Callable[[], object], ...] = ()  # for the keys of a pending recompose
 
     def after_keys_drawn(self, callback: Callable[[], object]) -> None:
-        """Call `callback` after the frame that shows the keys of the pending recompose, or
-        after the next frame if none is pending."""
-        if self._recompose_pending:
+        """Call `callback` after the frame that shows the keys of the pending (or running)
+        recompose, or after the next frame if there is none."""
+        if self._recompose_pending or self._recomposing:
             self._waiting = (*self._waiting, callback)
         else:
             self.call_after_refresh(callback)
@@ -57,7 +58,7 @@ class KeyFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False
-        waiting, self._waiting = self._waiting, ()
+        self._recomposing = True
         try:
             shown = keys_shown(self.screen)
             if shown == self._shown:
@@ -68,6 +69,8 @@ class KeyFooter(Footer):
             # removed widgets (the old keys), then tells the new keys the value they already have.
             self.mutate_reactive(Footer.compact)
         finally:
+            self._recomposing = False
+            waiting, self._waiting = self._waiting, ()
             for callback in waiting:
                 self.call_after_refresh(callback)
 
