@@ -149,7 +149,6 @@ class TuiAgentApp(App[None]):
         self._attach_loop(self.loop)
         self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
-        # The first whole frame: the footer draws its keys in the frame after the first one.
         self.call_after_refresh(self.main_screen.footer.after_keys_drawn, self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -168,10 +167,9 @@ class TuiAgentApp(App[None]):
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
-        # The loop's types, and a screen shown after the first frame: off the event loop.
         await import_off_loop("tui_agent.ui.long_session", "tui_agent.ui.trust_screen")
-        from tui_agent.ui.long_session import open_session
-        from tui_agent.ui.trust_screen import ask_trust
+        from tui_agent.ui.long_session import open_session  # the loop's types
+        from tui_agent.ui.trust_screen import ask_trust  # a screen shown after the first frame
 
         try:
             await ask_trust(self)
@@ -198,14 +196,11 @@ class TuiAgentApp(App[None]):
         self.prompt_input.prompt_history = self.vm.history
         workspace = Path(loop.info.workspace)
         self.power.start(workspace)
-        # The extras (commands, skills, history, the file index) once the real loop is here:
-        # read for the stand-in as well, they competed with the session's opening for the one
-        # interpreter (0.6 s before a long day's log was even read) and were read again after.
-        # After a frame: the file index imports the tools, which no frame must wait for.
+        # Once the real loop is here (for the stand-in too, they slowed the opening); after a
+        # frame: the file index imports the tools, which no frame must wait for.
         if not isinstance(loop, OpeningLoop):
-            self.call_after_refresh(
-                lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
-            )
+            what = "loading the prompt extras"
+            self.call_after_refresh(lambda: self._call(self._open_prompt_power(workspace), what))
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         loop.answer_elicitations(self.approvals.elicit)
         if not transcript and loop.info.demo:
