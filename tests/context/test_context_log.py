@@ -12,6 +12,7 @@ import pytest
 
 from tests.context.context_builders import LogBuilder, entry
 from tui_agent.context import (
+    BranchSwitch,
     Compaction,
     EventLog,
     EventLogError,
@@ -20,10 +21,12 @@ from tui_agent.context import (
     Record,
     SessionMeta,
     StepEnd,
+    TurnBegin,
     TurnEnd,
     TurnOutcome,
     describe_bad_lines,
     fold,
+    fold_log,
     load_history,
     parse_log,
     read_log,
@@ -324,6 +327,26 @@ def test_load_history_reads_only_from_the_last_compaction(tmp_path: Path) -> Non
 
     assert [e.message.text for e in history[1:]] == ["kept", "after"]
     assert history == fold([compaction, after])
+
+
+def test_a_whole_log_is_folded_from_its_last_compaction_as_if_from_its_first_record() -> None:
+    before = _sample().records
+    compaction = Compaction(summary="before", kept=(entry("user", "kept"),))
+    records = [*before, compaction, Prompt(prompt_id="p2", message=user_message("after"))]
+
+    assert fold_log(records) == fold(records) == fold(records[len(before) :])
+
+
+def test_a_log_with_a_switch_back_past_its_compaction_is_folded_whole() -> None:
+    records = [
+        TurnBegin(turn_id=0),
+        Prompt(prompt_id="p0", message=user_message("before")),
+        TurnBegin(turn_id=1),
+        Compaction(summary="all of it"),
+        BranchSwitch(turn=0),
+    ]
+
+    assert [e.message.text for e in fold_log(records)] == ["before"]
 
 
 def test_a_torn_compaction_at_the_end_falls_back_to_the_history_before_it(

@@ -23,6 +23,7 @@ from tui_agent.context._fold import (
     INTERRUPTED_TOOL_OUTPUT,
     Fold,
     fold,
+    fold_log,
     interrupted_result,
     load_history,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "describe_bad_lines",
     "estimate_tokens",
     "fold",
+    "fold_log",
     "gc_paused",
     "interrupted_result",
     "is_summary",

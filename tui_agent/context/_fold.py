@@ -14,7 +14,7 @@ fold that must honour either reads the whole log; see `Branches`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -307,6 +307,17 @@ def fold(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> lis
         folder.extend(records)
         folder.settle()
         return folder.entries()
+
+
+def fold_log(records: Sequence[Record]) -> list[HistoryEntry]:
+    """`fold(records)` of a whole log's records, folded from the last compaction on: it replaces
+    everything before it (as in `load_history`, here for records already read), unless the log
+    holds a rewind or a branch switch, which may reach back past it. On a long day the fold of
+    every record was a tenth of a second of opening the session."""
+    if any(isinstance(record, Rewind | BranchSwitch) for record in records):
+        return fold(records)
+    compactions = (i for i in reversed(range(len(records))) if isinstance(records[i], Compaction))
+    return fold(records[next(compactions, 0) :])
 
 
 def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[HistoryEntry]:

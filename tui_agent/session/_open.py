@@ -25,7 +25,7 @@ from tui_agent.context import (
     Record,
     SessionMeta,
     describe_bad_lines,
-    fold,
+    fold_log,
     read_log,
 )
 from tui_agent.llm import Provider, ProviderSettings, make_provider
@@ -151,7 +151,7 @@ async def _build(
     session, records = opened.session, opened.records
     # Folding and replaying a long session's log takes a while: off the (UI's) event loop.
     history, transcript = await asyncio.to_thread(
-        lambda: (fold(records), replay(records, context_window=resolved.context_window))
+        lambda: (fold_log(records), replay(records, context_window=resolved.context_window))
     )
     mode: ApprovalMode = "yolo" if config.yolo else (config.approval_mode or settings.approval_mode)
     max_steps = config.max_steps if config.max_steps is not None else settings.max_steps_per_turn

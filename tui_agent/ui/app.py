@@ -44,7 +44,7 @@ from tui_agent.ui.keys import canonical_key, register_sequences
 from tui_agent.ui.look import Look
 from tui_agent.ui.main_screen import MainScreen
 from tui_agent.ui.notifications import call_back
-from tui_agent.ui.opening import OpeningLoop
+from tui_agent.ui.opening import OpeningLoop, import_off_loop
 from tui_agent.ui.prompt_flow import PromptFlow
 from tui_agent.ui.prompt_power import PromptPower
 from tui_agent.ui.styles import stylesheet_paths
@@ -149,7 +149,7 @@ class TuiAgentApp(App[None]):
         self._attach_loop(self.loop)
         self.main_screen.fold(self.size.width)
         self.prompt_input.focus()
-        self.call_after_refresh(self._after_first_frame)
+        self.call_after_refresh(self.main_screen.footer.after_keys_drawn, self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         # Start-up objects (modules, styles, the first widgets) live as long as the app: keep
@@ -167,7 +167,8 @@ class TuiAgentApp(App[None]):
 
     async def _open(self, opening: OpeningLoop) -> None:
         """Attach the real loop once it is open; a setup error ends the app (exit status 2)."""
-        from tui_agent.ui.long_session import open_session  # it imports the loop's types
+        await import_off_loop("tui_agent.ui.long_session", "tui_agent.ui.trust_screen")
+        from tui_agent.ui.long_session import open_session  # the loop's types
         from tui_agent.ui.trust_screen import ask_trust  # a screen shown after the first frame
 
         try:
@@ -193,12 +194,13 @@ class TuiAgentApp(App[None]):
             preloaded.hand_over(self.vm, loop.snapshot(), self._on_loop_event)
         self.vm.set_mcp(loop.mcp_servers())
         self.prompt_input.prompt_history = self.vm.history
-        # After a frame: the file index imports the tools, which the first frame must not wait for.
         workspace = Path(loop.info.workspace)
         self.power.start(workspace)
-        self.call_after_refresh(
-            lambda: self._call(self._open_prompt_power(workspace), "loading the prompt extras")
-        )
+        # Once the real loop is here (for the stand-in too, they slowed the opening); after a
+        # frame: the file index imports the tools, which no frame must wait for.
+        if not isinstance(loop, OpeningLoop):
+            what = "loading the prompt extras"
+            self.call_after_refresh(lambda: self._call(self._open_prompt_power(workspace), what))
         self._unsubscribe = loop.subscribe(self._on_loop_event)
         loop.answer_elicitations(self.approvals.elicit)
         if not transcript and loop.info.demo:

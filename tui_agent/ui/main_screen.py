@@ -62,6 +62,7 @@ class MainScreen(PaintNowScreen):
         self.queue_pane = QueuePane(vm, id="queue")
         self.status_bar = StatusBar(vm, id="status")
         self.prompt_input = PromptInput(id="input")
+        self.footer = KeyFooter(id="footer")
         self.approval_bar = ApprovalBar(id="approval")
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
@@ -103,7 +104,7 @@ class MainScreen(PaintNowScreen):
         yield self.find_bar
         yield self.prompt_input
         yield self.status_bar
-        yield KeyFooter(id="footer")
+        yield self.footer
 
     def on_mount(self) -> None:
         self.approval_bar.display = False

@@ -9,6 +9,7 @@ a prompt typed at once is not lost; views show an idle, empty loop.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,13 @@ if TYPE_CHECKING:
         RuleScope,
         ToolStatus,
     )
+
+
+async def import_off_loop(*modules: str) -> None:
+    """Import `modules` in a worker thread: an import on the event loop (the loop's types and
+    the tools load pydantic models, a few hundred ms) holds every key typed meanwhile, while a
+    thread lets the loop in at every switch interval."""
+    await asyncio.to_thread(lambda: [importlib.import_module(m) for m in modules])
 
 
 class OpeningLoop:

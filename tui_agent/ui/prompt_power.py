@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.session import PromptHistory, load_custom_commands
 from tui_agent.ui.commands import SlashCommand, custom_commands
+from tui_agent.ui.opening import import_off_loop
 from tui_agent.ui.state import ToolBlock
 from tui_agent.ui.view_model import ViewModel
 
@@ -70,7 +71,9 @@ class PromptPower:
     async def open(self, workspace: Path) -> list[str]:
         """Read the workspace's commands and history, start listing its files; returns the
         prompt history (oldest first)."""
-        # Both run through the tools layer (ripgrep; skills are its `Skill`s).
+        # Both run through the tools layer (ripgrep; skills are its `Skill`s), which loads
+        # pydantic: imported off the event loop.
+        await import_off_loop("tui_agent.session._file_index", "tui_agent.session._skills")
         from tui_agent.session import FileIndex, available_skills, skill_commands
 
         found, problems = await asyncio.to_thread(load_custom_commands, workspace)

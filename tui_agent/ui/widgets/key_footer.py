@@ -13,10 +13,16 @@ forgets a removed key's watcher only when `compact` changes, which it never does
 recompose left its keys behind, alive, and made the next one's binding slower to set up (a
 scan of all of them). Over a day of turns that was thousands of dead keys; the footer now drops
 them after each recompose.
+
+The keys are drawn in the frame after the first recompose, not in the app's first frame: the app
+waits for them (`after_keys_drawn`) before it starts the work that follows its first frame, or
+that work (imports on the event loop, worker threads holding the GIL) held the footer back for
+most of a second.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeAlias
 
 from textual.binding import Binding
@@ -31,6 +37,16 @@ KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
 class KeyFooter(Footer):
     _recompose_pending = False
     _shown: KeysShown | None = None  # what the last recompose drew from
+    _recomposing = False
+    _waiting: tuple[Callable[[], object], ...] = ()  # for the keys of a pending recompose
+
+    def after_keys_drawn(self, callback: Callable[[], object]) -> None:
+        """Call `callback` after the frame that shows the keys of the pending (or running)
+        recompose, or after the next frame if there is none."""
+        if self._recompose_pending or self._recomposing:
+            self._waiting = (*self._waiting, callback)
+        else:
+            self.call_after_refresh(callback)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         set_bindings_ready(self)
@@ -42,14 +58,21 @@ class KeyFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False
-        shown = keys_shown(self.screen)
-        if shown == self._shown:
-            return
-        self._shown = shown
-        await self.recompose()
-        # Calls `compact`'s watchers as if it had changed: Textual first drops those of removed
-        # widgets (the old keys), then tells the new keys the value they already have.
-        self.mutate_reactive(Footer.compact)
+        self._recomposing = True
+        try:
+            shown = keys_shown(self.screen)
+            if shown == self._shown:
+                return
+            self._shown = shown
+            await self.recompose()
+            # Calls `compact`'s watchers as if it had changed: Textual first drops those of
+            # removed widgets (the old keys), then tells the new keys the value they already have.
+            self.mutate_reactive(Footer.compact)
+        finally:
+            self._recomposing = False
+            waiting, self._waiting = self._waiting, ()
+            for callback in waiting:
+                self.call_after_refresh(callback)
 
 
 def keys_shown(screen: Screen[object]) -> KeysShown:
