@@ -18,10 +18,13 @@ log's records are pydantic models, so any one-shot of ours pays that import); th
 pydantic's plugin loader replaced, `tui_agent.cli` and `tui_agent.session._open`, which
 brings the loop, kernel, tools and context layers), without running anything; tui-agent's
 one-shot through its console script; and with `--base TREE`, the same script importing TREE
-(the code before a change). All talk to `startup.py`'s local server.
+(the code before a change). All talk to `startup.py`'s local server. Then the one-shot again
+with `startup.py`'s 2,000-chunk answer: the difference per chunk is the instructions one
+streamed chunk costs, the robust counterpart of `startup.py`'s CPU per chunk (a difference of
+two medians of CPU times, which a busy machine blurs by tens of percent).
 
-Run: `.venv/bin/python benchmarks/oneshot_instructions.py [--base TREE]` (needs valgrind; a
-minute or two: cachegrind runs a process about thirty times slower).
+Run: `.venv/bin/python benchmarks/oneshot_instructions.py [--base TREE]` (needs valgrind; two
+to four minutes: cachegrind runs a process about thirty times slower).
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ def main() -> None:
     trees = [startup.ROOT / "tui_agent"] + ([args.base / "tui_agent"] if args.base else [])
     subprocess.run([python, "-m", "compileall", "-q", *map(str, trees)], check=True)
     counts: dict[str, int] = {}
+    streamed: dict[str, int] = {}  # the one-shot rows again, with the long answer
     with tempfile.TemporaryDirectory(prefix="tui-agent-instructions-") as name:
         workspace = Path(name) / "ws"
         workspace.mkdir()
@@ -111,6 +115,14 @@ def main() -> None:
                 if label.startswith("tui-agent") and argv is one_shot:
                     assert out.strip() == b"hi", out
                 counts[label] = count
+        with startup.messages_server(startup.CHUNKS) as url:
+            for label, argv, extra in rows:
+                if argv is one_shot:
+                    count, out = instructions(
+                        argv, {**env, "ANTHROPIC_BASE_URL": url, **extra}, workspace
+                    )
+                    assert out.strip() == b"x" * startup.CHUNKS, out[-100:]
+                    streamed[label] = count
     ours = counts["tui-agent"]
     print('one-shot `-p "say hi"`, instructions executed (valgrind cachegrind, one run each)')
     print(f"{'command':<26} {'M instr':>9}   ratio of tui-agent to it")
@@ -124,6 +136,13 @@ def main() -> None:
         f"the turn and the exit {(ours - imports) / 1e6:.1f} M; beyond the httpx one-shot with "
         f"pydantic: {(ours - floor) / 1e6:.1f} M ({(ours - floor) / ours:.0%} of the run)"
     )
+    print(f"\nper streamed chunk ({startup.CHUNKS:,}-chunk answer minus the short one)")
+    per_chunk = {
+        label: (count - counts[label]) / startup.CHUNKS for label, count in streamed.items()
+    }
+    for label, instr in per_chunk.items():
+        note = "" if label == "tui-agent" else f"   ratio {per_chunk['tui-agent'] / instr:.2f}"
+        print(f"{label:<26} {instr / 1e3:>9.1f} k{note}")
 
 
 if __name__ == "__main__":

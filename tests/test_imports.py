@@ -54,7 +54,8 @@ NOT_FOR_A_ONE_SHOT = ("yaml", "tomlkit", "pathspec", "tomllib", "textual", "rich
 # Ours that a one-shot never runs (instrumented: none of their functions ran, none of their
 # classes was instantiated), loaded by the app and ACP where used: pasted images and
 # @-mentions, the prompt history, the status line; the loop's snapshot, MCP offers (and the
-# MCP list hook, added only with servers) and branch switches.
+# MCP list hook, added only with servers), branch switches and the session tree; running a
+# user hook and reading its answer (a home without hooks fires none).
 OURS_NOT_FOR_A_ONE_SHOT = (
     "tui_agent.session._attachments",
     "tui_agent.session._images",
@@ -63,6 +64,9 @@ OURS_NOT_FOR_A_ONE_SHOT = (
     "tui_agent.loop.snapshot",
     "tui_agent.loop.mcp_offers",
     "tui_agent.loop.branches",
+    "tui_agent.loop.session_tree",
+    "tui_agent.loop.userhooks._process",
+    "tui_agent.loop.userhooks._verdict",
 )
 
 

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from tui_agent.loop.userhooks import CAPTURE_LIMIT, HookSpec
-from tui_agent.loop.userhooks._process import run_command
+from tui_agent.loop.userhooks import HookSpec
+from tui_agent.loop.userhooks._process import CAPTURE_LIMIT, run_command
 from tui_agent.loop.userhooks._verdict import read_run
 
 

@@ -53,6 +53,7 @@ from tui_agent.context._projection import (
 )
 from tui_agent.context._records import (
     FORMAT_VERSION,
+    RESTORE_CALL,
     ApprovalAnswered,
     BranchSwitch,
     Compaction,
@@ -90,6 +91,7 @@ __all__ = [
     "FORMAT_VERSION",
     "INTERRUPTED_ANSWER",
     "INTERRUPTED_TOOL_OUTPUT",
+    "RESTORE_CALL",
     "SUMMARY_INSTRUCTIONS",
     "SUMMARY_KEY",
     "ApprovalAnswered",

@@ -215,6 +215,9 @@ class HookRan(_Record):
     outcome: str
 
 
+RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
+
+
 class FileCheckpoint(_Record):
     """A tool call changed `path` (workspace-relative): `before` names the blob in the session's
     `checkpoints/` folder holding the prior content (None: the file did not exist) and `mode`

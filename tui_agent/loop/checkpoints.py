@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.context import (
+    RESTORE_CALL,
     Branches,
     BranchSwitch,
     EventLog,
@@ -41,7 +42,6 @@ from tui_agent.context import (
 )
 from tui_agent.loop.api import RestorePlan
 from tui_agent.loop.journal import LogJournal
-from tui_agent.loop.session_tree import RESTORE_CALL
 from tui_agent.tools import Workspace, WorkspaceError, save_file
 from tui_agent.vocab import PromptDraft
 
@@ -358,4 +358,4 @@ def _command(arguments: str) -> str:
     return command if isinstance(command, str) else arguments
 
 
-__all__ = ["RESTORE_CALL", "Checkpoints", "RestoreRefused", "Timeline"]
+__all__ = ["Checkpoints", "RestoreRefused", "Timeline"]

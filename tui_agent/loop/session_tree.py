@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from tui_agent.context import (
+    RESTORE_CALL,
     Branches,
     BranchSwitch,
     FileCheckpoint,
@@ -29,8 +30,6 @@ from tui_agent.context import (
 )
 from tui_agent.usage import Pricer
 from tui_agent.vocab import PromptDraft, TokenUsage
-
-RESTORE_CALL = "restore"  # the call id of the checkpoints a restore itself writes
 
 
 @dataclass
@@ -141,4 +140,4 @@ class SessionTree:
         return node.parent is None or self.children(node.parent)[0] != node.number
 
 
-__all__ = ["RESTORE_CALL", "SessionTree", "TurnNode"]
+__all__ = ["SessionTree", "TurnNode"]

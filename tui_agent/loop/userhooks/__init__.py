@@ -6,7 +6,6 @@ command's run (bounded, timed, killed), `_verdict` what runs decide, `_runtime` 
 event, `_wiring` the loop's slots and the executor's `CallHooks`.
 """
 
-from tui_agent.loop.userhooks._process import CAPTURE_LIMIT, HookRun
 from tui_agent.loop.userhooks._runtime import HookInfo, LoopHooks, UserHooks
 from tui_agent.loop.userhooks._spec import (
     DEFAULT_TIMEOUT_S,
@@ -18,12 +17,10 @@ from tui_agent.loop.userhooks._spec import (
 from tui_agent.loop.userhooks._wiring import ToolHookGate, attach
 
 __all__ = [
-    "CAPTURE_LIMIT",
     "DEFAULT_TIMEOUT_S",
     "HOOK_EVENTS",
     "HookEvent",
     "HookInfo",
-    "HookRun",
     "HookSpec",
     "LoopHooks",
     "ToolHookGate",

@@ -17,15 +17,19 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.context import HookRan, Record
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.journal import Journal
-from tui_agent.loop.userhooks._process import HookRun, run_command
 from tui_agent.loop.userhooks._spec import HookEvent, HookSpec
-from tui_agent.loop.userhooks._verdict import Verdict, failure, read_run
 from tui_agent.vocab import ApprovalMode
+
+if TYPE_CHECKING:
+    # Running a hook and reading its answer load with the first hook that fires: a run without
+    # hooks (every one-shot of a person who has none) never needs them.
+    from tui_agent.loop.userhooks._process import HookRun
+    from tui_agent.loop.userhooks._verdict import Verdict
 
 # Claude Code's names for the approval modes, as `permission_mode` gives them.
 PERMISSION_MODES: dict[ApprovalMode, str] = {
@@ -130,6 +134,9 @@ class LoopHooks:
     async def fire(
         self, event: HookEvent, fields: Mapping[str, Any], subjects: tuple[str, ...] = ()
     ) -> Verdict:
+        from tui_agent.loop.userhooks._process import run_command
+        from tui_agent.loop.userhooks._verdict import Verdict
+
         chosen: dict[str, HookSpec] = {}
         for spec in self.hooks.specs:
             if spec.event == event and spec.runs and spec.matches(subjects):
@@ -158,6 +165,8 @@ class LoopHooks:
 
     def _account(self, run: HookRun) -> Verdict:
         """Log one run, say in the transcript if it failed or blocked, and read its answer."""
+        from tui_agent.loop.userhooks._verdict import failure, read_run
+
         self.hooks.ran(run)
         spec = run.spec
         problem = failure(run)
