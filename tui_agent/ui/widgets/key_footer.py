@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -30,7 +31,15 @@ KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
 
 class KeyFooter(Footer):
     _recompose_pending = False
-    _shown: KeysShown | None = None  # what the last recompose drew from
+    _shown: KeysShown | None = None  # what the last compose drew from
+
+    def compose(self) -> ComposeResult:
+        # The keys are drawn from the first compose, so the first frame shows them (Textual's
+        # footer waits for a bindings change and a recompose: two frames later, after whatever
+        # the app starts once it has drawn).
+        set_bindings_ready(self)
+        self._shown = keys_shown(self.screen)
+        return super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         set_bindings_ready(self)
@@ -45,7 +54,6 @@ class KeyFooter(Footer):
         shown = keys_shown(self.screen)
         if shown == self._shown:
             return
-        self._shown = shown
         await self.recompose()
         # Calls `compact`'s watchers as if it had changed: Textual first drops those of removed
         # widgets (the old keys), then tells the new keys the value they already have.
