@@ -107,6 +107,21 @@ def test_the_screen_has_an_idle_handler() -> None:
     expect(is_handler(Screen, "_on_idle"), "Screen._on_idle", "a handler of Idle")
 
 
+@canary("Screen._on_screen_resume", "styling the first screen once (`PaintNowScreen`)")
+def test_the_screen_restyles_on_resume_as_the_event_says() -> None:
+    method = vars(Screen).get("_on_screen_resume")
+    expect(
+        callable(method) and parameters(method) == ["self", "event"],
+        "Screen._on_screen_resume",
+        "a handler of ScreenResume",
+    )
+    expect(
+        "event.refresh_styles" in inspect.getsource(method),
+        "Screen._on_screen_resume",
+        "reading the event's refresh_styles",
+    )
+
+
 @canary("Screen._on_timer_update", "painting a key's echo at once (`paint_frame_now`)")
 def test_the_screen_paints_its_frame_in_on_timer_update() -> None:
     method = vars(Screen).get("_on_timer_update")

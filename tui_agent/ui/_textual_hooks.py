@@ -16,6 +16,10 @@ this list and its canaries are the same):
   widget's request after a key (`PaintNowScreen`, used by `ui/main_screen.py`).
 - `Screen._on_idle`: Textual's idle handler; we paint the frame there instead of waiting for its
   slot (`PaintNowScreen`).
+- `Screen._on_screen_resume`: Textual's handler for a screen made current, which styles every
+  node of the screen again when the event's public `refresh_styles` says so; on the default
+  screen's first resume we say no, as each node was styled when it was mounted moments before
+  (`PaintNowScreen`).
 - `Screen._on_timer_update`: the frame itself (layout, then paint), which the frame timer calls;
   we call it early when a key's widget cannot be painted alone (`PaintNowScreen.paint_now`),
   and hold the timer's call back while a key is on its way (`PaintNowScreen.input_waiting`).
@@ -115,6 +119,7 @@ class PaintNowScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id=DEFAULT_SCREEN_ID)
         self._frame_held_at: float | None = None  # when a frame first waited for a key
+        self._resumed = False
 
     def input_waiting(self) -> bool:
         """A key is on its way to the app (a subclass knows how to tell)."""
@@ -171,6 +176,14 @@ class PaintNowScreen(Screen[None]):
             if now - self._frame_held_at < MAX_FRAME_DELAY_S:
                 return  # the timer calls again at its next slot
         self._frame_now()
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # The first resume comes as the app starts, right after every node of the screen was
+        # mounted and styled; styling them all again would hold the first frame back (4% of
+        # the instructions to it). A later resume (after a dialog) restyles as Textual does.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     async def _on_update(self, message: messages.Update) -> None:
         self.widget_updated(message.widget)
