@@ -272,6 +272,25 @@ def test_the_footer_draws_keys_once_bindings_are_ready() -> None:
     )
 
 
+@canary("textual.widgets._footer.FooterKey", "footer keys styled once (`start_compact`)")
+def test_a_footer_key_starts_compact_and_says_so_in_a_class() -> None:
+    name = "textual.widgets._footer.FooterKey"
+    try:
+        from textual.widgets._footer import FooterKey
+    except ImportError:
+        expect(False, name, "importable")
+    compact = vars(FooterKey).get("compact")
+    expect(isinstance(compact, Reactive), name, "a widget with a `compact` reactive")
+    key = FooterKey("q", "q", "Quit", "quit")
+    expect(key.compact is True, name, "compact unless its footer says otherwise")
+    expect("-compact" in inspect.getsource(FooterKey), name, "showing `compact` as a class")
+    expect(
+        'classes="-command-palette"' in inspect.getsource(Footer),
+        name,
+        "the palette's key marked by its class",
+    )
+
+
 # ------------------------------------------------------------ the terminal
 
 

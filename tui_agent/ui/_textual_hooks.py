@@ -55,6 +55,9 @@ this list and its canaries are the same):
 - `Footer._bindings_ready`: the footer draws its keys once this is set; the footer that
   coalesces recomposes sets it as Textual's does (`set_bindings_ready`, used by
   `widgets/key_footer.py`).
+- `textual.widgets._footer.FooterKey`: the footer's key widget, whose `compact` starts True and
+  is bound to its footer's (False) when mounted, each change restyling the key; the footer sets
+  it first (`start_compact`, used by `widgets/key_footer.py`).
 - `App._refresh_truecolor_filter`: rebuilds the filter that turns ANSI colours into the
   theme's true colours; a theme chosen before the app starts (so that Textual's first
   stylesheet parse already uses it, `set_theme_before_start`) needs it, as the theme's watcher
@@ -90,6 +93,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
+from textual.widgets._footer import FooterKey
 
 DEFAULT_SCREEN_ID = "_default"  # Textual's name for the app's first screen
 MAX_FRAME_DELAY_S = 0.1  # a frame waits at most this long for keys on their way
@@ -268,6 +272,15 @@ class TextAreaHooks(TextArea):
 def set_bindings_ready(footer: Footer) -> None:
     """What `Footer.bindings_changed` does first: the keys may be drawn from now on."""
     footer._bindings_ready = True
+
+
+def start_compact(widget: Widget, compact: bool) -> None:
+    """A key the footer composes starts as compact as its footer, before it is mounted: it
+    would start compact (Textual's default) and follow its footer's `compact` at mount, each
+    change restyling it and its two parts (2% of the instructions to the first frame). The
+    command palette's key follows no footer: it is left as Textual makes it."""
+    if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+        widget.set_reactive(FooterKey.compact, compact)
 
 
 # ------------------------------------------------------------ the terminal

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from tui_agent.ui._textual_hooks import set_bindings_ready
+from tui_agent.ui._textual_hooks import set_bindings_ready, start_compact
 
 KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
 
@@ -39,7 +39,9 @@ class KeyFooter(Footer):
         # the app starts once it has drawn).
         set_bindings_ready(self)
         self._shown = keys_shown(self.screen)
-        return super().compose()
+        for widget in super().compose():
+            start_compact(widget, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         set_bindings_ready(self)
