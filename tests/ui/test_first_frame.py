@@ -64,3 +64,14 @@ async def test_the_screen_is_not_styled_again_when_it_first_becomes_current() ->
         await pilot.pause()
         assert footer_keys(app.screen)
     assert restyled == []
+
+
+async def test_a_slash_command_typed_at_once_is_completed() -> None:
+    # The completion lists are mounted after the first frame; keys may come before that.
+    app = opening_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("/", "h", "e")
+        await until(pilot, lambda: app.completion.is_mounted and app.completion.display)
+        assert app.completion.option_count >= 1
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: app.find_bar.is_mounted and app.find_bar.display)
