@@ -47,7 +47,10 @@ asyncio.run(main())
 
 # The app as `tui_agent.ui.run` starts it, with a loop that never opens (the real one starts
 # loading only after the first frame), drawn headless; the marker goes to stderr at the frame.
+# Garbage collection is off, as the command line keeps it until the first frame (`entry`).
 APP_TO_FIRST_FRAME = f"""
+import gc
+gc.disable()
 import asyncio, os
 from tui_agent.cli import _config, _parser
 from tui_agent.ui.app import TuiAgentApp

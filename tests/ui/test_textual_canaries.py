@@ -107,6 +107,21 @@ def test_the_screen_has_an_idle_handler() -> None:
     expect(is_handler(Screen, "_on_idle"), "Screen._on_idle", "a handler of Idle")
 
 
+@canary("Screen._on_screen_resume", "styling the first screen once (`PaintNowScreen`)")
+def test_the_screen_restyles_on_resume_as_the_event_says() -> None:
+    method = vars(Screen).get("_on_screen_resume")
+    expect(
+        callable(method) and parameters(method) == ["self", "event"],
+        "Screen._on_screen_resume",
+        "a handler of ScreenResume",
+    )
+    expect(
+        "event.refresh_styles" in inspect.getsource(method),
+        "Screen._on_screen_resume",
+        "reading the event's refresh_styles",
+    )
+
+
 @canary("Screen._on_timer_update", "painting a key's echo at once (`paint_frame_now`)")
 def test_the_screen_paints_its_frame_in_on_timer_update() -> None:
     method = vars(Screen).get("_on_timer_update")
@@ -254,6 +269,25 @@ def test_the_footer_draws_keys_once_bindings_are_ready() -> None:
         isinstance(vars(Footer).get("_bindings_ready"), Reactive),
         "Footer._bindings_ready",
         "a reactive",
+    )
+
+
+@canary("textual.widgets._footer.FooterKey", "footer keys styled once (`start_compact`)")
+def test_a_footer_key_starts_compact_and_says_so_in_a_class() -> None:
+    name = "textual.widgets._footer.FooterKey"
+    try:
+        from textual.widgets._footer import FooterKey
+    except ImportError:
+        expect(False, name, "importable")
+    compact = vars(FooterKey).get("compact")
+    expect(isinstance(compact, Reactive), name, "a widget with a `compact` reactive")
+    key = FooterKey("q", "q", "Quit", "quit")
+    expect(key.compact is True, name, "compact unless its footer says otherwise")
+    expect("-compact" in inspect.getsource(FooterKey), name, "showing `compact` as a class")
+    expect(
+        'classes="-command-palette"' in inspect.getsource(Footer),
+        name,
+        "the palette's key marked by its class",
     )
 
 

@@ -16,6 +16,10 @@ this list and its canaries are the same):
   widget's request after a key (`PaintNowScreen`, used by `ui/main_screen.py`).
 - `Screen._on_idle`: Textual's idle handler; we paint the frame there instead of waiting for its
   slot (`PaintNowScreen`).
+- `Screen._on_screen_resume`: Textual's handler for a screen made current, which styles every
+  node of the screen again when the event's public `refresh_styles` says so; on the default
+  screen's first resume we say no, as each node was styled when it was mounted moments before
+  (`PaintNowScreen`).
 - `Screen._on_timer_update`: the frame itself (layout, then paint), which the frame timer calls;
   we call it early when a key's widget cannot be painted alone (`PaintNowScreen.paint_now`),
   and hold the timer's call back while a key is on its way (`PaintNowScreen.input_waiting`).
@@ -51,6 +55,9 @@ this list and its canaries are the same):
 - `Footer._bindings_ready`: the footer draws its keys once this is set; the footer that
   coalesces recomposes sets it as Textual's does (`set_bindings_ready`, used by
   `widgets/key_footer.py`).
+- `textual.widgets._footer.FooterKey`: the footer's key widget, whose `compact` starts True and
+  is bound to its footer's (False) when mounted, each change restyling the key; the footer sets
+  it first (`start_compact`, used by `widgets/key_footer.py`).
 - `App._refresh_truecolor_filter`: rebuilds the filter that turns ANSI colours into the
   theme's true colours; a theme chosen before the app starts (so that Textual's first
   stylesheet parse already uses it, `set_theme_before_start`) needs it, as the theme's watcher
@@ -86,6 +93,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
+from textual.widgets._footer import FooterKey
 
 DEFAULT_SCREEN_ID = "_default"  # Textual's name for the app's first screen
 MAX_FRAME_DELAY_S = 0.1  # a frame waits at most this long for keys on their way
@@ -115,6 +123,7 @@ class PaintNowScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id=DEFAULT_SCREEN_ID)
         self._frame_held_at: float | None = None  # when a frame first waited for a key
+        self._resumed = False
 
     def input_waiting(self) -> bool:
         """A key is on its way to the app (a subclass knows how to tell)."""
@@ -171,6 +180,14 @@ class PaintNowScreen(Screen[None]):
             if now - self._frame_held_at < MAX_FRAME_DELAY_S:
                 return  # the timer calls again at its next slot
         self._frame_now()
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # The first resume comes as the app starts, right after every node of the screen was
+        # mounted and styled; styling them all again would hold the first frame back (4% of
+        # the instructions to it). A later resume (after a dialog) restyles as Textual does.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     async def _on_update(self, message: messages.Update) -> None:
         self.widget_updated(message.widget)
@@ -255,6 +272,15 @@ class TextAreaHooks(TextArea):
 def set_bindings_ready(footer: Footer) -> None:
     """What `Footer.bindings_changed` does first: the keys may be drawn from now on."""
     footer._bindings_ready = True
+
+
+def start_compact(widget: Widget, compact: bool) -> None:
+    """A key the footer composes starts as compact as its footer, before it is mounted: it
+    would start compact (Textual's default) and follow its footer's `compact` at mount, each
+    change restyling it and its two parts (2% of the instructions to the first frame). The
+    command palette's key follows no footer: it is left as Textual makes it."""
+    if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+        widget.set_reactive(FooterKey.compact, compact)
 
 
 # ------------------------------------------------------------ the terminal

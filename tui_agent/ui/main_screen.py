@@ -2,10 +2,11 @@
 user types at once.
 
 The layout is one `compose`: the transcript beside a side column of panes, then the completion
-lists, the approval box, the find bar, the prompt, the status bar and the footer. Each pane takes
-the view model and redraws itself when its part changes (`widgets/pane.py`), so adding a pane is
-its widget, its styles and one line here. Below `NARROW_BELOW` columns the side column folds and
-Ctrl+T / Ctrl+N show one pane in place of the transcript.
+lists, the approval box, the find bar, the prompt, the status bar and the footer. The two lists
+and the find bar, hidden until wanted, are mounted in their places just after the first frame.
+Each pane takes the view model and redraws itself when its part changes (`widgets/pane.py`), so
+adding a pane is its widget, its styles and one line here. Below `NARROW_BELOW` columns the side
+column folds and Ctrl+T / Ctrl+N show one pane in place of the transcript.
 
 Textual paints at most 60 frames a second: after a frame the next one waits for its slot, 16 to
 33 ms later. While an answer streams every slot is taken, so a key's echo waited for the next
@@ -67,6 +68,8 @@ class MainScreen(PaintNowScreen):
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.find_bar = FindBar(vm, id="find")
+        for hidden in self._hidden():
+            hidden.display = False
 
     def key_pressed(self) -> None:
         """The app received a key from the terminal."""
@@ -98,19 +101,23 @@ class MainScreen(PaintNowScreen):
                 yield self.plan_pane
                 yield self.tools_pane
                 yield self.queue_pane
-        yield self.completion
-        yield self.paths
         yield self.approval_bar
-        yield self.find_bar
         yield self.prompt_input
         yield self.status_bar
         yield self.footer
 
     def on_mount(self) -> None:
         self.approval_bar.display = False
-        self.completion.display = False
-        self.paths.display = False
-        self.find_bar.display = False
+        self.call_after_refresh(self._mount_hidden)
+
+    def _hidden(self) -> tuple[Widget, ...]:
+        """What the screen mounts after its first frame: hidden until wanted, and styling them
+        (the two lists and the find bar with its input) would have held the frame back."""
+        return (self.completion, self.paths, self.find_bar)
+
+    async def _mount_hidden(self) -> None:
+        await self.mount(self.completion, self.paths, before=self.approval_bar)
+        await self.mount(self.find_bar, after=self.approval_bar)
 
     def fold(self, width: int) -> None:
         """Fold the side column below `NARROW_BELOW` columns (the status bar counts instead)."""

@@ -14,10 +14,12 @@ recompose left its keys behind, alive, and made the next one's binding slower to
 scan of all of them). Over a day of turns that was thousands of dead keys; the footer now drops
 them after each recompose.
 
-The keys are drawn in the frame after the first recompose, not in the app's first frame: the app
-waits for them (`after_keys_drawn`) before it starts the work that follows its first frame, or
-that work (imports on the event loop, worker threads holding the GIL) held the footer back for
-most of a second.
+The keys are drawn from the footer's first compose, so the app's first frame shows them
+(Textual's footer draws them two frames later, after a bindings change and a recompose). A
+recompose the start-up's bindings changes still ask for may follow; the app waits for its keys
+(`after_keys_drawn`) before it starts the work that follows its first frame, or that work
+(imports on the event loop, worker threads holding the GIL) held the footer back for most of a
+second.
 """
 
 from __future__ import annotations
@@ -25,18 +27,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeAlias
 
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from tui_agent.ui._textual_hooks import set_bindings_ready
+from tui_agent.ui._textual_hooks import set_bindings_ready, start_compact
 
 KeysShown: TypeAlias = tuple[tuple[Binding, bool, str], ...]
 
 
 class KeyFooter(Footer):
     _recompose_pending = False
-    _shown: KeysShown | None = None  # what the last recompose drew from
+    _shown: KeysShown | None = None  # what the last compose drew from
     _recomposing = False
     _waiting: tuple[Callable[[], object], ...] = ()  # for the keys of a pending recompose
 
@@ -47,6 +50,16 @@ class KeyFooter(Footer):
             self._waiting = (*self._waiting, callback)
         else:
             self.call_after_refresh(callback)
+
+    def compose(self) -> ComposeResult:
+        # The keys are drawn from the first compose, so the first frame shows them (Textual's
+        # footer waits for a bindings change and a recompose: two frames later, after whatever
+        # the app starts once it has drawn).
+        set_bindings_ready(self)
+        self._shown = keys_shown(self.screen)
+        for widget in super().compose():
+            start_compact(widget, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         set_bindings_ready(self)
@@ -63,7 +76,6 @@ class KeyFooter(Footer):
             shown = keys_shown(self.screen)
             if shown == self._shown:
                 return
-            self._shown = shown
             await self.recompose()
             # Calls `compact`'s watchers as if it had changed: Textual first drops those of
             # removed widgets (the old keys), then tells the new keys the value they already have.
