@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tui_agent.ui.gc_pacing import QUIET_S, TypingCollections
+from tui_agent.ui.gc_pacing import HELD_ROUNDS, QUIET_S, TypingCollections
 
 
 class Later:
@@ -57,20 +57,21 @@ def test_full_collections_wait_from_the_first_key_to_the_first_pause(
     assert not later.pending
 
 
-def test_a_full_collection_due_while_typing_runs_after_the_next_key_s_echo() -> None:
-    """Python's count of young collections says when; old cycles are not kept until a pause."""
+def test_a_held_full_collection_runs_after_a_key_s_echo_once_its_count_is_up() -> None:
+    """Python's count of young collections, `HELD_ROUNDS` times over, says when; old cycles are
+    not kept until a pause."""
     pacing = TypingCollections(lambda: 0.0, Later())
     old = Cycle()
     gc.collect(1)  # `old` survives the young generations: only a full collection frees it now
     gone = weakref.ref(old)
     del old
     pacing.typed()
-    while gc.get_count()[2] < 10:  # the thresholds' 10: not due yet
+    while gc.get_count()[2] < HELD_ROUNDS * 10:  # the thresholds' 10 a round: not yet
         gc.collect(1)
     collections = gc.get_stats()[2]["collections"]
     pacing.key_painted()
     assert gc.get_stats()[2]["collections"] == collections and gone() is not None
-    gc.collect(1)  # one more young collection: due
+    gc.collect(1)  # one more young collection: now
     pacing.key_painted()
     assert gc.get_stats()[2]["collections"] == collections + 1 and gone() is None
     assert pacing.holding  # still held until a pause

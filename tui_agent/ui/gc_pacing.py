@@ -1,4 +1,4 @@
-"""Full garbage collections wait while the person types, for the next key's echo at most.
+"""Full garbage collections wait while the person types, for a bounded number of young ones.
 
 Python's collector sweeps the whole heap now and then (a collection of its oldest generation):
 in the app, with a streamed answer's lines and Textual's caches of them, one took 50 to 100 ms
@@ -6,9 +6,9 @@ of CPU, and up to 260 ms of wall time on a busy machine, about every four second
 answer streamed. A key that arrived meanwhile waited for it: those were the slowest echoes of
 all (`benchmarks/echo.py`). So from the first key until the person has typed nothing for
 `QUIET_S` the sweep does not start on its own; the young generations go on being collected as
-usual (a millisecond or two each). When Python's count says a sweep is due meanwhile (as many
-young collections as it waits for), the sweep runs just after the next key's echo, the moment
-furthest from the key after it. After a pause Python's own rule applies again.
+usual (a millisecond or two each). When they come to `HELD_ROUNDS` times as many as Python
+waits for before a sweep, the sweep runs just after the next key's echo, the moment furthest
+from the key after it. After a pause Python's own rule applies again.
 
 The sweep is what frees cycles among old objects: a widget that was removed, with its
 Textual caches and the lines they hold (up to 30,000 objects a sweep while the long day's turns
@@ -16,10 +16,13 @@ ran). Held until a pause of a second (and for 30 s at most, as first written), t
 whenever turns came less than a second apart, as on a quiet machine: 276,000 objects in one
 sweep. The memory they took stayed with the process after they were freed, since Python's
 allocator gives an arena back only once nothing in it lives: the long day's app ended at
-207 MB with the hold never ended by a pause, 173 MB with the sweep run as due, as without the
-hold (`benchmarks/long_day.py`). Python also skips a due sweep while its old generation grew by
-less than a quarter since the last one; in the long day it skipped about one in ten, and the
-sweep after an echo does not ask.
+207 MB with the hold never ended by a pause (`benchmarks/long_day.py`), 173 MB with a sweep
+each time Python's count came due (as without the hold). That many sweeps while typing over a
+fast stream brought the slow echoes back (p99 38 -> 169 ms at 3,000 characters a second,
+`benchmarks/echo.py` on a loaded machine); held for `HELD_ROUNDS` counts, the pile is bounded
+by what was allocated, not by the time the typing lasted, so a fast machine's is no bigger.
+Python also skips a due sweep while its old generation grew by less than a quarter since the
+last one; in the long day it skipped about one in ten, and the sweep after an echo does not ask.
 """
 
 from __future__ import annotations
@@ -28,12 +31,13 @@ import gc
 from collections.abc import Callable
 
 QUIET_S = 1.0  # no key for this long: full collections may run again
+HELD_ROUNDS = 3  # while typing, a full collection waits for 3x the young ones Python waits for
 _NEVER = 2**31 - 1  # a threshold no count of young collections reaches
 
 
 class TypingCollections:
-    """Holds full collections from the first key to the first pause, running a due one after
-    a key's echo (see the module).
+    """Holds full collections from the first key to the first pause, running one after a key's
+    echo once `HELD_ROUNDS` of Python's counts have come due (see the module).
 
     `clock` tells the time; `later(seconds, callback)` runs `callback` once, that much later
     (the app's timers)."""
@@ -63,8 +67,9 @@ class TypingCollections:
 
     def key_painted(self) -> None:
         """A key's echo is on the screen: the next key is as far as it will ever be, so a full
-        collection that came due meanwhile runs now."""
-        if self._holding and gc.get_count()[2] > self._thresholds[2]:  # Python's own test
+        collection held for `HELD_ROUNDS` counts runs now."""
+        young_rounds = gc.get_count()[2]  # young collections since the last full one
+        if self._holding and young_rounds > HELD_ROUNDS * self._thresholds[2]:
             gc.collect()
 
     def _check(self) -> None:
