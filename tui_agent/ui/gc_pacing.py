@@ -17,10 +17,11 @@ whenever turns came less than a second apart, as on a quiet machine: 276,000 obj
 sweep. The memory they took stayed with the process after they were freed, since Python's
 allocator gives an arena back only once nothing in it lives: the long day's app ended at
 207 MB with the hold never ended by a pause (`benchmarks/long_day.py`), 173 MB with a sweep
-each time Python's count came due (as without the hold). That many sweeps while typing over a
-fast stream brought the slow echoes back (p99 38 -> 169 ms at 3,000 characters a second,
-`benchmarks/echo.py` on a loaded machine); held for `HELD_ROUNDS` counts, the pile is bounded
-by what was allocated, not by the time the typing lasted, so a fast machine's is no bigger.
+each time Python's count came due (as without the hold), 176 MB with one each `HELD_ROUNDS`
+counts. One a count was most of the sweeps the hold is there to keep from keys: typing over
+three 10 KB answers streamed at 600 characters a second saw 9 sweeps, against 2 held until a
+pause and 4 held for three counts. Held for counts, the pile is bounded by what was allocated,
+not by the time the typing lasted, so a fast machine's is no bigger than a slow one's.
 Python also skips a due sweep while its old generation grew by less than a quarter since the
 last one; in the long day it skipped about one in ten, and the sweep after an echo does not ask.
 """
