@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from tui_agent.ui.gc_pacing import LONGEST_HOLD_S, QUIET_S, TypingCollections
+from tui_agent.ui.gc_pacing import HELD_ROUNDS, QUIET_S, TypingCollections
 
 
 class Later:
@@ -56,18 +57,29 @@ def test_full_collections_wait_from_the_first_key_to_the_first_pause(
     assert not later.pending
 
 
-def test_typing_without_a_pause_gets_a_full_collection_after_a_key_s_echo() -> None:
-    now = [0.0]
-    pacing = TypingCollections(lambda: now[0], Later())
+def test_a_held_full_collection_runs_after_a_key_s_echo_once_its_count_is_up() -> None:
+    """Python's count of young collections, `HELD_ROUNDS` times over, says when; old cycles are
+    not kept until a pause."""
+    pacing = TypingCollections(lambda: 0.0, Later())
+    old = Cycle()
+    gc.collect(1)  # `old` survives the young generations: only a full collection frees it now
+    gone = weakref.ref(old)
+    del old
     pacing.typed()
+    while gc.get_count()[2] < HELD_ROUNDS * 10:  # the thresholds' 10 a round: not yet
+        gc.collect(1)
     collections = gc.get_stats()[2]["collections"]
     pacing.key_painted()
-    assert gc.get_stats()[2]["collections"] == collections  # not held long enough yet
-    now[0] += LONGEST_HOLD_S
-    pacing.typed()
+    assert gc.get_stats()[2]["collections"] == collections and gone() is not None
+    gc.collect(1)  # one more young collection: now
     pacing.key_painted()
-    assert gc.get_stats()[2]["collections"] == collections + 1
-    assert pacing.holding  # the next one after another LONGEST_HOLD_S
+    assert gc.get_stats()[2]["collections"] == collections + 1 and gone() is None
+    assert pacing.holding  # still held until a pause
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
 
 
 def test_release_gives_back_the_thresholds_it_found(thresholds: tuple[int, int, int]) -> None:
