@@ -4,20 +4,30 @@ process's state alone, so nothing the agent starts inherits a setting, and a per
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+from types import ModuleType
 
 import pytest
-from pydantic.plugin import _loader
 
 from tui_agent._pydantic_hooks import skip_plugin_scan
 
 VARIABLE = "PYDANTIC_DISABLE_PLUGINS"
+LOADER = "pydantic.plugin._loader"
 
 
 @pytest.fixture
-def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def loader(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """pydantic's own plugin loader, loaded: a test module that imported `tui_agent.vocab`
+    earlier in this process left the stand-in in its place."""
+    monkeypatch.delitem(sys.modules, LOADER, raising=False)
+    return importlib.import_module(LOADER)
+
+
+@pytest.fixture
+def scans(loader: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """pydantic's plugin cache as at a fresh start, with its entry-point scan counted."""
     found: list[str] = []
 
@@ -25,28 +35,28 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         found.append(group)
         return []
 
-    monkeypatch.setattr(_loader, "_plugins", None)
-    monkeypatch.setattr(_loader, "entry_points", entry_points)
+    monkeypatch.setattr(loader, "_plugins", None)
+    monkeypatch.setattr(loader, "entry_points", entry_points)
     return found
 
 
 def test_pydantic_finds_no_plugins_without_a_scan_nor_a_variable(
-    scans: list[str], monkeypatch: pytest.MonkeyPatch
+    loader: ModuleType, scans: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(VARIABLE, raising=False)
     skip_plugin_scan()
-    assert list(_loader.get_plugins()) == []
+    assert list(loader.get_plugins()) == []
     assert len(scans) == 0
     assert VARIABLE not in os.environ  # so no tool, hook or server started later sees one
 
 
 def test_a_person_who_set_the_variable_keeps_pydantics_reading_of_it(
-    scans: list[str], monkeypatch: pytest.MonkeyPatch
+    loader: ModuleType, scans: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(VARIABLE, "someone-elses-plugin")  # disables that one plugin only
     skip_plugin_scan()
     assert os.environ[VARIABLE] == "someone-elses-plugin"
-    list(_loader.get_plugins())
+    list(loader.get_plugins())
     assert scans == ["pydantic"]  # pydantic looked for the other plugins, as it would have
 
 
