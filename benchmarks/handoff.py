@@ -37,7 +37,7 @@ from rich.console import RenderableType  # noqa: E402
 from textual import events  # noqa: E402
 from textual._compositor import CompositorUpdate  # noqa: E402
 from textual.screen import Screen  # noqa: E402
-from ui import markdown_answer, percentile  # noqa: E402
+from ui import markdown_answer, percentile, stream_answer  # noqa: E402
 
 from tests.ui.fake_loop import FakeLoop  # noqa: E402
 from tui_agent.loop import events as ev  # noqa: E402
@@ -115,14 +115,7 @@ async def phase(rate: int) -> tuple[list[float], list[float]]:
         for thread in threads:
             thread.start()
         if rate:
-            start, sent, total = time.perf_counter(), 0, 0
-            while sent < len(pieces):
-                due_chars = (time.perf_counter() - start) * rate
-                while sent < len(pieces) and total < due_chars:
-                    loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=pieces[sent]))
-                    total += len(pieces[sent])
-                    sent += 1
-                await asyncio.sleep(0.01)
+            await stream_answer(loop, pieces, rate, 0.01)
         else:
             await asyncio.sleep(IDLE_S)
         stop.set()

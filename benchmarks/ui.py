@@ -194,6 +194,19 @@ async def press_and_wait(app: TuiAgentApp, key: str) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+async def stream_answer(loop: FakeLoop, pieces: list[str], rate: float, tick_s: float) -> None:
+    """The answer's pieces as deltas of turn 1's first step, `rate` characters a second,
+    looking at the clock every `tick_s`."""
+    start, sent, total = time.perf_counter(), 0, 0
+    while sent < len(pieces):
+        due = (time.perf_counter() - start) * rate
+        while sent < len(pieces) and total < due:
+            loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=pieces[sent]))
+            total += len(pieces[sent])
+            sent += 1
+        await asyncio.sleep(tick_s)
+
+
 async def typing_while_streaming(rate: float, idle_s: float = 8.0) -> list[tuple[float, float]]:
     """Keystrokes every 100 ms while the answer streams at `rate` chars/s (0: nothing streams)."""
     loop = FakeLoop()
@@ -213,14 +226,7 @@ async def typing_while_streaming(rate: float, idle_s: float = 8.0) -> list[tuple
             if rate == 0:
                 await asyncio.sleep(idle_s)
             else:
-                start, sent, total = time.perf_counter(), 0, 0
-                while sent < len(pieces):
-                    due = (time.perf_counter() - start) * rate
-                    while sent < len(pieces) and total < due:
-                        loop.emit(ev.AssistantDelta(turn_id=1, step=1, text=pieces[sent]))
-                        total += len(pieces[sent])
-                        sent += 1
-                    await asyncio.sleep(0.005)
+                await stream_answer(loop, pieces, rate, 0.005)
             done.set()
 
         feeder = asyncio.create_task(feed())
