@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ from tui_agent.context import (
     read_log,
     read_log_async,
 )
+from tui_agent.context import _fold as fold_module
 from tui_agent.context import _log as log_module
-from tui_agent.vocab import FinishReason, user_message
+from tui_agent.vocab import FinishReason, HistoryEntry, user_message
 
 
 @pytest.fixture
@@ -329,15 +331,28 @@ def test_load_history_reads_only_from_the_last_compaction(tmp_path: Path) -> Non
     assert history == fold([compaction, after])
 
 
-def test_a_whole_log_is_folded_from_its_last_compaction_as_if_from_its_first_record() -> None:
+def test_a_whole_log_is_folded_from_its_last_compaction_as_if_from_its_first_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     before = _sample().records
     compaction = Compaction(summary="before", kept=(entry("user", "kept"),))
     records = [*before, compaction, Prompt(prompt_id="p2", message=user_message("after"))]
+    folded: list[list[Record]] = []
 
-    assert fold_log(records) == fold(records) == fold(records[len(before) :])
+    def seen(records: Iterable[Record], entries: Iterable[HistoryEntry] = ()) -> list[HistoryEntry]:
+        folded.append(list(records))
+        return fold(records, entries)
+
+    monkeypatch.setattr(fold_module, "fold", seen)
+    history = fold_log(records)
+
+    assert folded == [records[len(before) :]]  # nothing before the compaction is folded
+    assert history == fold(records)
 
 
-def test_a_log_with_a_switch_back_past_its_compaction_is_folded_whole() -> None:
+def test_a_log_with_a_switch_back_past_its_compaction_is_folded_whole_from_disk_too(
+    tmp_path: Path,
+) -> None:
     records = [
         TurnBegin(turn_id=0),
         Prompt(prompt_id="p0", message=user_message("before")),
@@ -345,8 +360,11 @@ def test_a_log_with_a_switch_back_past_its_compaction_is_folded_whole() -> None:
         Compaction(summary="all of it"),
         BranchSwitch(turn=0),
     ]
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(_lines(records))
 
     assert [e.message.text for e in fold_log(records)] == ["before"]
+    assert [e.message.text for e in load_history(path)] == ["before"]
 
 
 def test_a_torn_compaction_at_the_end_falls_back_to_the_history_before_it(

@@ -11,12 +11,10 @@ import pytest
 from tests.loop.test_checkpoints import DONE, run, session, write, ws
 from tui_agent.context import (
     BranchSwitch,
-    Compaction,
     Prompt,
     Rewind,
     TurnBegin,
     fold,
-    load_history,
 )
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.checkpoints import RestoreRefused
@@ -152,16 +150,3 @@ async def test_undo_on_a_branch_undoes_that_branchs_last_change(tmp_path: Path) 
         assert plan is not None and plan.prompt == "second"
     finally:
         await loop.close()
-
-
-def test_a_log_read_from_disk_honours_a_switch_back_past_a_compaction(tmp_path: Path) -> None:
-    records = [
-        TurnBegin(turn_id=0),
-        Prompt(prompt_id="p0", message=user_message("before")),
-        TurnBegin(turn_id=1),
-        Compaction(summary="all of it"),
-        BranchSwitch(turn=0),
-    ]
-    log = tmp_path / "events.jsonl"
-    log.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
-    assert [e.message.text for e in load_history(log)] == ["before"]

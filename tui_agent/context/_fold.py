@@ -316,8 +316,8 @@ def fold_log(records: Sequence[Record]) -> list[HistoryEntry]:
     every record was a tenth of a second of opening the session."""
     if any(isinstance(record, Rewind | BranchSwitch) for record in records):
         return fold(records)
-    compactions = (i for i in reversed(range(len(records))) if isinstance(records[i], Compaction))
-    return fold(records[next(compactions, 0) :])
+    last = max((i for i, record in enumerate(records) if isinstance(record, Compaction)), default=0)
+    return fold(records[last:])
 
 
 def load_history(path: Path | str, bad_lines: list[int] | None = None) -> list[HistoryEntry]:
