@@ -57,7 +57,9 @@ def test_full_collections_wait_from_the_first_key_to_the_first_pause(
     assert not later.pending
 
 
-def test_a_held_full_collection_runs_after_a_key_s_echo_once_its_count_is_up() -> None:
+def test_a_held_full_collection_runs_after_a_key_s_echo_once_its_count_is_up(
+    thresholds: tuple[int, int, int],
+) -> None:
     """Python's count of young collections, `HELD_ROUNDS` times over, says when; old cycles are
     not kept until a pause."""
     pacing = TypingCollections(lambda: 0.0, Later())
@@ -66,7 +68,7 @@ def test_a_held_full_collection_runs_after_a_key_s_echo_once_its_count_is_up() -
     gone = weakref.ref(old)
     del old
     pacing.typed()
-    while gc.get_count()[2] < HELD_ROUNDS * 10:  # the thresholds' 10 a round: not yet
+    while gc.get_count()[2] < HELD_ROUNDS * thresholds[2]:  # not yet
         gc.collect(1)
     collections = gc.get_stats()[2]["collections"]
     pacing.key_painted()
