@@ -68,7 +68,9 @@ class MainScreen(PaintNowScreen):
         self.completion = SlashCompletion(id="completion")
         self.paths = PathCompletion(id="path-completion")
         self.find_bar = FindBar(vm, id="find")
-        for hidden in self._hidden():
+        # Hidden until wanted, and mounted just after the first frame (`_mount_hidden`): styling
+        # them (the two lists, the find bar and its input) would have held that frame back.
+        for hidden in (self.completion, self.paths, self.find_bar):
             hidden.display = False
 
     def key_pressed(self) -> None:
@@ -109,11 +111,6 @@ class MainScreen(PaintNowScreen):
     def on_mount(self) -> None:
         self.approval_bar.display = False
         self.call_after_refresh(self._mount_hidden)
-
-    def _hidden(self) -> tuple[Widget, ...]:
-        """What the screen mounts after its first frame: hidden until wanted, and styling them
-        (the two lists and the find bar with its input) would have held the frame back."""
-        return (self.completion, self.paths, self.find_bar)
 
     async def _mount_hidden(self) -> None:
         await self.mount(self.completion, self.paths, before=self.approval_bar)

@@ -46,7 +46,12 @@ async def import_off_loop(*modules: str) -> None:
     """Import `modules` in a worker thread: an import on the event loop (the loop's types and
     the tools load pydantic models, a few hundred ms) holds every key typed meanwhile, while a
     thread lets the loop in at every switch interval."""
-    await asyncio.to_thread(lambda: [importlib.import_module(m) for m in modules])
+
+    def load() -> None:
+        for module in modules:
+            importlib.import_module(module)
+
+    await asyncio.to_thread(load)
 
 
 class OpeningLoop:
