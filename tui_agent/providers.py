@@ -8,8 +8,9 @@ draws its first frame, and that frame must not wait for the provider stack to lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, get_args
+
+from tui_agent.lazy_dataclass import dataclass
 
 ProviderKind = Literal["openai", "openai-responses", "anthropic", "scripted"]
 PROVIDER_KINDS: tuple[ProviderKind, ...] = get_args(ProviderKind)

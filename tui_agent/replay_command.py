@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from tui_agent.cli_parsing import Parser, UsageError
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.rerun import Verdict, check_path
 from tui_agent.session import Session, list_sessions
 

@@ -215,6 +215,7 @@ def test_the_fallback_worker_loads_only_the_search_and_the_walk(tmp_path: Path) 
         if line.startswith("import time:")
     }
     assert {name for name in loaded if name.startswith("tui_agent")} == {
+        "tui_agent.lazy_dataclass",
         "tui_agent.tools._pygrep",
         "tui_agent.tools._walk",
     }

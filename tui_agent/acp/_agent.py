@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +25,7 @@ from tui_agent.acp._files import ClientFiles, offers_files
 from tui_agent.acp._models import missing_key, model_choices
 from tui_agent.acp._session import MODES, Session
 from tui_agent.acp._terminal import ClientTerminal, offers_terminal
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import LoopApi
 from tui_agent.session import (
     LoopConfig,

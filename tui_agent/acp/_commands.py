@@ -14,13 +14,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from acp import RequestError
 from acp import schema as acp
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.reports import cost_text, permissions_text, status_text
 from tui_agent.session import available_skills, load_custom_commands, skill_commands

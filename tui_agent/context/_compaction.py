@@ -15,12 +15,12 @@ is the summary message (see `_summary`) followed by the kept entries. Failures a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from tui_agent.context._memory import ContextMemory, estimate_tokens
 from tui_agent.context._records import Compaction
 from tui_agent.context._summary import is_summary, summary_entry
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import Finished as StreamFinished
 from tui_agent.vocab import (
     FinishReason,

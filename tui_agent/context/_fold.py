@@ -15,7 +15,7 @@ fold that must honour either reads the whole log; see `Branches`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tui_agent.context._branches import Branches
@@ -49,6 +49,7 @@ from tui_agent.context._records import (
     UserCommand,
 )
 from tui_agent.context._summary import summary_entry
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     ContentPart,
     EntryMeta,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from pydantic import ValidationError
 
 from tui_agent.context._bulk import gc_paused
 from tui_agent.context._records import RECORD_ADAPTER, RECORD_TYPES, Record
+from tui_agent.lazy_dataclass import dataclass
 
 _TAIL_CHUNK = 64 * 1024
 

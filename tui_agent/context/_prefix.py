@@ -13,8 +13,8 @@ first message that differs, so a person wondering why a step cost full price can
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import LLMRequest
 
 _log = logging.getLogger("tui_agent.context.prefix")

@@ -136,7 +136,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from heapq import heappush
 from inspect import Parameter, isawaitable
 from itertools import count
@@ -151,6 +150,8 @@ from statemachine.event_data import EventData, TriggerData
 from statemachine.exceptions import InvalidDefinition
 from statemachine.invoke import InvokeContext, InvokeManager
 from statemachine.orderedset import OrderedSet
+
+from tui_agent.lazy_dataclass import dataclass
 
 # A descriptor as two strings: an event matches when `exact` is empty (`*`), equals it, or
 # starts with `prefix` (`exact` + ".").

@@ -10,9 +10,10 @@ aborted stream keeps its non-blank content, never its calls).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tui_agent.kernel.ids import ToolCallIds
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     ContentPart,
     EntryMeta,

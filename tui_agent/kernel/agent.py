@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from statemachine import Event, State
@@ -42,6 +41,7 @@ from tui_agent.kernel.inputs import ends_mid_tool_chain, merge_steer
 from tui_agent.kernel.options import KernelOptions
 from tui_agent.kernel.ports import GateVerdict, PromptGate, Requester, ToolHooks, ToolRunner
 from tui_agent.kernel.turn import TurnMachine
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import AbortSignal, HistoryEntry, Message
 
 

@@ -9,7 +9,6 @@ transitions name its methods (`settle_tools`, `detach_tool`, `abort_one_tool`) a
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.kernel.chart import Emit, KernelChart
@@ -18,6 +17,7 @@ from tui_agent.kernel.inputs import async_tool_notification
 from tui_agent.kernel.ports import ToolHooks, ToolRunner
 from tui_agent.kernel.tool import ToolMachine
 from tui_agent.kernel.turn import TurnMachine
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import AbortSignal, HistoryEntry, ToolCall, ToolResult
 
 

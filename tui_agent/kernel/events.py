@@ -8,9 +8,9 @@ name with a loop event (`loop.events`): the engine adapter is the one translatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     Finish,
     HistoryEntry,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass
 
 from tui_agent.kernel.ports import Clock, Random, Sleep
 from tui_agent.kernel.retry import RetryPolicy
+from tui_agent.lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True)

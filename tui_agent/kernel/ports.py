@@ -18,9 +18,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     AbortSignal,
     HistoryEntry,

@@ -13,9 +13,9 @@ randomness and the clock.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from tui_agent.kernel.ports import Random
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import LLMError, LLMErrorKind
 
 BASE_DELAY_MS = 500

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from statemachine import Event, State
@@ -43,6 +42,7 @@ from tui_agent.kernel.events import (
     ToolState,
 )
 from tui_agent.kernel.ports import Deny, Proceed, ToolHooks, ToolRunner
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, ToolUpdate, error_result
 
 ABORTED_TEXT = "aborted"

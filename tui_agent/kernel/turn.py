@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, ClassVar, Protocol, overload
 
@@ -55,6 +54,7 @@ from tui_agent.kernel.options import KernelOptions
 from tui_agent.kernel.ports import Requester
 from tui_agent.kernel.retry import attempt_limit, final_error, retry_delay_s, should_retry
 from tui_agent.kernel.tool import ABORTED_TEXT
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     AbortSignal,
     EntryMeta,

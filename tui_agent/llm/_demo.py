@@ -22,8 +22,8 @@ import json
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.llm._scripted import ScriptStep, ScriptToolCall
 from tui_agent.vocab import LLMRequest, Message
 

@@ -20,11 +20,11 @@ import re
 import socket
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import httpx
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import LLMError, LLMErrorKind
 
 _MAX_MESSAGE_CHARS = 1000

@@ -33,10 +33,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import (
     Finish,
     Finished,

@@ -6,9 +6,10 @@ by `tui_agent.providers`, which the command line reads before it loads this pack
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.providers import ProviderKind as ProviderKind  # re-exported for llm users
 from tui_agent.vocab import LLMRequest, StreamEvent
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from tui_agent.context import ApprovalAnswered, Record
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.tools import ApprovalRequest, Decision
 

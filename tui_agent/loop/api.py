@@ -8,10 +8,11 @@ and return quickly (they queue work on the machines; they never wait for a turn)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.events import LoopEvent, McpServerInfo, TurnResult
 from tui_agent.loop.info import LoopInfo as LoopInfo  # re-exported: the surface names it
 from tui_agent.vocab import (

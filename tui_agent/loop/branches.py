@@ -9,9 +9,8 @@ or whose content then was never kept, refuses the switch: nothing is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tui_agent.context import BranchSwitch, FileCheckpoint
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import RestorePlan
 from tui_agent.loop.checkpoints import Checkpoints, RestoreRefused, Timeline
 from tui_agent.loop.session_tree import SessionTree

@@ -23,7 +23,7 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tui_agent.context import (
@@ -40,6 +40,7 @@ from tui_agent.context import (
     TurnBegin,
     read_log_async,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import RestorePlan
 from tui_agent.loop.journal import LogJournal
 from tui_agent.tools import Workspace, WorkspaceError, save_file

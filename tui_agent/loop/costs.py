@@ -12,9 +12,10 @@ text, four characters a token), priced once as fresh input. The `/cost` view rea
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tui_agent.context import message_tokens
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.usage import Pricer, usd
 from tui_agent.vocab import Message, TextPart, TokenUsage, ToolResult

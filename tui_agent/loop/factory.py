@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from tui_agent.context import (
     SessionMeta,
     project,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.llm import Provider
 from tui_agent.loop import events as ev
 from tui_agent.loop._policy import TurnPolicy

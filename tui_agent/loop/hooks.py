@@ -13,9 +13,9 @@ the rest of the chain twice.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import AbortSignal, FinishReason, HistoryEntry, Message, TokenUsage, TurnError
 
 C = TypeVar("C")

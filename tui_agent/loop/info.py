@@ -4,8 +4,9 @@ first frame, before the loop, its events and the vocabulary's pydantic models ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from tui_agent.tools import Sandbox

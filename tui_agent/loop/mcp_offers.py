@@ -10,9 +10,9 @@ without servers, or one still opening.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.hooks import Handler, Next, StepBeginContext
 from tui_agent.vocab import ToolResult, error_result
 

@@ -18,7 +18,7 @@ call named `!` the app drew for it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from tui_agent.context import (
@@ -42,6 +42,7 @@ from tui_agent.context import (
     UsageAdded,
     UserCommand,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop import transcript
 from tui_agent.vocab import ContentPart, EntryMeta, FinishReason, HistoryEntry, TokenUsage, ToolCall

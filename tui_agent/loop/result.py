@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.events import TurnResult
 from tui_agent.vocab import TurnError
 

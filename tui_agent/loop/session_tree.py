@@ -13,7 +13,7 @@ the order they began (so numbers never change as a session grows). Moving betwee
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 
 from tui_agent.context import (
@@ -28,6 +28,7 @@ from tui_agent.context import (
     TurnBegin,
     UsageAdded,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.usage import Pricer
 from tui_agent.vocab import PromptDraft, TokenUsage
 

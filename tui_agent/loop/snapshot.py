@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:  # the app builds a snapshot for its first frame, before pydantic loads
     from tui_agent.vocab import PlanItem

@@ -20,13 +20,13 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
 from tui_agent.context import read_log
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopApi, SubagentRun
 from tui_agent.loop.replay import replay

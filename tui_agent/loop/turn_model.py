@@ -12,8 +12,8 @@ too, and the cost ledger prices each step with the pricer of the model that serv
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.llm import Provider
 from tui_agent.loop.api import ModelRefused
 from tui_agent.usage import Pricer

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tui_agent.context import Record, SessionMeta, read_log_async
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.rerun._conductor import Conductor, Divergence
 from tui_agent.rerun._script import Unreplayable
 

@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +34,7 @@ from tui_agent.context import (
     TurnEnd,
     fold,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.factory import build_loop

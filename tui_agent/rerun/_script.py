@@ -13,7 +13,7 @@ is missing or aborted hangs the same way. `Stop` says what stopped it: the perso
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from tui_agent.context import (
@@ -32,6 +32,7 @@ from tui_agent.context import (
     TurnBegin,
     TurnEnd,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop._policy import CONTINUE_AFTER_RETRY  # the loop's own notice, not an input
 from tui_agent.vocab import (
     Finish,

@@ -16,10 +16,10 @@ import contextlib
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from aiohttp import web
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.serve._textual_serve_hooks import AppProcess
 
 # The desktop notification the app asks a terminal for (`ui/notifications.py`): OSC 9.

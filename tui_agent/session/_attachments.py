@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._images import (
     ImageError,
     ImageLimits,

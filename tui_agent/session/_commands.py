@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths
 from tui_agent.session._trust import FingerprintTrust, TrustLine, fingerprint

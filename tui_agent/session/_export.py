@@ -16,13 +16,14 @@ import html
 import json
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from markdown_it import MarkdownIt
 
 from tui_agent.context import Notification, Prompt, Record, SessionMeta, Steer, read_log
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop.costs import CostLine
 from tui_agent.loop.replay import replay

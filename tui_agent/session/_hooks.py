@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.userhooks import (
     DEFAULT_TIMEOUT_S,
     HOOK_EVENTS,

@@ -17,11 +17,11 @@ import io
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import ImagePart
 
 if TYPE_CHECKING:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.tool_facts import tool_facts
 
 if TYPE_CHECKING:  # the tools layer loads later than the first frame

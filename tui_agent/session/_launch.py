@@ -3,9 +3,10 @@ so the full-screen app can draw its first frame before the loop is built."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from tui_agent.tools import EditorFiles, EditorTerminal

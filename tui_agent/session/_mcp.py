@@ -27,13 +27,14 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from tui_agent import keys
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._config import (
     Config,
     ConfigError,

@@ -21,9 +21,10 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._instructions import ProjectInstructions
 from tui_agent.session._paths import AppPaths
 from tui_agent.vocab import ToolCall, ToolResult

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent import keys
@@ -28,6 +27,7 @@ from tui_agent.context import (
     fold_log,
     read_log,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.llm import Provider, ProviderSettings, make_provider
 from tui_agent.loop.api import LoopInfo
 from tui_agent.loop.costs import Budget, Metering

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
+
+from tui_agent.lazy_dataclass import dataclass
 
 APP_NAME = "tui-agent"
 HOME_ENV = "TUI_AGENT_HOME"

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._config import Config, ConfigError
 from tui_agent.session._paths import USER_CLAUDE, AppPaths, claude_user_settings
 from tui_agent.session._trust import TrustFile, fingerprint

@@ -10,10 +10,10 @@ is skipped and `skipped_notice` says what and how to trust it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._commands import CommandTrust
 from tui_agent.session._config import Config, ConfigError, load_config
 from tui_agent.session._hooks import HookItems, HookSetup, HookTrust, load_hooks

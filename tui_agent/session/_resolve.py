@@ -13,10 +13,11 @@ inherit them) and are kept out of `repr`, so a logged `ResolvedModel` shows none
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tui_agent import keys
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.providers import DEFAULT_MODELS, ENDPOINTS, ProviderKind
 from tui_agent.session._config import BUILTIN_PROVIDERS, Config, ConfigError, ProviderConfig
 

@@ -18,9 +18,9 @@ import json
 import re
 import secrets
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._paths import AppPaths
 
 EVENTS_FILE = "events.jsonl"

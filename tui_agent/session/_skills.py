@@ -20,9 +20,9 @@ import hashlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._commands import CustomCommand
 from tui_agent.session._front_matter import list_value, split_front_matter, text_value
 from tui_agent.session._paths import AppPaths

@@ -11,9 +11,9 @@ would run at every refresh, before anyone looked at it. The app runs the command
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._config import Config
 from tui_agent.session._paths import USER_CLAUDE, claude_user_settings
 

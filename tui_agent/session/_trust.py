@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session._paths import AppPaths
 
 Item = TypeVar("Item")

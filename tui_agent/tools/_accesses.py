@@ -13,8 +13,9 @@ false conflict only costs parallelism, never correctness.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 FileOp = Literal["read", "write", "readwrite", "search"]
 AccessKind = Literal["none", "all", "files", "delegated"]

@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._base import Tool
 from tui_agent.tools._rules import Rule, RuleError, Ruleset, RuleStore, Verdict, parse_rule
 from tui_agent.vocab import (

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._workspace import Workspace
 from tui_agent.vocab import AbortSignal, FileChange, ToolFacts, ToolResult, ToolSpec, ToolUpdate

@@ -10,12 +10,12 @@ a worker thread.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolArgs, ToolContext
 from tui_agent.tools._diff import unified_diff

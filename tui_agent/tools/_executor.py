@@ -36,12 +36,13 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools import _results
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._approvals import Approvals, HookDecision

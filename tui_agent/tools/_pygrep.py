@@ -19,8 +19,9 @@ import resource
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._walk import glob_regex, walk_files
 
 MAX_GREP_MATCHES = 250

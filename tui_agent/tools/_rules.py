@@ -31,10 +31,12 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     import pathspec

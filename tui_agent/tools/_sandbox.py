@@ -31,9 +31,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 Backend = Literal["bwrap", "landlock", "none"]

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Generic, TypeVar
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._accesses import ToolAccesses, conflict
 
 T = TypeVar("T")

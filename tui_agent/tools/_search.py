@@ -18,12 +18,13 @@ import contextlib
 import heapq
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._pygrep import (

@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     import pathspec

@@ -21,13 +21,13 @@ import asyncio
 import fnmatch
 import json
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 from pydantic import Field
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._accesses import ToolAccesses
 from tui_agent.tools._base import Tool, ToolAborted, ToolArgs, ToolContext
 from tui_agent.tools._web_guard import AddressGuard, AddressRefused, IPAddress

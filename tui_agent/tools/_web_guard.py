@@ -17,7 +17,9 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tui_agent.lazy_dataclass import dataclass
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]

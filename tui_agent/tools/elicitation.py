@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 ElicitAction = Literal["accept", "decline", "cancel"]
 FieldKind = Literal["string", "number", "integer", "boolean", "enum", "multi"]

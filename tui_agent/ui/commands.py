@@ -15,11 +15,11 @@ import difflib
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session import CustomCommand
 from tui_agent.ui import setup_commands as setup
 from tui_agent.ui import slash_commands as slash

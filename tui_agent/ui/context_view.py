@@ -11,9 +11,9 @@ the first line beside the provider's measure of the last request.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tui_agent.context import estimate_tokens, message_tokens
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import LoopApi
 from tui_agent.session import ProjectInstructions, attachments_of, load_instructions
 from tui_agent.vocab import LLMRequest, Message, TextPart

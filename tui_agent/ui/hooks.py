@@ -20,9 +20,9 @@ trust prompt (None: nothing to ask, as in tests).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session import TrustLine
 
 if TYPE_CHECKING:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.api import LoopApi
 from tui_agent.loop.events import LoopEvent
 from tui_agent.loop.snapshot import LoopSnapshot

@@ -11,12 +11,12 @@ prompt's messages here; the loop is reached through the app's tasks (`TuiAgentAp
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.ui import commands
 from tui_agent.ui.custom_run import send_custom
 from tui_agent.ui.mcp_prompts import (

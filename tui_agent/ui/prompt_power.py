@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.session import PromptHistory, load_custom_commands
 from tui_agent.ui.commands import SlashCommand, custom_commands
 from tui_agent.ui.opening import import_off_loop

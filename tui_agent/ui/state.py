@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from tui_agent.loop.events import MachineTransition

@@ -22,12 +22,12 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.ui.state import Change, PaneChanged, Reset, Status
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.status_bar import StatusBar

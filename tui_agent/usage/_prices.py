@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from tui_agent.lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelPrice

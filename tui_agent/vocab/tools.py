@@ -8,11 +8,11 @@ channel (`stop_turn`, `delivery`, `spill`, ...) that the loop acts on.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab.messages import ContentPart, Message, TextPart
 
 

@@ -11,7 +11,7 @@ writer (`Journal`) and tells the policy when a step is finished.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tui_agent.context import (
     ContentPartDone,
@@ -20,6 +20,7 @@ from tui_agent.context import (
     ToolCallStarted,
     ToolResultRecorded,
 )
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import transcript
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.adapters.listener import EngineListener, StepFacts

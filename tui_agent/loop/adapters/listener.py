@@ -8,9 +8,9 @@ after-tool hook) and where loop events go.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.vocab import (
     Finish,

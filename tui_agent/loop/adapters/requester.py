@@ -10,8 +10,8 @@ which decides what to take from it.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.llm import Provider
 from tui_agent.vocab import (
     AbortSignal,

@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 
 from tui_agent.kernel.ports import ToolRunContext
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools import BatchExecutor, CallContext, aborted_result
 from tui_agent.vocab import AbortSignal, ToolCall, ToolResult, error_result
 

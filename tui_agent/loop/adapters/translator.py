@@ -12,11 +12,11 @@ results are published only once their records are durable (write-ahead, `Journal
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.context import RetryRecorded, TurnBegin
 from tui_agent.kernel import events as k
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop import transcript
 from tui_agent.loop.adapters._steps import StepRecords

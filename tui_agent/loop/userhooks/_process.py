@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.userhooks._spec import HookSpec
 from tui_agent.tools import end_group, spawn_group, terminate_group
 

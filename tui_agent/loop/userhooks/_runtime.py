@@ -15,11 +15,11 @@ import asyncio
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui_agent.context import HookRan, Record
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop import events as ev
 from tui_agent.loop.adapters.journal import Journal
 from tui_agent.loop.userhooks._spec import HookEvent, HookSpec

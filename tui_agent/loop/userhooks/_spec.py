@@ -11,8 +11,10 @@ whole subject (Claude Code's simple `Write` is the regex `Write`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, get_args
+
+from tui_agent.lazy_dataclass import dataclass
 
 HookEvent = Literal[
     "SessionStart",

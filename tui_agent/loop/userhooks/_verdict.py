@@ -11,9 +11,10 @@ on. `suppressOutput` needs nothing here: a hook's stdout is never put in the tra
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.loop.userhooks._process import HookRun
 
 Permission = Literal["allow", "ask", "deny"]

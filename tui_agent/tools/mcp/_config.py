@@ -8,8 +8,10 @@ request; nothing here imports the MCP SDK.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from tui_agent.lazy_dataclass import dataclass
 
 Transport = Literal["stdio", "http", "sse"]  # sse: the legacy HTTP+SSE transport
 Source = Literal["config", "workspace", "client"]

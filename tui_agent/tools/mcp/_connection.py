@@ -15,9 +15,9 @@ import os
 import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._groups import child_group, end_group, track
 from tui_agent.tools.elicitation import Elicit
 from tui_agent.tools.mcp._auth import Authorizer

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.vocab import ContentPart, ImagePart, TextPart
 
 if TYPE_CHECKING:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.tools._base import Tool
 from tui_agent.tools.elicitation import Elicit, ElicitAnswer, ElicitRequest, decline_unanswerable
 from tui_agent.tools.mcp._auth import (

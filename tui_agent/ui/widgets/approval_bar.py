@@ -15,7 +15,6 @@ alone would not have, and whether a command would run sandboxed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
@@ -27,6 +26,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Input, Static
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.ui.state import Approval
 from tui_agent.ui.widgets.diff_view import render_diff
 

@@ -11,11 +11,10 @@ Its own line (a status-line command's output, or the git branch) sits after the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.widgets import Static
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.ui.state import Status
 from tui_agent.ui.view_model import ViewModel, tokens_text
 from tui_agent.ui.widgets.pane import FollowsViewModel

@@ -13,7 +13,7 @@ has the keyboard, it says so (`Emptied`): the screen gives the keyboard back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,6 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import visualize
 
+from tui_agent.lazy_dataclass import dataclass
 from tui_agent.ui.state import ToolRow
 from tui_agent.ui.view_model import ViewModel
 from tui_agent.ui.widgets.blocks import FINAL_WORDS, TOOL_GLYPHS, ShowSubagent

@@ -1,0 +1,193 @@
+"""`tui_agent.lazy_dataclass`: a class waits, unbuilt, until something needs what only a built
+dataclass has, and then behaves as `dataclasses.dataclass` made it; every dataclass of ours
+builds."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import pkgutil
+import sys
+import threading
+from dataclasses import field
+
+import pydantic
+import pytest
+
+import tui_agent
+from tui_agent.lazy_dataclass import dataclass
+
+
+def waiting(cls: type) -> bool:
+    return "__dataclass_waiting__" in vars(cls)
+
+
+def test_a_class_waits_until_its_first_instance_and_then_is_the_standard_dataclass() -> None:
+    @dataclass(frozen=True)
+    class Point:
+        x: int
+        tags: list[str] = field(default_factory=list)
+
+    assert waiting(Point)
+    point = Point(1)
+
+    assert not waiting(Point)
+    assert point == Point(1, []) and point != Point(2)
+    assert repr(point).endswith(".Point(x=1, tags=[])")
+    assert hash(Point(1, ())) == hash(Point(1, ()))  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.x = 2  # type: ignore[misc]
+    assert dataclasses.replace(point, x=3) == Point(3)
+    assert copy.copy(point) == copy.deepcopy(point) == point
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+
+
+def test_reading_what_only_a_dataclass_has_builds_it() -> None:
+    @dataclass
+    class Fields:
+        a: int
+
+    @dataclass
+    class Checked:
+        a: int
+
+    @dataclass
+    class Matched:
+        a: int
+        b: str
+
+    assert [f.name for f in dataclasses.fields(Fields)] == ["a"]
+    assert not waiting(Fields)
+    assert dataclasses.is_dataclass(Checked) and not waiting(Checked)
+    assert Matched.__match_args__ == ("a", "b")
+    match Matched(1, "b"):
+        case Matched(one, "b"):
+            assert one == 1
+        case _:
+            pytest.fail("the positional pattern did not match")
+
+
+def test_a_subclass_builds_its_bases_first() -> None:
+    @dataclass(frozen=True)
+    class Base:
+        a: int
+
+    @dataclass(frozen=True)
+    class Child(Base):
+        b: str = "b"
+
+    class Plain(Child):
+        pass
+
+    assert Plain(1) == Plain(1, "b")
+    assert not waiting(Base) and not waiting(Child)
+    assert [f.name for f in dataclasses.fields(Child)] == ["a", "b"]
+
+
+def test_a_plain_subclass_with_its_own_init_builds_the_class_it_extends() -> None:
+    @dataclass(frozen=True)
+    class Base:
+        a: int
+
+    class Own(Base):
+        def __init__(self) -> None:  # never calls Base's
+            object.__setattr__(self, "a", 5)
+
+    assert not waiting(Base)
+    assert Own() == Own() and repr(Own()).endswith(".Own(a=5)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Own().a = 6  # type: ignore[misc]
+
+
+def test_a_standard_dataclass_and_a_pydantic_model_can_build_on_one() -> None:
+    @dataclass(frozen=True)
+    class Inner:
+        a: int
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer(Inner):
+        b: int = 0
+
+    class Model(pydantic.BaseModel):
+        inner: Inner
+
+    assert Outer(1, 2).a == 1
+    assert Model.model_validate({"inner": {"a": 3}}).inner == Inner(3)
+
+
+def test_an_exception_keeps_its_arguments() -> None:
+    @dataclass
+    class Failed(Exception):
+        reason: str
+
+    error = Failed("boom")
+    assert error.args == ("boom",) and str(error) == "boom" and error == Failed("boom")
+
+
+def test_a_class_that_cannot_be_built_in_place_is_built_at_once() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        a: int
+
+    @dataclass
+    class OwnInit:
+        a: int = 0
+
+        def __init__(self) -> None:
+            self.a = 7
+
+    assert not waiting(Slotted) and not hasattr(Slotted(1), "__dict__")
+    assert not waiting(OwnInit) and OwnInit() == OwnInit()
+
+
+def test_threads_making_the_first_instances_together_build_once() -> None:
+    @dataclass(frozen=True)
+    class Shared:
+        a: int
+
+    built: list[type] = []
+    real = dataclasses.dataclass
+
+    def counting(cls: type, **options: object) -> type:
+        built.append(cls)
+        return real(cls, **options)  # type: ignore[call-overload,no-any-return]
+
+    start = threading.Barrier(4)
+    made: list[Shared] = []
+
+    def make(value: int) -> None:
+        start.wait()
+        made.append(Shared(value))
+
+    dataclasses.dataclass = counting  # type: ignore[assignment]
+    try:
+        threads = [threading.Thread(target=make, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        dataclasses.dataclass = real
+    assert built == [Shared]
+    assert sorted(item.a for item in made) == [0, 1, 2, 3]
+
+
+def test_every_dataclass_of_ours_builds() -> None:
+    # The standard decorator's own errors (a field without a default after one with one, a
+    # mutable default) come at the first use of a waiting class: build them all here.
+    for module in pkgutil.walk_packages(tui_agent.__path__, "tui_agent."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    waiting_classes = [
+        cls
+        for module in list(sys.modules.values())
+        if getattr(module, "__name__", "").startswith("tui_agent")
+        for cls in vars(module).values()
+        if isinstance(cls, type) and waiting(cls)
+    ]
+    assert len(waiting_classes) > 0
+    for cls in waiting_classes:
+        assert dataclasses.fields(cls) is not None, cls
+        assert not waiting(cls)
