@@ -13,7 +13,9 @@ Child processes are not counted (cachegrind follows none): a one-shot's sandbox 
 
 Rows: `python -c pass`; the httpx one-shot of `startup.py` (the floor of any Python one-shot
 that speaks HTTP through httpx); the same after `import pydantic.main` (the vocabulary and the
-log's records are pydantic models, so any one-shot of ours pays that import); the imports that
+log's records are pydantic models, so any one-shot of ours pays that import); the same after
+every library a turn of ours needs (`startup_programs.LIBRARIES_ONE_SHOT`: what a one-shot
+executes beyond it is our own code); the imports that
 `tui_agent.entry` and the command line make before a one-shot's loop opens (collection off,
 pydantic's plugin loader replaced, `tui_agent.cli` and `tui_agent.session._open`, which
 brings the loop, kernel, tools and context layers), without running anything; tui-agent's
@@ -89,6 +91,11 @@ def main() -> None:
             [python, "-c", "import pydantic.main\n" + startup_programs.HTTPX_ONE_SHOT],
             {},
         ),
+        (
+            "  + a turn's libraries",
+            [python, "-c", startup_programs.LIBRARIES_ONE_SHOT],
+            {},
+        ),
         ("tui-agent: imports only", [python, "-c", ENTRY_IMPORTS], {}),
         ("tui-agent", one_shot, {}),
     ]
@@ -129,12 +136,13 @@ def main() -> None:
     for label, count in counts.items():
         note = "" if label == "tui-agent" else f"{ours / count:.2f}"
         print(f"{label:<26} {count / 1e6:>9.1f}   {note}")
-    floor, imports = counts["  + import pydantic.main"], counts["tui-agent: imports only"]
+    floor, imports = counts["  + a turn's libraries"], counts["tui-agent: imports only"]
     start = counts["python -c pass"]
     print(
         f"\ntui-agent's run: its imports {(imports - start) / 1e6:.1f} M, then the loop's opening, "
         f"the turn and the exit {(ours - imports) / 1e6:.1f} M; beyond the httpx one-shot with "
-        f"pydantic: {(ours - floor) / 1e6:.1f} M ({(ours - floor) / ours:.0%} of the run)"
+        f"the libraries a turn needs: {(ours - floor) / 1e6:.1f} M ({(ours - floor) / ours:.0%} "
+        "of the run), our own code"
     )
     print(f"\nper streamed chunk ({startup.CHUNKS:,}-chunk answer minus the short one)")
     per_chunk = {

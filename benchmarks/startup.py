@@ -11,7 +11,9 @@ hits both sides alike) and the ratio of the medians:
 
 The floors: `python -c pass`, a bare `asyncio` + `json` + `httpx` import, a Python one-shot that
 streams the same answer with httpx and prints it (the floor of any one-shot that speaks HTTP
-through httpx), `import textual.app` and a bare Textual app's first frame (an `Input` and a
+through httpx), the same after importing the libraries every turn of ours needs (pydantic with
+its fields, python-statemachine, aiofiles, platformdirs: beyond it, a one-shot runs our own
+code), `import textual.app` and a bare Textual app's first frame (an `Input` and a
 `Footer`: the full-screen app's floor). Beside the tables it prints a `-X importtime` summary
 of the one-shot's path and of the app's path to its first frame (`startup_imports.py`).
 
@@ -251,6 +253,11 @@ def floor_httpx() -> Contender:
     return Contender("python: httpx one-shot", lambda _p: argv, None, "", {})
 
 
+def floor_libraries() -> Contender:
+    argv = [sys.executable, "-c", startup_programs.LIBRARIES_ONE_SHOT]
+    return Contender("  + a turn's libraries", lambda _p: argv, None, "", {})
+
+
 def floor_textual() -> Contender:
     code = "import textual.app"
     return Contender("python: textual.app", lambda _p: [sys.executable, "-c", code], None, "", {})
@@ -446,7 +453,7 @@ def main() -> None:
 
         with messages_server(0) as url:
             env = {**base_env, "ANTHROPIC_BASE_URL": url}
-            floors = [floor(), floor_imports(), floor_httpx(), floor_textual()]
+            floors = [floor(), floor_imports(), floor_httpx(), floor_libraries(), floor_textual()]
             short = alternate([*rivals, *floors], "say hi", env, workspace, runs)
             for run in short["tui-agent"]:
                 assert run.output.strip() == b"hi", run.output

@@ -45,6 +45,17 @@ async def main():
 asyncio.run(main())
 """
 
+# The same one-shot after importing the libraries every turn of ours needs, whichever tools it
+# calls: pydantic with its field machinery (any model with a field loads `pydantic.fields`, and
+# with it annotated_types), python-statemachine (the three machines), aiofiles (the session's
+# log) and platformdirs (where the configuration and sessions live), with cyclic garbage
+# collection off from the start as our entry point runs (`tui_agent.entry`). What a one-shot
+# costs beyond this is our own code: its modules, classes and schemas, and the turn.
+LIBRARIES_ONE_SHOT = (
+    "import gc\ngc.disable()\n"
+    "import aiofiles, platformdirs, pydantic.fields, pydantic.main, statemachine\n" + HTTPX_ONE_SHOT
+)
+
 # The app as `tui_agent.ui.run` starts it, with a loop that never opens (the real one starts
 # loading only after the first frame), drawn headless; the marker goes to stderr at the frame.
 # Garbage collection is off, as the command line keeps it until the first frame (`entry`).
