@@ -19,8 +19,10 @@ decorator, in place:
 A class that defines any of these itself, or asks for `slots=True` (which makes a new class and so
 cannot be done in place), is built at once. An error the standard decorator raises (a field
 without a default after one with, a non-frozen subclass of a frozen class) is raised when the
-class is first used rather than at import. An instance made without `__init__` (`object.__new__`,
-unpickling in a fresh process) would miss the generated methods: nothing here does that.
+class is first used rather than at import, and a waiting class's `__doc__` is None until it is
+built. An instance made without `__init__` (`object.__new__`, unpickling in a fresh process)
+would miss the generated methods: nothing here does that. Threads are safe: one builds, and a
+thread making an instance meanwhile waits for it (see `_build`).
 
 For the type checker this is `dataclasses.dataclass` itself.
 """
@@ -28,6 +30,7 @@ For the type checker this is `dataclasses.dataclass` itself.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,21 +41,37 @@ _T = TypeVar("_T")
 _WAITING = "__dataclass_waiting__"
 _READ_STAND_INS = ("__dataclass_fields__", "__dataclass_params__", "__match_args__")
 _STAND_INS = ("__init__", "__init_subclass__", *_READ_STAND_INS)
-# Two threads may make the first instances of classes that share a base: one builds.
+# Held while a class builds: its bases build inside, so the lock is re-entered.
 _building = threading.RLock()
 
 
 def _build(cls: type) -> None:
-    """Build `cls` (after its waiting bases) with the standard decorator, once."""
+    """Build `cls` (after its waiting bases) with the standard decorator, once.
+
+    Its stand-in `__init__` stays until the generated one replaces it in one assignment: a
+    thread making an instance meanwhile finds the stand-in, which waits for this build. (The
+    standard decorator keeps an `__init__` the class has, so the class is built without one,
+    and the generated `__init__`, which refers to no class, comes from a subclass built with
+    only that: a frozen class's costs its `__setattr__` and `__delattr__` twice.)"""
     with _building:
         options = cls.__dict__.get(_WAITING)
         if options is None:
             return
         for base in reversed(cls.__mro__[1:]):
             _build(base)
-        for name in (_WAITING, *_STAND_INS):
+        for name in (_WAITING, "__init_subclass__", *_READ_STAND_INS):
             delattr(cls, name)
-        dataclasses.dataclass(cls, **options)
+        written_doc = cls.__doc__
+        dataclasses.dataclass(cls, **{**options, "init": False})
+        if options.get("init", True):
+            maker = type(cls.__name__, (cls,), {"__qualname__": cls.__qualname__})
+            frozen = options.get("frozen", False)
+            only_init = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, match_args=False)
+            setattr(cls, "__init__", vars(only_init(maker))["__init__"])  # noqa: B010
+        else:
+            delattr(cls, "__init__")
+        if not written_doc:  # as the standard decorator writes it, from the real signature
+            cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
 
 
 class _BuiltWhenRead:
