@@ -202,6 +202,7 @@ def test_the_built_class_reads_as_the_standard_one() -> None:
     assert Documented(1).__doc__ == "Written."
     assert Undocumented(1).__doc__ == "Undocumented(a: 'int', b: 'str' = 'b')"
     assert Undocumented.__init__.__qualname__.endswith("<locals>.Undocumented.__init__")
+    assert Undocumented.__init__.__module__ == __name__
     assert NoInit().a == 1 and NoInit.__init__ is object.__init__
 
 

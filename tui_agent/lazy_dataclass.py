@@ -62,14 +62,19 @@ def _build(cls: type) -> None:
         for name in (_WAITING, "__init_subclass__", *_READ_STAND_INS):
             delattr(cls, name)
         written_doc = cls.__doc__
+        cls.__doc__ = "(written below)"  # spares the decorator reading the stand-in's signature
         dataclasses.dataclass(cls, **{**options, "init": False})
         if options.get("init", True):
-            maker = type(cls.__name__, (cls,), {"__qualname__": cls.__qualname__})
+            # Named as `cls`, so its `__init__` reads as the standard one would, down to the
+            # module whose globals it runs with.
+            named = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+            maker = type(cls.__name__, (cls,), {**named, "__doc__": "(only its __init__ is kept)"})
             frozen = options.get("frozen", False)
             only_init = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, match_args=False)
             setattr(cls, "__init__", vars(only_init(maker))["__init__"])  # noqa: B010
         else:
             delattr(cls, "__init__")
+        cls.__doc__ = written_doc
         if not written_doc:  # as the standard decorator writes it, from the real signature
             cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
 
