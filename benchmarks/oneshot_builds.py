@@ -44,6 +44,11 @@ def mark(label):
     os.getppid()
 
 
+def _writes_init(cls):
+    # tui_agent.lazy_dataclass builds a class's __init__ on a subclass named as the class.
+    return len(cls.__bases__) == 1 and cls.__qualname__ == cls.__bases__[0].__qualname__
+
+
 def wrap(owner, name, kind):
     raw = vars(owner).get(name) if isinstance(owner, type) else None
     bound = isinstance(raw, classmethod)
@@ -60,6 +65,8 @@ def wrap(owner, name, kind):
             cls = done if isinstance(done, type) else args[0] if args else None
             ours = isinstance(cls, type) and cls.__module__.startswith("tui_agent")
             whose = " (ours)" if ours else " (others')"
+            if ours and kind == "dataclass classes" and _writes_init(cls):
+                whose = " (ours, __init__ writers)"
             return done
         finally:
             inside[0] = False
