@@ -117,18 +117,26 @@ assert list(_loader.get_plugins()) == [] and len(scans) == 0, scans
     assert len(ours_unused) == 0, ours_unused
 
 
-def test_a_one_shot_builds_only_the_dataclasses_it_uses(tmp_path: Path) -> None:
-    # Our dataclasses are built at their first use (tui_agent.lazy_dataclass): the kernel's
-    # events and results of paths a plain answer never takes (an abort, a failed step, a
-    # compaction) stay unbuilt, and more classes wait than are built.
+def one_shot_then(tmp_path: Path, after: str = "") -> str:
+    """Code that runs a scripted `-p "say hi"` through the entry point, then `after`."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"steps": [{"text": "hi", "chunk_delay_s": 0}]}))
     argv = ["-p", "say hi", "--script", str(script), "--workspace", str(tmp_path)]
-    code = f"""
+    return f"""
 import sys
 from tui_agent.entry import main
 sys.argv = ["tui-agent", *{argv!r}]
 assert main() == 0
+{after}"""
+
+
+def test_a_one_shot_builds_only_the_dataclasses_it_uses(tmp_path: Path) -> None:
+    # Our dataclasses are built at their first use (tui_agent.lazy_dataclass): the kernel's
+    # events and results of paths a plain answer never takes (an abort, a failed step, a
+    # compaction) stay unbuilt, and more classes wait than are built.
+    code = one_shot_then(
+        tmp_path,
+        """
 from tui_agent.context._compaction import CompactionResult
 from tui_agent.kernel.events import AbortBegun, StepBegun, StepFailed
 unbuilt = [cls.__name__ for cls in (CompactionResult, AbortBegun, StepFailed, StepBegun)
@@ -140,7 +148,8 @@ classes = [value for module in list(sys.modules.values())
 waiting = sum("__dataclass_waiting__" in vars(cls) for cls in classes)
 built = sum("__dataclass_fields__" in vars(cls) for cls in classes) - waiting
 print(unbuilt, waiting > built)
-"""
+""",
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
@@ -150,16 +159,7 @@ print(unbuilt, waiting > built)
 def test_a_one_shot_never_loads_importlib_metadata(tmp_path: Path) -> None:
     # Only pydantic's plugin loader would (with zipfile, csv and half of email): it is replaced
     # by one that finds no plugin (tui_agent._pydantic_hooks).
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"steps": [{"text": "hi", "chunk_delay_s": 0}]}))
-    argv = ["-p", "say hi", "--script", str(script), "--workspace", str(tmp_path)]
-    code = f"""
-import sys
-from tui_agent.entry import main
-sys.argv = ["tui-agent", *{argv!r}]
-assert main() == 0
-"""
-    assert "importlib.metadata" not in loaded_after(code)
+    assert "importlib.metadata" not in loaded_after(one_shot_then(tmp_path))
 
 
 def test_the_app_draws_its_first_frame_before_the_loop_stack_is_imported() -> None:
