@@ -143,7 +143,7 @@ def test_a_class_that_cannot_be_built_in_place_is_built_at_once() -> None:
     assert not waiting(OwnInit) and OwnInit() == OwnInit()
 
 
-def test_a_thread_making_an_instance_during_the_build_waits_for_it() -> None:
+def test_a_thread_using_the_class_during_the_build_waits_for_it() -> None:
     @dataclass(frozen=True)
     class Shared:
         a: int
@@ -156,6 +156,8 @@ def test_a_thread_making_an_instance_during_the_build_waits_for_it() -> None:
 
     def other_thread() -> None:
         try:
+            assert [f.name for f in dataclasses.fields(Shared)] == ["a", "b"]
+            assert Shared.__match_args__ == ("a", "b")
             made.append(Shared(2))
         except BaseException as error:
             failed.append(error)
@@ -164,8 +166,9 @@ def test_a_thread_making_an_instance_during_the_build_waits_for_it() -> None:
 
     def building(cls: type | None = None, /, **options: Any) -> Any:
         if cls is Shared and not builds:
-            # In the middle of the build: the other thread's first instance must wait for it
-            # (a stand-in gone too early would send it to `object.__init__`).
+            # In the middle of the build: the other thread's first instance, fields and match
+            # arguments must wait for it (a stand-in gone too early would send it to
+            # `object.__init__`, or find no fields).
             other.start()
             other.join(timeout=0.2)
         if cls is not None:
@@ -199,11 +202,17 @@ def test_the_built_class_reads_as_the_standard_one() -> None:
     class NoInit:
         a: int = 1
 
+    @dataclass(match_args=False)
+    class Unmatched:
+        a: int
+
     assert Documented(1).__doc__ == "Written."
     assert Undocumented(1).__doc__ == "Undocumented(a: 'int', b: 'str' = 'b')"
     assert Undocumented.__init__.__qualname__.endswith("<locals>.Undocumented.__init__")
     assert Undocumented.__init__.__module__ == __name__
     assert NoInit().a == 1 and NoInit.__init__ is object.__init__
+    assert NoInit.__match_args__ == ("a",)
+    assert Unmatched(1).a == 1 and not hasattr(Unmatched, "__match_args__")
 
 
 def test_every_dataclass_of_ours_builds() -> None:

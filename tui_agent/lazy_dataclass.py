@@ -48,32 +48,43 @@ _building = threading.RLock()
 def _build(cls: type) -> None:
     """Build `cls` (after its waiting bases) with the standard decorator, once.
 
-    Its stand-in `__init__` stays until the generated one replaces it in one assignment: a
-    thread making an instance meanwhile finds the stand-in, which waits for this build. (The
-    standard decorator keeps an `__init__` the class has, so the class is built without one,
-    and the generated `__init__`, which refers to no class, comes from a subclass built with
-    only that: a frozen class's costs its `__setattr__` and `__delattr__` twice.)"""
+    Each stand-in stays until what it stands for replaces it in one assignment, so a thread
+    that reaches one meanwhile waits for this build. The decorator writes the fields and
+    parameters over theirs; it keeps an `__init__` or `__match_args__` a class has, so the
+    class is built without them, and both come from a subclass built with only those (the
+    generated `__init__` refers to no class; a frozen class's subclass also compiles a
+    `__setattr__` and `__delattr__`)."""
     with _building:
         options = cls.__dict__.get(_WAITING)
         if options is None:
             return
         for base in reversed(cls.__mro__[1:]):
             _build(base)
-        for name in (_WAITING, "__init_subclass__", *_READ_STAND_INS):
-            delattr(cls, name)
+        delattr(cls, _WAITING)
+        delattr(cls, "__init_subclass__")
         written_doc = cls.__doc__
         cls.__doc__ = "(written below)"  # spares the decorator reading the stand-in's signature
-        dataclasses.dataclass(cls, **{**options, "init": False})
         if options.get("init", True):
+            dataclasses.dataclass(cls, **{**options, "init": False, "match_args": False})
             # Named as `cls`, so its `__init__` reads as the standard one would, down to the
             # module whose globals it runs with.
             named = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
             maker = type(cls.__name__, (cls,), {**named, "__doc__": "(only its __init__ is kept)"})
             frozen = options.get("frozen", False)
-            only_init = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, match_args=False)
-            setattr(cls, "__init__", vars(only_init(maker))["__init__"])  # noqa: B010
+            match_args = options.get("match_args", True)
+            only_init = dataclasses.dataclass(
+                frozen=frozen, repr=False, eq=False, match_args=match_args
+            )
+            made = vars(only_init(maker))
+            setattr(cls, "__init__", made["__init__"])  # noqa: B010 (mypy: no assigning to a method)
+            if match_args:
+                setattr(cls, "__match_args__", made["__match_args__"])  # noqa: B010
+            else:
+                delattr(cls, "__match_args__")
         else:
             delattr(cls, "__init__")
+            delattr(cls, "__match_args__")
+            dataclasses.dataclass(cls, **options)
         cls.__doc__ = written_doc
         if not written_doc:  # as the standard decorator writes it, from the real signature
             cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
