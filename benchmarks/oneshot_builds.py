@@ -6,9 +6,12 @@ run calls `os.getppid()` as a marker just before and just after each outermost
 `dataclasses._process_class`, pydantic `ModelMetaclass.__new__`, `complete_model_class` or
 `TypeAdapter._init_core_attrs` (core schema) and `model_json_schema` / `TypeAdapter.json_schema`
 call, so callgrind writes the instructions of every stretch between two markers to a file of
-its own, and the stretches are summed by kind. The markers and wrappers add a little (the
-total is ~1 % over `oneshot_instructions.py`'s). pydantic's own import, with the dataclasses
-it defines, comes before the wrappers and counts as the rest. Like `oneshot_classes.py` it
+its own, and the stretches are summed by kind (with how many classes or schemas each counts).
+Our dataclasses are split into the classes and the subclasses `tui_agent.lazy_dataclass` builds
+to write their `__init__`; our model classes into those whose validator was built and those
+whose was not (no `Model(...)` nor `model_validate` of them ran). The markers and wrappers add
+a little (the total is ~1 % over `oneshot_instructions.py`'s). pydantic's own import, with the
+dataclasses it defines, comes before the wrappers and counts as the rest. Like `oneshot_classes.py` it
 wraps private names of the standard library and pydantic, as a measurement, never imported by
 the package.
 
