@@ -11,9 +11,9 @@ Our dataclasses are split into the classes and the subclasses `tui_agent.lazy_da
 to write their `__init__`; our model classes into those whose validator was built and those
 whose was not (no `Model(...)` nor `model_validate` of them ran). The markers and wrappers add
 a little (the total is ~1 % over `oneshot_instructions.py`'s). pydantic's own import, with the
-dataclasses it defines, comes before the wrappers and counts as the rest. Like `oneshot_classes.py` it
-wraps private names of the standard library and pydantic, as a measurement, never imported by
-the package.
+dataclasses it defines, comes before the wrappers and counts as the rest. Like
+`oneshot_classes.py` it wraps private names of the standard library and pydantic, as a
+measurement, never imported by the package.
 
 Run: `.venv/bin/python benchmarks/oneshot_builds.py` (needs valgrind; two or three minutes).
 """
