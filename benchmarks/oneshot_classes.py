@@ -8,7 +8,10 @@ functions ran; a pydantic model also counts as used when its schema was built. P
 module of ours: whether any of its functions ran, classes used / built, and the unused ones;
 then the build CPU by kind (the profile hook inflates it: read it as proportions).
 
-A module that ran nothing and defines no used class is a candidate to load where it is used.
+Our dataclasses are built at their first use (`tui_agent.lazy_dataclass`): one never used is
+not built, so not listed, and each one built is listed with the subclass that wrote its
+`__init__`. A module that ran nothing and defines no used class is a candidate to load where it
+is used.
 It wraps two private names (`dataclasses._process_class`, pydantic's `ModelMetaclass`), since
 neither library has a public hook for "a class was built"; it is a measurement, never imported
 by the package.
