@@ -156,6 +156,23 @@ print(unbuilt, waiting > built)
     assert done.stdout.splitlines()[-1] == "['CompactionResult', 'AbortBegun', 'StepFailed'] True"
 
 
+def test_the_app_builds_the_loop_stacks_dataclasses_with_its_modules_off_the_event_loop() -> None:
+    # The app loads the loop stack in a worker thread (`ui.run._load_open_loop`); it builds their
+    # waiting dataclasses there too, so that their first uses on the event loop cost no key.
+    code = """
+from tui_agent.ui.run import _load_open_loop
+from tui_agent.kernel.events import AbortBegun
+from tui_agent.context._compaction import CompactionResult
+before = ["__dataclass_waiting__" in vars(cls) for cls in (AbortBegun, CompactionResult)]
+_load_open_loop()
+print(before, ["__dataclass_waiting__" in vars(cls) for cls in (AbortBegun, CompactionResult)])
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "[True, True] [False, False]"
+
+
 def test_a_one_shot_never_loads_importlib_metadata(tmp_path: Path) -> None:
     # Only pydantic's plugin loader would (with zipfile, csv and half of email): it is replaced
     # by one that finds no plugin (tui_agent._pydantic_hooks).

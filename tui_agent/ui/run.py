@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tui_agent.lazy_dataclass import build_waiting
 from tui_agent.loop.info import LoopInfo
 from tui_agent.session import AppPaths, LoopConfig
 from tui_agent.ui.hooks import Appearance, Repository, SessionHooks, SessionSummary
@@ -123,6 +124,8 @@ async def _open(config: LoopConfig) -> LoopApi:
 def _load_open_loop() -> Callable[[LoopConfig], Awaitable[LoopApi]]:
     from tui_agent.session import open_loop
 
+    # Their first uses come on the event loop, between keys: built here, they cost no key.
+    build_waiting()
     return open_loop
 
 
